@@ -1,0 +1,48 @@
+package io.rediacc.gpu.contracts.events;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * CloudEvents binary-mode Kafka headers ({@code ce_*}), so a monitoring consumer can read any of
+ * our topics without our code.
+ */
+public final class CloudEventHeaders {
+
+    public static final String SPEC_VERSION = "ce_specversion";
+    public static final String TYPE = "ce_type";
+    public static final String SOURCE = "ce_source";
+    public static final String ID = "ce_id";
+    public static final String TIME = "ce_time";
+    public static final String SUBJECT = "ce_subject";
+    public static final String CONTENT_TYPE = "content-type";
+
+    private CloudEventHeaders() {
+    }
+
+    /** Headers for one event; {@code source} is a URI reference such as {@code /grant-service/replica-1}. */
+    public static Map<String, byte[]> of(Topics.TopicSpec topic, String source, String subject, String id, Instant time) {
+        Map<String, byte[]> headers = new LinkedHashMap<>();
+        headers.put(SPEC_VERSION, bytes("1.0"));
+        headers.put(TYPE, bytes(topic.cloudEventType()));
+        headers.put(SOURCE, bytes(source));
+        headers.put(ID, bytes(id));
+        headers.put(TIME, bytes(time.toString()));
+        if (subject != null) {
+            headers.put(SUBJECT, bytes(subject));
+        }
+        headers.put(CONTENT_TYPE, bytes("application/json"));
+        return headers;
+    }
+
+    public static Map<String, byte[]> of(Topics.TopicSpec topic, String source, String subject) {
+        return of(topic, source, subject, UUID.randomUUID().toString(), Instant.now());
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}

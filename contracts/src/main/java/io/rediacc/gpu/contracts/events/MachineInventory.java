@@ -1,0 +1,65 @@
+package io.rediacc.gpu.contracts.events;
+
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * A machine's complete inventory: what node-agent writes to {@code /etc/rediacc/gpu/inventory.json}
+ * and publishes on {@link Topics#INVENTORY} (key = machine). A machine without GPUs has empty lists.
+ *
+ * @param platform           {@code local} or {@code wsl}
+ * @param cdiDevices         every grantable device, as read back from the machine's CDI spec directory
+ * @param persistencedSocket the nvidia-persistenced socket when that daemon runs, else absent
+ * @param repos              the repos on the machine (from the repos manifest the gate serves)
+ * @param specProblems       spec files or devices the CDI loader refused, with the reason
+ */
+public record MachineInventory(
+        int schemaVersion,
+        String machine,
+        String platform,
+        String agentVersion,
+        Instant generatedAt,
+        List<Gpu> gpus,
+        List<CdiDeviceInfo> cdiDevices,
+        ToolkitState toolkit,
+        String persistencedSocket,
+        List<RepoInfo> repos,
+        List<String> specProblems) {
+
+    public static final int SCHEMA_VERSION = 1;
+    public static final String PLATFORM_LOCAL = "local";
+    public static final String PLATFORM_WSL = "wsl";
+
+    public MachineInventory {
+        gpus = gpus == null ? List.of() : List.copyOf(gpus);
+        cdiDevices = cdiDevices == null ? List.of() : List.copyOf(cdiDevices);
+        repos = repos == null ? List.of() : List.copyOf(repos);
+        specProblems = specProblems == null ? List.of() : List.copyOf(specProblems);
+    }
+
+    /**
+     * One GPU.
+     *
+     * @param vendor     {@code nvidia}, {@code amd}, {@code intel} or {@code unknown}
+     * @param renderNode {@code /dev/dri/renderD<N>} of the card, when it has one
+     * @param migMode    {@code Enabled}/{@code Disabled} for NVIDIA cards that report it
+     */
+    public record Gpu(int index, String vendor, String name, String uuid, String pciBusId, String driverVersion,
+                      Long memoryMiB, String renderNode, String migMode) {
+    }
+
+    /** One grantable CDI device: its qualified name, its device nodes and the spec that defines it. */
+    public record CdiDeviceInfo(String name, List<String> deviceNodes, String specFile, String specDigest) {
+        public CdiDeviceInfo {
+            deviceNodes = deviceNodes == null ? List.of() : List.copyOf(deviceNodes);
+        }
+    }
+
+    /**
+     * The NVIDIA Container Toolkit on the machine.
+     *
+     * @param state {@code installed}, {@code not-installed}, {@code disabled} (--install-nvidia-toolkit=false) or {@code failed}
+     */
+    public record ToolkitState(String state, String version, String nvidiaSpec, String detail) {
+    }
+}
