@@ -19,6 +19,18 @@ public final class Topics {
         public boolean compacted() {
             return "compact".equals(cleanupPolicy);
         }
+
+        /** Classpath resource of the value's JSON Schema. */
+        public String schemaResource() {
+            return switch (name) {
+                case INVENTORY -> "schemas/machine-inventory.schema.json";
+                case GRANTS -> "schemas/grant-snapshot.schema.json";
+                case GRANT_EVENTS -> "schemas/grant-event.schema.json";
+                case GATE_STATUS -> "schemas/gate-status.schema.json";
+                case GATE_DECISIONS -> "schemas/gate-decision.schema.json";
+                default -> throw new IllegalStateException("no schema for " + name);
+            };
+        }
     }
 
     public static final TopicSpec INVENTORY_TOPIC = new TopicSpec(INVENTORY, "machine", "compact",
