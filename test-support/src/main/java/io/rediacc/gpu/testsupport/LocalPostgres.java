@@ -34,10 +34,12 @@ public final class LocalPostgres implements AutoCloseable {
 
     /** Creates a new, empty database; fails with what to start or set when the server is not usable. */
     public static LocalPostgres createDatabase() {
-        String host = env("PGHOST", "127.0.0.1");
-        int port = Integer.parseInt(env("PGPORT", "5432"));
-        String user = env("PGUSER", DEFAULT_USER);
-        String password = env("PGPASSWORD", DEFAULT_PASSWORD);
+        return createDatabase(env("PGHOST", "127.0.0.1"), Integer.parseInt(env("PGPORT", "5432")),
+                env("PGUSER", DEFAULT_USER), env("PGPASSWORD", DEFAULT_PASSWORD));
+    }
+
+    /** Creates a new, empty database on the given server. */
+    public static LocalPostgres createDatabase(String host, int port, String user, String password) {
         String database = "gpu_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12).toLowerCase(Locale.ROOT);
         try (Connection c = DriverManager.getConnection(jdbcUrl(host, port, "postgres"), user, password);
              Statement s = c.createStatement()) {

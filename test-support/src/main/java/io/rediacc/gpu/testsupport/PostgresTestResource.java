@@ -6,15 +6,25 @@ import java.util.Map;
 
 /**
  * Quarkus test resource: a fresh database on the local PostgreSQL server for the application
- * under test (reactive and JDBC URLs and credentials), dropped when the tests end.
+ * under test (reactive and JDBC URLs and credentials), dropped when the tests end. Only when no
+ * local server is reachable and a Docker engine is present does it start a Testcontainers
+ * PostgreSQL instead; otherwise it fails saying what to start.
  */
 public class PostgresTestResource implements QuarkusTestResourceLifecycleManager {
 
     private LocalPostgres postgres;
+    private AutoCloseable container;
 
     @Override
     public Map<String, String> start() {
-        postgres = LocalPostgres.createDatabase();
+        if (!LocalPostgres.reachable() && DockerEngine.available()) {
+            var pg = new org.testcontainers.postgresql.PostgreSQLContainer("postgres:15-alpine");
+            pg.start();
+            container = pg;
+            postgres = LocalPostgres.createDatabase(pg.getHost(), pg.getFirstMappedPort(), pg.getUsername(), pg.getPassword());
+        } else {
+            postgres = LocalPostgres.createDatabase();
+        }
         CURRENT = postgres;
         return Map.of(
                 "quarkus.datasource.devservices.enabled", "false",
@@ -28,6 +38,13 @@ public class PostgresTestResource implements QuarkusTestResourceLifecycleManager
     public void stop() {
         if (postgres != null) {
             postgres.close();
+        }
+        if (container != null) {
+            try {
+                container.close();
+            } catch (Exception e) {
+                System.err.println("could not stop the PostgreSQL container: " + e.getMessage());
+            }
         }
     }
 
