@@ -1,0 +1,8 @@
+package io.rediacc.gpu.inventory.api;
+
+import java.util.List;
+
+/** A grantable CDI device and the repos the machine's live gates report holding it. */
+public record CdiDeviceView(String name, List<String> deviceNodes, String specFile, String specDigest,
+                            List<Holder> holders) {
+}

@@ -1,0 +1,13 @@
+package io.rediacc.gpu.inventory.api;
+
+import java.time.Instant;
+
+/**
+ * One machine in a fleet listing.
+ *
+ * @param ageSeconds seconds since the machine generated its latest inventory
+ * @param stale      the inventory is older than the configured number of heartbeats
+ */
+public record MachineSummary(String machine, String platform, int gpuCount, Instant generatedAt, long ageSeconds,
+                             boolean stale, String agentVersion) {
+}

@@ -1,0 +1,40 @@
+package io.rediacc.gpu.inventory.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+
+import java.time.Duration;
+
+/** Settings of the fleet read model: when an inventory is stale, when a gate is gone, page sizes. */
+@ConfigMapping(prefix = "inventory")
+public interface InventoryConfig {
+
+    /** How often node-agent re-publishes a machine's inventory when nothing changes. */
+    @WithDefault("60s")
+    Duration heartbeat();
+
+    /** Heartbeats an inventory may miss before the machine is reported stale. */
+    @WithDefault("3")
+    int staleAfterHeartbeats();
+
+    /** Heartbeats (the gate's own heartbeatSeconds) a gate may miss before it no longer counts as live. */
+    @WithDefault("3")
+    int gateLiveHeartbeats();
+
+    /** Page size of a list request that names none. */
+    @WithDefault("50")
+    int defaultPageSize();
+
+    /** Largest page size a list request may ask for. */
+    @WithDefault("500")
+    int maxPageSize();
+
+    /** How often the machine gauges (known, stale) are recomputed from the database. */
+    @WithDefault("15s")
+    Duration metricsRefresh();
+
+    /** Age after which an inventory counts as stale: {@code heartbeat × staleAfterHeartbeats}. */
+    default Duration staleAfter() {
+        return heartbeat().multipliedBy(staleAfterHeartbeats());
+    }
+}

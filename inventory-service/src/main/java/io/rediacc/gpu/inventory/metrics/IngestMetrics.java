@@ -1,0 +1,61 @@
+package io.rediacc.gpu.inventory.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.rediacc.gpu.inventory.service.IngestOutcome;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * What the consumers did: records per topic and outcome ({@code inventory_ingested_records_total})
+ * and the ingest lag, {@code inventory_ingest_lag_seconds} = now − generatedAt of the last
+ * inventory applied (NaN before the first one).
+ */
+@ApplicationScoped
+public class IngestMetrics {
+
+    private final MeterRegistry registry;
+    private final AtomicReference<Instant> lastGeneratedAt = new AtomicReference<>();
+
+    public IngestMetrics(MeterRegistry registry) {
+        this.registry = registry;
+        Gauge.builder("inventory.ingest.lag.seconds", this, IngestMetrics::lagSeconds)
+                .description("Seconds between now and the generatedAt of the last inventory applied")
+                .register(registry);
+    }
+
+    public void inventoryApplied(Instant generatedAt) {
+        lastGeneratedAt.accumulateAndGet(generatedAt, (held, next) -> held == null || next.isAfter(held) ? next : held);
+    }
+
+    public void ingested(String topic, IngestOutcome outcome) {
+        counter(topic, outcome.label()).increment();
+    }
+
+    /** A record that can never be applied (skipped). */
+    public void rejected(String topic) {
+        counter(topic, "rejected").increment();
+    }
+
+    /** A record given up after retries (the next heartbeat replaces it). */
+    public void failed(String topic) {
+        counter(topic, "failed").increment();
+    }
+
+    double lagSeconds() {
+        Instant last = lastGeneratedAt.get();
+        return last == null ? Double.NaN : Duration.between(last, Instant.now()).toMillis() / 1000.0;
+    }
+
+    private Counter counter(String topic, String outcome) {
+        return Counter.builder("inventory.ingested.records")
+                .description("Records read from the inventory and gate-status topics, by outcome")
+                .tag("topic", topic)
+                .tag("outcome", outcome)
+                .register(registry);
+    }
+}

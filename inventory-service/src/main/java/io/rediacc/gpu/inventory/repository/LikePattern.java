@@ -1,0 +1,20 @@
+package io.rediacc.gpu.inventory.repository;
+
+import java.util.Locale;
+
+/** A case-insensitive "contains" pattern for HQL {@code like ... escape '!'}, with wildcards in the input escaped. */
+final class LikePattern {
+
+    static final String ESCAPE = "!";
+
+    private LikePattern() {
+    }
+
+    static String contains(String text) {
+        String escaped = text.toLowerCase(Locale.ROOT)
+                .replace("!", "!!")
+                .replace("%", "!%")
+                .replace("_", "!_");
+        return "%" + escaped + "%";
+    }
+}

@@ -1,0 +1,40 @@
+package io.rediacc.gpu.inventory.rest;
+
+import io.rediacc.gpu.inventory.api.FleetGpu;
+import io.rediacc.gpu.inventory.api.Page;
+import io.rediacc.gpu.inventory.service.FleetQueryService;
+import io.smallrye.mutiny.Uni;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
+
+/** Every GPU of the fleet, with the machine it is in. */
+@Path("/api/v1/gpus")
+@Produces(MediaType.APPLICATION_JSON)
+@Tag(name = "gpus")
+public class GpusResource {
+
+    private final FleetQueryService fleet;
+    private final ListParameters params;
+
+    public GpusResource(FleetQueryService fleet, ListParameters params) {
+        this.fleet = fleet;
+        this.params = params;
+    }
+
+    @GET
+    @Operation(summary = "List GPUs of the fleet", description = "Sorted by machine, then GPU index, one page at a time.")
+    public Uni<Page<FleetGpu>> list(
+            @Parameter(description = "Only GPUs of this vendor") @QueryParam("vendor") String vendor,
+            @Parameter(description = "Only GPUs whose product name contains this text") @QueryParam("product") String product,
+            @Parameter(description = "Page, from 0") @QueryParam("page") String page,
+            @Parameter(description = "Items per page, 1 to 500 (default 50)") @QueryParam("size") String size) {
+        return fleet.fleetGpus(params.filter("vendor", vendor), params.filter("product", product),
+                params.page(page), params.size(size));
+    }
+}

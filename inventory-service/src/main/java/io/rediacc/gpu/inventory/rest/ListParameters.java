@@ -1,0 +1,90 @@
+package io.rediacc.gpu.inventory.rest;
+
+import io.rediacc.gpu.contracts.identity.Identifiers;
+import io.rediacc.gpu.contracts.identity.InvalidIdentifierException;
+import io.rediacc.gpu.inventory.config.InventoryConfig;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.util.Locale;
+
+/**
+ * Parses list parameters from their raw strings. They arrive as strings on purpose: JAX-RS
+ * answers a query parameter that does not convert with 404, and a caller deserves a 400 that
+ * says which parameter was wrong.
+ */
+@ApplicationScoped
+public class ListParameters {
+
+    private static final int MAX_FILTER_LENGTH = 128;
+
+    private final InventoryConfig config;
+
+    public ListParameters(InventoryConfig config) {
+        this.config = config;
+    }
+
+    public int page(String raw) {
+        if (raw == null || raw.isBlank()) {
+            return 0;
+        }
+        int page = integer("page", raw);
+        if (page < 0) {
+            throw new InvalidParameterException("page=" + raw + " is negative", "pages count from 0");
+        }
+        return page;
+    }
+
+    public int size(String raw) {
+        if (raw == null || raw.isBlank()) {
+            return config.defaultPageSize();
+        }
+        int size = integer("size", raw);
+        if (size < 1 || size > config.maxPageSize()) {
+            throw new InvalidParameterException("size=" + raw + " is out of range",
+                    "ask for 1 to " + config.maxPageSize() + " items per page");
+        }
+        return size;
+    }
+
+    /** A text filter: absent when blank; bounded and printable. */
+    public String filter(String name, String raw) {
+        if (raw == null || raw.isBlank()) {
+            return null;
+        }
+        String value = raw.strip();
+        if (value.length() > MAX_FILTER_LENGTH || !value.chars().allMatch(c -> c >= 0x20 && c < 0x7f)) {
+            throw new InvalidParameterException(name + " must be printable ASCII of at most " + MAX_FILTER_LENGTH
+                    + " characters", "e.g. " + name + ("vendor".equals(name) ? "=nvidia" : "=A100"));
+        }
+        return value;
+    }
+
+    public boolean flag(String name, String raw) {
+        if (raw == null || raw.isBlank()) {
+            return false;
+        }
+        return switch (raw.strip().toLowerCase(Locale.ROOT)) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw new InvalidParameterException(name + "=" + raw + " is not a boolean",
+                    "use " + name + "=true or " + name + "=false");
+        };
+    }
+
+    public String machine(String raw) {
+        try {
+            return Identifiers.machine(raw);
+        } catch (InvalidIdentifierException e) {
+            throw new InvalidParameterException(e.getMessage(),
+                    "use the machine's name as its node-agent reports it; list them with GET /api/v1/machines");
+        }
+    }
+
+    private static int integer(String name, String raw) {
+        try {
+            return Integer.parseInt(raw.strip());
+        } catch (NumberFormatException e) {
+            throw new InvalidParameterException(name + "=" + raw + " is not a whole number", "e.g. " + name + "=0");
+        }
+    }
+}

@@ -1,0 +1,111 @@
+package io.rediacc.gpu.inventory.service;
+
+import io.quarkus.hibernate.reactive.panache.common.WithTransaction;
+import io.rediacc.gpu.contracts.events.GateStatus;
+import io.rediacc.gpu.contracts.events.Topics;
+import io.rediacc.gpu.inventory.config.InventoryConfig;
+import io.rediacc.gpu.inventory.model.Gate;
+import io.rediacc.gpu.inventory.model.GateGrantRow;
+import io.rediacc.gpu.inventory.repository.GateGrantRepository;
+import io.rediacc.gpu.inventory.repository.GateRepository;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
+
+/**
+ * Applies gate status reports: the grant set each gate enforces now. A report replaces the held
+ * one only when it is later — by {@code syncedAt} (the record's timestamp when the gate sent
+ * none), then by {@code appliedVersion} — so a replay changes nothing. A report equal to the
+ * held one is a heartbeat: it only extends how long the gate counts as live.
+ */
+@ApplicationScoped
+public class GateStatusIngestService {
+
+    private static final Comparator<Gate> REPORT_ORDER = Comparator
+            .comparing((Gate g) -> g.reportedAt)
+            .thenComparingLong(g -> g.appliedVersion);
+
+    private final GateRepository gates;
+    private final GateGrantRepository grants;
+    private final InventoryConfig config;
+
+    public GateStatusIngestService(GateRepository gates, GateGrantRepository grants, InventoryConfig config) {
+        this.gates = gates;
+        this.grants = grants;
+        this.config = config;
+    }
+
+    @WithTransaction
+    public Uni<IngestOutcome> apply(GateStatus status, Instant recordTime) {
+        Gate incoming = toGate(status, Timestamps.stored(recordTime));
+        return gates.findForUpdate(incoming.key).chain(held -> {
+            if (held != null) {
+                int order = REPORT_ORDER.compare(incoming, held);
+                if (order < 0) {
+                    return Uni.createFrom().item(IngestOutcome.NOT_NEWER);
+                }
+                if (order == 0) {
+                    if (!incoming.lastSeenAt.isAfter(held.lastSeenAt)) {
+                        return Uni.createFrom().item(IngestOutcome.NOT_NEWER);
+                    }
+                    held.lastSeenAt = incoming.lastSeenAt;
+                    held.liveUntil = liveUntil(held.lastSeenAt, held.heartbeatSeconds);
+                    return Uni.createFrom().item(IngestOutcome.REFRESHED);
+                }
+            }
+            Gate gate = held != null ? held : incoming;
+            if (held != null) {
+                gate.appliedVersion = incoming.appliedVersion;
+                gate.state = incoming.state;
+                gate.heartbeatSeconds = incoming.heartbeatSeconds;
+                gate.syncedAt = incoming.syncedAt;
+                gate.reportedAt = incoming.reportedAt;
+                gate.lastSeenAt = Timestamps.latest(held.lastSeenAt, incoming.lastSeenAt);
+                gate.liveUntil = liveUntil(gate.lastSeenAt, gate.heartbeatSeconds);
+                gate.reposJson = incoming.reposJson;
+            }
+            // A new gate row is flushed first: its grant rows reference it.
+            Uni<?> saved = held == null ? gates.persistAndFlush(gate) : Uni.createFrom().voidItem();
+            return saved
+                    .chain(() -> grants.deleteByGate(gate.key))
+                    .chain(() -> PersistAll.of(grants, status.grants().stream().map(g -> GateGrantRow.of(gate, g)).toList()))
+                    .replaceWith(IngestOutcome.APPLIED);
+        });
+    }
+
+    /** A tombstone for one gate: it was taken down. Later than everything held, or ignored. */
+    @WithTransaction
+    public Uni<IngestOutcome> remove(String key, Instant recordTime) {
+        Instant at = Timestamps.stored(recordTime);
+        return gates.findForUpdate(key).chain(held -> {
+            if (held == null || !at.isAfter(held.lastSeenAt)) {
+                return Uni.createFrom().item(IngestOutcome.NOT_NEWER);
+            }
+            return gates.delete(held).replaceWith(IngestOutcome.REMOVED);
+        });
+    }
+
+    private Gate toGate(GateStatus status, Instant recordTime) {
+        Gate gate = new Gate();
+        gate.key = Topics.gateStatusKey(status.machine(), status.gateId());
+        gate.machine = status.machine();
+        gate.gateId = status.gateId();
+        gate.appliedVersion = status.appliedVersion();
+        gate.state = status.state();
+        gate.heartbeatSeconds = status.heartbeatSeconds() > 0
+                ? status.heartbeatSeconds() : (int) config.heartbeat().toSeconds();
+        gate.syncedAt = Timestamps.stored(status.syncedAt());
+        gate.reportedAt = gate.syncedAt != null ? gate.syncedAt : recordTime;
+        gate.lastSeenAt = Timestamps.latest(gate.reportedAt, recordTime);
+        gate.liveUntil = liveUntil(gate.lastSeenAt, gate.heartbeatSeconds);
+        gate.reposJson = JsonText.write(status.repos());
+        return gate;
+    }
+
+    private Instant liveUntil(Instant lastSeen, int heartbeatSeconds) {
+        return lastSeen.plus(Duration.ofSeconds((long) heartbeatSeconds * config.gateLiveHeartbeats()));
+    }
+}

@@ -1,0 +1,109 @@
+package io.rediacc.gpu.inventory.messaging;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.test.junit.QuarkusTest;
+import io.rediacc.gpu.contracts.events.Topics;
+import io.rediacc.gpu.inventory.support.FleetResources;
+import io.rediacc.gpu.inventory.support.FleetTopics;
+import io.rediacc.gpu.inventory.support.IngestCounter;
+import io.rediacc.gpu.inventory.support.Inventories;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+
+import static io.rediacc.gpu.inventory.support.FleetApi.awaitMachine;
+import static io.rediacc.gpu.inventory.support.FleetApi.machine;
+import static io.rediacc.gpu.inventory.support.Inventories.GPU_A_GUID;
+import static io.rediacc.gpu.inventory.support.Inventories.GPU_B_GUID;
+import static io.rediacc.gpu.inventory.support.Inventories.gate;
+import static io.rediacc.gpu.inventory.support.Inventories.grant;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.empty;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasSize;
+
+@QuarkusTest
+@FleetResources
+class GateStatusIngestTest {
+
+    @Inject
+    MeterRegistry registry;
+
+    @Test
+    void holdersAreWhatTheLiveGateReportsItEnforces() {
+        String machine = Inventories.uniqueMachine("holders");
+        FleetTopics.inventory(Inventories.nvidiaHost(machine, Inventories.now()));
+        FleetTopics.gateStatus(gate(machine, "gate-1", 7, Inventories.now(),
+                grant("gpu-a", GPU_A_GUID, "nvidia.com/gpu=0", true),
+                grant("gpu-b", GPU_B_GUID, "nvidia.com/gpu=all", false),
+                grant("gpu-a", GPU_A_GUID, "nvidia.com/gpu=all", false)));
+
+        awaitMachine(machine);
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> machine(machine).body("gates", hasSize(1)));
+        machine(machine)
+                .body("gates[0].gateId", equalTo("gate-1"))
+                .body("gates[0].appliedVersion", equalTo(7))
+                .body("gates[0].state", equalTo("synced"))
+                .body("gates[0].live", equalTo(true))
+                .body("cdiDevices.find { it.name == 'nvidia.com/gpu=0' }.holders.repo", contains("gpu-a"))
+                .body("cdiDevices.find { it.name == 'nvidia.com/gpu=0' }.holders[0].exclusive", equalTo(true))
+                .body("cdiDevices.find { it.name == 'nvidia.com/gpu=0' }.holders[0].source", equalTo("gate"))
+                .body("cdiDevices.find { it.name == 'nvidia.com/gpu=0' }.holders[0].gates", contains("gate-1"))
+                .body("cdiDevices.find { it.name == 'nvidia.com/gpu=all' }.holders.repo", contains("gpu-a", "gpu-b"))
+                .body("cdiDevices.find { it.name == 'nvidia.com/gpu=1' }.holders", empty());
+    }
+
+    @Test
+    void aGateSilentForThreeHeartbeatsNoLongerCountsAsHolding() {
+        String machine = Inventories.uniqueMachine("silent");
+        FleetTopics.inventory(Inventories.nvidiaHost(machine, Inventories.now()));
+        // heartbeat 10 s; last heard 31 s ago
+        Instant lastHeard = Inventories.now().minusSeconds(31);
+        FleetTopics.gateStatus(gate(machine, "gate-1", 3, lastHeard, grant("gpu-a", GPU_A_GUID, "nvidia.com/gpu=0", true)),
+                lastHeard);
+
+        awaitMachine(machine);
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> machine(machine).body("gates", hasSize(1)));
+        machine(machine)
+                .body("gates[0].live", equalTo(false))
+                .body("cdiDevices.find { it.name == 'nvidia.com/gpu=0' }.holders", empty());
+    }
+
+    @Test
+    void anOlderGateReportNeverOverwritesANewerOne() {
+        String machine = Inventories.uniqueMachine("gate-order");
+        FleetTopics.inventory(Inventories.nvidiaHost(machine, Inventories.now()));
+        Instant now = Inventories.now();
+        FleetTopics.gateStatus(gate(machine, "gate-1", 9, now, grant("gpu-b", GPU_B_GUID, "nvidia.com/gpu=1", false)));
+        awaitMachine(machine);
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+                machine(machine).body("gates[0].appliedVersion", equalTo(9)));
+
+        IngestCounter ignored = IngestCounter.watch(registry, Topics.GATE_STATUS, "not-newer");
+        FleetTopics.gateStatus(gate(machine, "gate-1", 8, now.minusSeconds(5), grant("gpu-a", GPU_A_GUID, "nvidia.com/gpu=0", true)));
+        FleetTopics.gateStatus(gate(machine, "gate-1", 9, now, grant("gpu-b", GPU_B_GUID, "nvidia.com/gpu=1", false)), now);
+        ignored.awaitAtLeast(2);
+
+        machine(machine)
+                .body("gates[0].appliedVersion", equalTo(9))
+                .body("cdiDevices.find { it.name == 'nvidia.com/gpu=1' }.holders.repo", contains("gpu-b"))
+                .body("cdiDevices.find { it.name == 'nvidia.com/gpu=0' }.holders", empty());
+    }
+
+    @Test
+    void aRevocationTheGateAppliedRemovesTheHolder() {
+        String machine = Inventories.uniqueMachine("revoked");
+        FleetTopics.inventory(Inventories.nvidiaHost(machine, Inventories.now()));
+        Instant now = Inventories.now();
+        FleetTopics.gateStatus(gate(machine, "gate-1", 1, now.minusSeconds(2), grant("gpu-a", GPU_A_GUID, "nvidia.com/gpu=0", false)));
+        FleetTopics.gateStatus(gate(machine, "gate-1", 2, now));
+
+        awaitMachine(machine);
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> machine(machine)
+                .body("gates[0].appliedVersion", equalTo(2))
+                .body("cdiDevices.find { it.name == 'nvidia.com/gpu=0' }.holders", empty()));
+    }
+}
