@@ -1,0 +1,53 @@
+package io.rediacc.gpu.grants.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+
+import java.time.Duration;
+
+/** Settings of the grant service ({@code grants.*}). */
+@ConfigMapping(prefix = "grants")
+public interface GrantsConfig {
+
+    /** How long a grant or revoke waits for the machine's gates to apply it when the caller sends no {@code ?wait=}. */
+    @WithDefault("5s")
+    Duration ackWait();
+
+    /** The longest {@code ?wait=} a caller may ask for; longer values are cut to this. */
+    @WithDefault("60s")
+    Duration maxAckWait();
+
+    /** A gate counts as live while its last status is younger than this many of its heartbeats. */
+    @WithDefault("3")
+    int gateLivenessHeartbeats();
+
+    /** Heartbeat assumed for a gate whose status does not state one. */
+    @WithDefault("30s")
+    Duration defaultGateHeartbeat();
+
+    /** How long a change waits for its machine's lock before it gives up with 503 ({@code SET LOCAL lock_timeout}). */
+    @WithDefault("5s")
+    Duration lockTimeout();
+
+    /** CloudEvents {@code ce_source} of every record this service publishes, e.g. {@code /grant-service/replica-1}. */
+    @WithDefault("/grant-service")
+    String eventSource();
+
+    /** The outbox relay that publishes committed changes to Kafka. */
+    Relay relay();
+
+    interface Relay {
+
+        /** How often the relay looks at the outbox when nothing woke it: recovers rows another replica committed or a failed pass left. */
+        @WithDefault("500ms")
+        Duration pollInterval();
+
+        /** Most outbox rows published in one pass. */
+        @WithDefault("200")
+        int batchSize();
+
+        /** How long the relay waits for the broker to acknowledge a record before it retries the pass. */
+        @WithDefault("30s")
+        Duration deliveryTimeout();
+    }
+}

@@ -1,0 +1,67 @@
+package io.rediacc.gpu.grants.messaging;
+
+import io.rediacc.gpu.contracts.events.EventJson;
+import io.rediacc.gpu.contracts.events.GateStatus;
+import io.rediacc.gpu.grants.config.ChannelTopics;
+import io.rediacc.gpu.grants.repository.GateStatusTable;
+import io.rediacc.gpu.grants.service.GateRegistry;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+import org.jboss.logging.Logger;
+
+import java.time.Instant;
+
+/**
+ * Reads {@code gpu.gate-status.v1} from its beginning in a consumer group of its own, so every
+ * replica knows every gate: the in-memory {@link GateRegistry} answers the enforcement waits, the
+ * {@code gate_status} table keeps the last status for people and tools that read the database.
+ */
+@ApplicationScoped
+public class GateStatusConsumer {
+
+    private static final Logger LOG = Logger.getLogger(GateStatusConsumer.class);
+
+    private final GateRegistry registry;
+    private final GateStatusTable table;
+
+    public GateStatusConsumer(GateRegistry registry, GateStatusTable table) {
+        this.registry = registry;
+        this.table = table;
+    }
+
+    @Incoming(ChannelTopics.GATE_STATUS)
+    public Uni<Void> consume(ConsumerRecord<String, byte[]> record) {
+        if (record.value() == null) {
+            forget(record.key());
+            return Uni.createFrom().voidItem();
+        }
+        GateStatus status;
+        try {
+            status = EventJson.fromBytes(record.value(), GateStatus.class);
+        } catch (RuntimeException e) {
+            LOG.warnf("skipping record %s-%d@%d: not a gate status (%s)", record.topic(), record.partition(),
+                    record.offset(), e.getMessage());
+            return Uni.createFrom().voidItem();
+        }
+        if (status.machine() == null || status.gateId() == null) {
+            LOG.warnf("skipping a gate status without machine or gateId (key %s)", record.key());
+            return Uni.createFrom().voidItem();
+        }
+        Instant publishedAt = record.timestamp() > 0 ? Instant.ofEpochMilli(record.timestamp()) : Instant.now();
+        registry.record(status, publishedAt);
+        return table.save(status, publishedAt)
+                .onFailure().recoverWithItem(e -> {
+                    LOG.debugf("gate_status not stored (%s); the in-memory state is current", e.getMessage());
+                    return null;
+                });
+    }
+
+    private void forget(String key) {
+        int slash = key == null ? -1 : key.indexOf('/');
+        if (slash > 0) {
+            registry.forget(key.substring(0, slash), key.substring(slash + 1));
+        }
+    }
+}

@@ -1,0 +1,58 @@
+package io.rediacc.gpu.grants.messaging;
+
+import io.rediacc.gpu.contracts.events.EventJson;
+import io.rediacc.gpu.contracts.events.MachineInventory;
+import io.rediacc.gpu.grants.config.ChannelTopics;
+import io.rediacc.gpu.grants.repository.SchemaInitializer;
+import io.rediacc.gpu.grants.service.InventoryService;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+import org.jboss.logging.Logger;
+
+import java.time.Duration;
+
+/**
+ * Reads {@code gpu.inventory.v1} into the service's tables. A record that is not an inventory is
+ * logged and skipped (one bad producer must not stop the fleet's updates); a database failure is
+ * retried for a while, then skipped too: the node-agent re-publishes on its heartbeat.
+ */
+@ApplicationScoped
+public class InventoryConsumer {
+
+    private static final Logger LOG = Logger.getLogger(InventoryConsumer.class);
+
+    private final InventoryService inventories;
+    private final SchemaInitializer schema;
+
+    public InventoryConsumer(InventoryService inventories, SchemaInitializer schema) {
+        this.inventories = inventories;
+        this.schema = schema;
+    }
+
+    @Incoming(ChannelTopics.INVENTORY)
+    public Uni<Void> consume(ConsumerRecord<String, byte[]> record) {
+        if (record.value() == null) {
+            LOG.debugf("ignoring the tombstone of machine %s: grants outlive a machine's inventory", record.key());
+            return Uni.createFrom().voidItem();
+        }
+        MachineInventory inventory;
+        try {
+            inventory = EventJson.fromBytes(record.value(), MachineInventory.class);
+        } catch (RuntimeException e) {
+            LOG.warnf("skipping record %s-%d@%d: not a machine inventory (%s)", record.topic(), record.partition(),
+                    record.offset(), e.getMessage());
+            return Uni.createFrom().voidItem();
+        }
+        return schema.ready()
+                .chain(() -> inventories.apply(inventory))
+                .onFailure().retry().withBackOff(Duration.ofMillis(200), Duration.ofSeconds(5)).atMost(8)
+                .onFailure().recoverWithItem(e -> {
+                    LOG.errorf("could not store the inventory of %s (%s); it is applied with the next one",
+                            inventory.machine(), e.getMessage());
+                    return false;
+                })
+                .replaceWithVoid();
+    }
+}

@@ -1,0 +1,277 @@
+package io.rediacc.gpu.grants.messaging;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import io.rediacc.gpu.contracts.events.EventJson;
+import io.rediacc.gpu.grants.config.GrantsConfig;
+import io.rediacc.gpu.grants.repository.SchemaInitializer;
+import io.smallrye.common.annotation.Identifier;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.RowSet;
+import io.vertx.mutiny.sqlclient.SqlConnection;
+import io.vertx.mutiny.sqlclient.Transaction;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.jboss.logging.Logger;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Publishes the outbox to Kafka in id order (per machine, the commit order: changes of one machine
+ * are serialised by its lock) and deletes each row once the broker acknowledged it. One relay is
+ * active across all replicas: a pass starts with {@code pg_try_advisory_xact_lock} on a constant
+ * and holds it until its transaction ends. It runs on its own thread, woken by {@link OutboxSignal}
+ * right after a commit and by a poll that recovers rows of other replicas or of failed passes.
+ * Delivery is at least once: a record acknowledged but not yet deleted when a pass fails is sent
+ * again, with the same {@code ce_id}, and snapshots carry their version.
+ */
+@ApplicationScoped
+public class OutboxRelay {
+
+    private static final Logger LOG = Logger.getLogger(OutboxRelay.class);
+    /** Advisory lock key of the active relay ("grants-outbox"). */
+    static final long RELAY_LOCK = 0x6f7574626f787265L;
+    private static final Duration DB_STEP = Duration.ofSeconds(30);
+    private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() {
+    };
+
+    private final Pool pool;
+    private final OutboxSignal signal;
+    private final GrantsConfig config;
+    private final SchemaInitializer schema;
+    private final Map<String, Object> kafkaConfig;
+    private final Counter published;
+    private volatile Producer<String, byte[]> producer;
+    private volatile Thread thread;
+    private volatile boolean running;
+    private volatile RelayState state = new RelayState(null, null, 0, null);
+
+    /** What the relay last did, for the health check. */
+    public record RelayState(Instant lastPassAt, Instant lastPublishedAt, int pendingSeen, String lastError) {
+    }
+
+    public OutboxRelay(Pool pool, OutboxSignal signal, GrantsConfig config, SchemaInitializer schema,
+                       @Identifier("default-kafka-broker") Map<String, Object> kafkaConfig, MeterRegistry metrics) {
+        this.pool = pool;
+        this.signal = signal;
+        this.config = config;
+        this.schema = schema;
+        this.kafkaConfig = kafkaConfig;
+        this.published = metrics.counter("grants.outbox.published");
+    }
+
+    void onStart(@Observes StartupEvent event) {
+        producer = new KafkaProducer<>(producerConfig());
+        running = true;
+        thread = new Thread(this::run, "outbox-relay");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    void onStop(@Observes ShutdownEvent event) {
+        running = false;
+        Thread t = thread;
+        if (t != null) {
+            t.interrupt();
+            try {
+                t.join(5000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (producer != null) {
+            producer.close(Duration.ofSeconds(2));
+        }
+    }
+
+    public RelayState state() {
+        return state;
+    }
+
+    Map<String, Object> producerConfig() {
+        Map<String, Object> props = new HashMap<>();
+        // the application's kafka.* settings (bootstrap servers, TLS, SASL) apply to the relay too
+        kafkaConfig.forEach((k, v) -> {
+            if (ProducerConfig.configNames().contains(k)) {
+                props.put(k, v);
+            }
+        });
+        long delivery = config.relay().deliveryTimeout().toMillis();
+        props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true); // retries never reorder or duplicate a partition
+        props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 5);
+        props.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) delivery);
+        props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.min(30_000, delivery));
+        props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Math.min(10_000, delivery));
+        props.put(ProducerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 1000);
+        props.put(ProducerConfig.CLIENT_ID_CONFIG, "grant-service-outbox-" + UUID.randomUUID().toString().substring(0, 8));
+        return props;
+    }
+
+    private void run() {
+        try {
+            schema.ready().await().indefinitely();
+        } catch (RuntimeException e) {
+            LOG.errorf("outbox relay not started: the schema is not ready (%s)", e.getMessage());
+            return;
+        }
+        while (running) {
+            try {
+                signal.await(config.relay().pollInterval());
+                Pass pass;
+                do {
+                    pass = pass();
+                } while (running && pass.full() && pass.failure() == null);
+                if (pass.failure() != null) {
+                    Thread.sleep(config.relay().pollInterval().toMillis());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                if (!running) {
+                    return;
+                }
+                state = new RelayState(Instant.now(), state.lastPublishedAt(), state.pendingSeen(), describe(e));
+                LOG.warnf("outbox pass failed, retrying: %s", describe(e));
+                sleepQuietly(config.relay().pollInterval());
+            }
+        }
+    }
+
+    /** One pass over the oldest rows of the outbox. */
+    record Pass(int rows, int published, int batchSize, Exception failure) {
+        boolean full() {
+            return rows == batchSize && published == rows;
+        }
+    }
+
+    Pass pass() {
+        int batch = config.relay().batchSize();
+        SqlConnection connection = pool.getConnection().await().atMost(DB_STEP);
+        try {
+            Transaction tx = connection.begin().await().atMost(DB_STEP);
+            try {
+                boolean active = connection.query("select pg_try_advisory_xact_lock(" + RELAY_LOCK + ")").execute()
+                        .await().atMost(DB_STEP).iterator().next().getBoolean(0);
+                if (!active) {
+                    tx.rollback().await().atMost(DB_STEP);
+                    return new Pass(0, 0, batch, null); // another replica's relay is publishing
+                }
+                RowSet<Row> rows = connection
+                        .preparedQuery("select id, topic, record_key, payload, headers from outbox order by id limit $1")
+                        .execute(Tuple.of(batch)).await().atMost(DB_STEP);
+                List<Long> ids = new ArrayList<>();
+                List<Future<RecordMetadata>> acks = new ArrayList<>();
+                Exception failure = null;
+                for (Row row : rows) {
+                    try {
+                        acks.add(producer.send(toRecord(row)));
+                        ids.add(row.getLong("id"));
+                    } catch (RuntimeException e) {
+                        failure = e; // e.g. no metadata within max.block.ms: the broker is unreachable
+                        break;
+                    }
+                }
+                List<Long> done = new ArrayList<>();
+                for (int i = 0; i < acks.size(); i++) {
+                    try {
+                        acks.get(i).get(config.relay().deliveryTimeout().toMillis() + 5000, TimeUnit.MILLISECONDS);
+                        done.add(ids.get(i));
+                    } catch (ExecutionException | TimeoutException e) {
+                        failure = e; // keep the order: nothing after the first unacknowledged row is deleted
+                        break;
+                    }
+                }
+                if (!done.isEmpty()) {
+                    connection.preparedQuery("delete from outbox where id = any($1)")
+                            .execute(Tuple.of(done.toArray(new Long[0]))).await().atMost(DB_STEP);
+                }
+                tx.commit().await().atMost(DB_STEP);
+                published.increment(done.size());
+                Instant now = Instant.now();
+                state = new RelayState(now, done.isEmpty() ? state.lastPublishedAt() : now, rows.size() - done.size(),
+                        failure == null ? null : describe(failure));
+                if (failure != null) {
+                    LOG.warnf("outbox: %d of %d records published; retrying the rest: %s", done.size(), rows.size(),
+                            describe(failure));
+                }
+                return new Pass(rows.size(), done.size(), batch, failure);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                rollbackQuietly(tx);
+                throw new IllegalStateException("interrupted", e);
+            } catch (RuntimeException e) {
+                rollbackQuietly(tx);
+                throw e;
+            }
+        } finally {
+            connection.close().await().atMost(DB_STEP);
+        }
+    }
+
+    private static ProducerRecord<String, byte[]> toRecord(Row row) {
+        ProducerRecord<String, byte[]> record = new ProducerRecord<>(row.getString("topic"), null,
+                row.getString("record_key"), row.getString("payload").getBytes(StandardCharsets.UTF_8));
+        try {
+            Map<String, String> headers = EventJson.mapper().readValue(row.getString("headers"), HEADERS);
+            headers.forEach((name, value) -> record.headers()
+                    .add(new RecordHeader(name, value.getBytes(StandardCharsets.UTF_8))));
+        } catch (IOException e) {
+            throw new IllegalStateException("outbox row " + row.getLong("id") + " has unreadable headers", e);
+        }
+        return record;
+    }
+
+    private static void rollbackQuietly(Transaction tx) {
+        try {
+            tx.rollback().await().atMost(DB_STEP);
+        } catch (RuntimeException ignored) {
+            // the connection is closed right after; PostgreSQL rolls back then
+        }
+    }
+
+    private static void sleepQuietly(Duration d) {
+        try {
+            Thread.sleep(d.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static String describe(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getClass().getSimpleName() + ": " + root.getMessage();
+    }
+}

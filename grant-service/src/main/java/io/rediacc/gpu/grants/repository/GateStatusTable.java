@@ -1,0 +1,48 @@
+package io.rediacc.gpu.grants.repository;
+
+import io.rediacc.gpu.contracts.events.EventJson;
+import io.rediacc.gpu.contracts.events.GateStatus;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+
+/** The {@code gate_status} table: the last status of each gate, newest wins. */
+@ApplicationScoped
+public class GateStatusTable {
+
+    private static final String UPSERT = """
+            insert into gate_status (machine, gate_id, applied_version, state, synced_at, published_at,
+                                     heartbeat_seconds, grants)
+            values ($1, $2, $3, $4, $5, $6, $7, $8)
+            on conflict (machine, gate_id) do update set
+                applied_version = excluded.applied_version, state = excluded.state,
+                synced_at = excluded.synced_at, published_at = excluded.published_at,
+                heartbeat_seconds = excluded.heartbeat_seconds, grants = excluded.grants
+            where gate_status.published_at <= excluded.published_at""";
+
+    private final Pool pool;
+    private final SchemaInitializer schema;
+
+    public GateStatusTable(Pool pool, SchemaInitializer schema) {
+        this.pool = pool;
+        this.schema = schema;
+    }
+
+    public Uni<Void> save(GateStatus status, Instant publishedAt) {
+        Tuple row = Tuple.tuple()
+                .addString(status.machine())
+                .addString(status.gateId())
+                .addLong(status.appliedVersion())
+                .addString(status.state() == null ? "unknown" : status.state())
+                .addOffsetDateTime(status.syncedAt() == null ? null : status.syncedAt().atOffset(ZoneOffset.UTC))
+                .addOffsetDateTime(OffsetDateTime.ofInstant(publishedAt, ZoneOffset.UTC))
+                .addInteger(status.heartbeatSeconds())
+                .addString(EventJson.toJson(status.grants()));
+        return schema.ready().chain(() -> pool.preparedQuery(UPSERT).execute(row)).replaceWithVoid();
+    }
+}

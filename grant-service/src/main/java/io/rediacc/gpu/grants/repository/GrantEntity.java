@@ -1,0 +1,48 @@
+package io.rediacc.gpu.grants.repository;
+
+import io.quarkus.hibernate.reactive.panache.PanacheEntityBase;
+import io.rediacc.gpu.contracts.events.Grant;
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.GeneratedValue;
+import jakarta.persistence.GenerationType;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+
+import java.time.Instant;
+
+/** One grant: a repo (by GUID) may use one CDI device name on one machine. */
+@Entity
+@Table(name = "grants")
+public class GrantEntity extends PanacheEntityBase {
+
+    @Id
+    @GeneratedValue(strategy = GenerationType.IDENTITY)
+    public Long id;
+
+    @Column(nullable = false)
+    public String machine;
+
+    @Column(name = "repo_guid", nullable = false)
+    public String repoGuid;
+
+    /** The repo's name when the grant was written; informative, the GUID is what counts. */
+    @Column(name = "repo_name", nullable = false)
+    public String repoName;
+
+    @Column(nullable = false)
+    public String device;
+
+    @Column(nullable = false)
+    public boolean exclusive;
+
+    @Column(name = "granted_by", nullable = false)
+    public String grantedBy;
+
+    @Column(name = "granted_at", nullable = false)
+    public Instant grantedAt;
+
+    public Grant toGrant() {
+        return new Grant(repoGuid, repoName, device, exclusive, grantedBy, grantedAt);
+    }
+}

@@ -1,0 +1,19 @@
+package io.rediacc.gpu.grants.rest;
+
+import io.rediacc.gpu.contracts.events.Grant;
+
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * A machine's grants as the database holds them, and what each of its gates reported it enforces.
+ *
+ * @param gates every gate that has reported; {@code live} is false for one silent for 3 heartbeats
+ */
+public record MachineGrantsView(String machine, long version, List<Grant> grants, List<GateView> gates) {
+
+    /** One gate's last status. */
+    public record GateView(String gateId, long appliedVersion, String state, boolean live, Instant syncedAt,
+                           List<Grant> grants) {
+    }
+}

@@ -1,0 +1,133 @@
+package io.rediacc.gpu.grants.rest;
+
+import io.rediacc.gpu.contracts.cdi.CdiName;
+import io.rediacc.gpu.contracts.identity.RepoRef;
+import io.rediacc.gpu.grants.config.GrantsConfig;
+import io.rediacc.gpu.grants.service.EnforcementWaiter;
+import io.rediacc.gpu.grants.service.GrantService;
+import io.rediacc.gpu.grants.service.Problem;
+import io.smallrye.mutiny.Uni;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriBuilder;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
+
+import java.time.Duration;
+
+/** Grant, revoke and list the CDI devices of one repo. */
+@Path("/api/v1/repos/{repo}/grants")
+@Produces(MediaType.APPLICATION_JSON)
+@Tag(name = "grants", description = "Which repo may use which GPU device name")
+public class RepoGrantsResource {
+
+    private final GrantService grants;
+    private final EnforcementWaiter enforcement;
+    private final GrantsConfig config;
+
+    public RepoGrantsResource(GrantService grants, EnforcementWaiter enforcement, GrantsConfig config) {
+        this.grants = grants;
+        this.enforcement = enforcement;
+        this.config = config;
+    }
+
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Operation(summary = "Grant one CDI device name to a repo",
+            description = "Validates the name against the machine's CDI devices, applies the exclusive rules under the "
+                    + "machine's lock, records the change, then waits until the machine's gates enforce it.")
+    @APIResponse(responseCode = "201", description = "granted and enforced by every live gate",
+            content = @Content(schema = @Schema(implementation = GrantResponse.class)))
+    @APIResponse(responseCode = "200", description = "already granted (idempotent), or the exclusive flag changed and is enforced",
+            content = @Content(schema = @Schema(implementation = GrantResponse.class)))
+    @APIResponse(responseCode = "202", description = "recorded, not yet enforced (gates lag, or none is live)",
+            content = @Content(schema = @Schema(implementation = GrantResponse.class)))
+    @APIResponse(responseCode = "400", description = "invalid CDI name, repo reference, wait or body", content = @Content(schema = @Schema(implementation = ApiError.class)))
+    @APIResponse(responseCode = "404", description = "repo not on the machine", content = @Content(schema = @Schema(implementation = ApiError.class)))
+    @APIResponse(responseCode = "409", description = "exclusive conflict (names the holder), no inventory from the machine, or an ambiguous repo name", content = @Content(schema = @Schema(implementation = ApiError.class)))
+    @APIResponse(responseCode = "422", description = "the machine defines no such CDI device (lists grantable names and the closest match)", content = @Content(schema = @Schema(implementation = ApiError.class)))
+    @APIResponse(responseCode = "503", description = "database unavailable or the machine's lock busy; retry", content = @Content(schema = @Schema(implementation = ApiError.class)))
+    public Uni<Response> grant(
+            @Parameter(description = "repo name, or name@machine", examples = @org.eclipse.microprofile.openapi.annotations.media.ExampleObject(name = "repo", value = "train-a@gpu-host-1"))
+            @PathParam("repo") String repo,
+            @Parameter(description = "how long to wait for the gates: 0, 500ms, 5s (default 5s)", schema = @Schema(type = SchemaType.STRING))
+            @QueryParam("wait") String wait,
+            @Parameter(description = "who grants, until authentication names the caller") @HeaderParam(Actor.HEADER) String actor,
+            GrantRequest body) {
+        if (body == null) {
+            throw new Problem(Problem.Kind.BAD_INPUT, "missing-body", "the request has no body",
+                    "send JSON such as {\"device\": \"nvidia.com/gpu=0\", \"exclusive\": false}");
+        }
+        RepoRef ref = RepoRef.parse(repo);
+        CdiName device = CdiName.parse(body.device());
+        boolean exclusive = Boolean.TRUE.equals(body.exclusive());
+        Duration waitFor = waitFor(wait);
+        String who = Actor.of(actor);
+        return grants.grant(ref, body.machine(), device, exclusive, who)
+                .chain(change -> enforcement.await(change.machine(), change.version(), waitFor).map(enforced -> {
+                    int status = !change.changed() ? 200 : !enforced.enforced() ? 202 : change.created() ? 201 : 200;
+                    Response.ResponseBuilder response = Response.status(status).entity(GrantResponse.of(change, enforced));
+                    if (change.created()) {
+                        response.location(UriBuilder.fromPath("/api/v1/repos/{repo}/grants")
+                                .build(change.repoName() + "@" + change.machine()));
+                    }
+                    return response.build();
+                }));
+    }
+
+    @DELETE
+    @Path("{device: .+}")
+    @Operation(summary = "Revoke one CDI device name from a repo",
+            description = "The device segment is URL-encoded (nvidia.com%2Fgpu=0). Waits until the machine's gates enforce the revocation.")
+    @APIResponse(responseCode = "200", description = "revoked and enforced by every live gate",
+            content = @Content(schema = @Schema(implementation = RevokeResponse.class)))
+    @APIResponse(responseCode = "202", description = "revoked, not yet enforced",
+            content = @Content(schema = @Schema(implementation = RevokeResponse.class)))
+    @APIResponse(responseCode = "400", description = "invalid CDI name, repo reference or wait", content = @Content(schema = @Schema(implementation = ApiError.class)))
+    @APIResponse(responseCode = "404", description = "the repo does not hold this grant, or is not on the machine", content = @Content(schema = @Schema(implementation = ApiError.class)))
+    @APIResponse(responseCode = "503", description = "database unavailable or the machine's lock busy; retry", content = @Content(schema = @Schema(implementation = ApiError.class)))
+    public Uni<Response> revoke(@PathParam("repo") String repo,
+                                @Parameter(description = "qualified CDI name, URL-encoded", examples = @org.eclipse.microprofile.openapi.annotations.media.ExampleObject(name = "device", value = "nvidia.com%2Fgpu=0"))
+                                @PathParam("device") String device,
+                                @QueryParam("machine") String machine,
+                                @Parameter(description = "how long to wait for the gates: 0, 500ms, 5s (default 5s)", schema = @Schema(type = SchemaType.STRING))
+                                @QueryParam("wait") String wait,
+                                @HeaderParam(Actor.HEADER) String actor) {
+        RepoRef ref = RepoRef.parse(repo);
+        CdiName name = CdiName.parse(device);
+        Duration waitFor = waitFor(wait);
+        String who = Actor.of(actor);
+        return grants.revoke(ref, machine, name, who)
+                .chain(change -> enforcement.await(change.machine(), change.version(), waitFor)
+                        .map(enforced -> Response.status(enforced.enforced() ? 200 : 202)
+                                .entity(RevokeResponse.of(change, enforced)).build()));
+    }
+
+    @GET
+    @Operation(summary = "List a repo's grants on its machine")
+    @APIResponse(responseCode = "200", description = "the repo's grants",
+            content = @Content(schema = @Schema(implementation = RepoGrantsView.class)))
+    @APIResponse(responseCode = "404", description = "unknown repo or machine", content = @Content(schema = @Schema(implementation = ApiError.class)))
+    @APIResponse(responseCode = "409", description = "the repo name exists on several machines", content = @Content(schema = @Schema(implementation = ApiError.class)))
+    public Uni<RepoGrantsView> list(@PathParam("repo") String repo, @QueryParam("machine") String machine) {
+        return grants.repoGrants(RepoRef.parse(repo), machine).map(RepoGrantsView::of);
+    }
+
+    private Duration waitFor(String wait) {
+        return WaitParameter.parse(wait, config.ackWait(), config.maxAckWait());
+    }
+}

@@ -1,0 +1,50 @@
+package io.rediacc.gpu.grants.service;
+
+import java.util.Collection;
+import java.util.Locale;
+import java.util.Optional;
+
+/** Finds the grantable name a misspelt one was probably meant to be. */
+public final class ClosestName {
+
+    private ClosestName() {
+    }
+
+    /** The name nearest to {@code wanted} when it is close enough to look like a typo of it. */
+    public static Optional<String> among(String wanted, Collection<String> names) {
+        String best = null;
+        int bestDistance = Integer.MAX_VALUE;
+        for (String name : names) {
+            int d = name.equalsIgnoreCase(wanted) ? 0 : distance(wanted, name);
+            if (d < bestDistance || (d == bestDistance && best != null && name.compareTo(best) < 0)) {
+                best = name;
+                bestDistance = d;
+            }
+        }
+        // a typo changes a few characters; beyond that a "did you mean" would mislead
+        int allowed = Math.max(2, wanted.length() / 5);
+        return best != null && bestDistance <= allowed ? Optional.of(best) : Optional.empty();
+    }
+
+    /** Levenshtein distance, case-insensitive (CDI names are case-sensitive, typos often are not). */
+    static int distance(String a, String b) {
+        String x = a.toLowerCase(Locale.ROOT);
+        String y = b.toLowerCase(Locale.ROOT);
+        int[] previous = new int[y.length() + 1];
+        int[] current = new int[y.length() + 1];
+        for (int j = 0; j <= y.length(); j++) {
+            previous[j] = j;
+        }
+        for (int i = 1; i <= x.length(); i++) {
+            current[0] = i;
+            for (int j = 1; j <= y.length(); j++) {
+                int cost = x.charAt(i - 1) == y.charAt(j - 1) ? 0 : 1;
+                current[j] = Math.min(Math.min(current[j - 1] + 1, previous[j] + 1), previous[j - 1] + cost);
+            }
+            int[] swap = previous;
+            previous = current;
+            current = swap;
+        }
+        return previous[y.length()];
+    }
+}

@@ -1,0 +1,79 @@
+package io.rediacc.gpu.grants.service;
+
+import io.rediacc.gpu.contracts.events.GateStatus;
+import io.rediacc.gpu.grants.config.GrantsConfig;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * What every gate of the fleet last reported, in memory: each replica reads the whole gate-status
+ * topic, so this needs no database round trip, and waiting callers are woken the moment a status
+ * arrives instead of polling.
+ */
+@ApplicationScoped
+public class GateRegistry {
+
+    private final GrantsConfig config;
+    private final Map<String, Map<String, KnownGate>> gatesByMachine = new ConcurrentHashMap<>();
+    private final Map<String, Set<Runnable>> listeners = new ConcurrentHashMap<>();
+
+    public GateRegistry(GrantsConfig config) {
+        this.config = config;
+    }
+
+    /** Records a gate's status and wakes whoever waits on its machine. */
+    public void record(GateStatus status, Instant publishedAt) {
+        gatesByMachine.computeIfAbsent(status.machine(), m -> new ConcurrentHashMap<>())
+                .merge(status.gateId(), new KnownGate(status, publishedAt),
+                        (old, fresh) -> fresh.publishedAt().isBefore(old.publishedAt()) ? old : fresh);
+        notifyMachine(status.machine());
+    }
+
+    /** Forgets a gate (its compacted status was deleted). */
+    public void forget(String machine, String gateId) {
+        Map<String, KnownGate> gates = gatesByMachine.get(machine);
+        if (gates != null) {
+            gates.remove(gateId);
+        }
+        notifyMachine(machine);
+    }
+
+    /** Every gate of a machine that has ever reported, live or not, by gate id. */
+    public List<KnownGate> gates(String machine) {
+        return gatesByMachine.getOrDefault(machine, Map.of()).values().stream()
+                .sorted(Comparator.comparing(KnownGate::gateId)).toList();
+    }
+
+    public boolean live(KnownGate gate, Instant now) {
+        return gate.live(now, config.gateLivenessHeartbeats(), config.defaultGateHeartbeat());
+    }
+
+    /** The live gates of a machine now. */
+    public List<KnownGate> liveGates(String machine, Instant now) {
+        return gates(machine).stream().filter(g -> live(g, now)).toList();
+    }
+
+    void listen(String machine, Runnable listener) {
+        listeners.computeIfAbsent(machine, m -> ConcurrentHashMap.newKeySet()).add(listener);
+    }
+
+    void unlisten(String machine, Runnable listener) {
+        listeners.computeIfPresent(machine, (m, set) -> {
+            set.remove(listener);
+            return set.isEmpty() ? null : set;
+        });
+    }
+
+    private void notifyMachine(String machine) {
+        Set<Runnable> waiting = listeners.get(machine);
+        if (waiting != null) {
+            waiting.forEach(Runnable::run);
+        }
+    }
+}

@@ -1,0 +1,154 @@
+package io.rediacc.gpu.grants.service;
+
+import io.quarkus.hibernate.reactive.panache.Panache;
+import io.rediacc.gpu.contracts.cdi.CdiName;
+import io.rediacc.gpu.contracts.events.MachineInventory;
+import io.rediacc.gpu.contracts.events.RepoInfo;
+import io.rediacc.gpu.contracts.identity.Identifiers;
+import io.rediacc.gpu.contracts.identity.InvalidIdentifierException;
+import io.rediacc.gpu.grants.repository.DeviceNodes;
+import io.rediacc.gpu.grants.repository.MachineDeviceEntity;
+import io.rediacc.gpu.grants.repository.MachineDeviceRepository;
+import io.rediacc.gpu.grants.repository.MachineEntity;
+import io.rediacc.gpu.grants.repository.MachineLock;
+import io.rediacc.gpu.grants.repository.MachineRepoEntity;
+import io.rediacc.gpu.grants.repository.MachineRepoRepository;
+import io.rediacc.gpu.grants.repository.MachineRepository;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Keeps the service's copy of each machine's inventory: its grantable CDI names with their device
+ * nodes, and its repos with their GUIDs. Runs under the machine's lock so a grant never checks
+ * against half an inventory. Existing grants are left alone when a device or repo disappears: the
+ * gate refuses what the machine cannot resolve, and an operator revokes on purpose.
+ */
+@ApplicationScoped
+public class InventoryService {
+
+    private static final Logger LOG = Logger.getLogger(InventoryService.class);
+
+    private final MachineLock lock;
+    private final MachineRepository machines;
+    private final MachineDeviceRepository devices;
+    private final MachineRepoRepository repos;
+
+    public InventoryService(MachineLock lock, MachineRepository machines, MachineDeviceRepository devices,
+                            MachineRepoRepository repos) {
+        this.lock = lock;
+        this.machines = machines;
+        this.devices = devices;
+        this.repos = repos;
+    }
+
+    /** The parts of an inventory the grant rules use, validated; what breaks a rule is dropped and logged. */
+    record Usable(String machine, String platform, Instant generatedAt, Map<String, List<String>> devices,
+                  Map<String, RepoInfo> repos) {
+    }
+
+    /** Applies an inventory unless a newer one of the same machine was applied already; true if applied. */
+    public Uni<Boolean> apply(MachineInventory inventory) {
+        Usable usable;
+        try {
+            usable = usable(inventory);
+        } catch (InvalidIdentifierException e) {
+            LOG.warnf("ignoring an inventory: %s", e.getMessage());
+            return Uni.createFrom().item(false);
+        }
+        return Panache.withTransaction(() -> lock.lock(usable.machine())
+                .chain(() -> machines.findById(usable.machine()))
+                .chain(known -> {
+                    if (known != null && usable.generatedAt().isBefore(known.generatedAt)) {
+                        return Uni.createFrom().item(false); // an older inventory replayed or delayed
+                    }
+                    MachineEntity machine = known != null ? known : new MachineEntity();
+                    machine.machine = usable.machine();
+                    machine.platform = usable.platform();
+                    machine.generatedAt = usable.generatedAt();
+                    machine.receivedAt = Instant.now().truncatedTo(ChronoUnit.MICROS);
+                    Uni<?> saved = known != null ? Uni.createFrom().voidItem() : machines.persist(machine);
+                    return saved.chain(() -> replaceDevices(usable)).chain(() -> replaceRepos(usable))
+                            .invoke(() -> LOG.debugf("inventory of %s applied (%d devices, %d repos)",
+                                    usable.machine(), usable.devices().size(), usable.repos().size()))
+                            .replaceWith(true);
+                }));
+    }
+
+    private Uni<Void> replaceDevices(Usable usable) {
+        return devices.forMachine(usable.machine()).chain(current -> {
+            Map<String, List<String>> stored = new LinkedHashMap<>();
+            current.forEach(d -> stored.put(d.name, DeviceNodes.fromJson(d.deviceNodes)));
+            if (stored.equals(usable.devices())) {
+                return Uni.createFrom().voidItem(); // the usual heartbeat: nothing to rewrite
+            }
+            List<MachineDeviceEntity> fresh = new ArrayList<>();
+            usable.devices().forEach((name, nodes) -> {
+                MachineDeviceEntity d = new MachineDeviceEntity();
+                d.machine = usable.machine();
+                d.name = name;
+                d.deviceNodes = DeviceNodes.toJson(nodes);
+                fresh.add(d);
+            });
+            return devices.deleteForMachine(usable.machine()).chain(() -> devices.persist(fresh));
+        });
+    }
+
+    private Uni<Void> replaceRepos(Usable usable) {
+        return repos.forMachine(usable.machine()).chain(current -> {
+            Map<String, RepoInfo> stored = new LinkedHashMap<>();
+            current.forEach(r -> stored.put(r.name, new RepoInfo(r.name, r.guid, r.forkOf)));
+            if (stored.equals(usable.repos())) {
+                return Uni.createFrom().voidItem();
+            }
+            List<MachineRepoEntity> fresh = new ArrayList<>();
+            usable.repos().values().forEach(info -> {
+                MachineRepoEntity r = new MachineRepoEntity();
+                r.machine = usable.machine();
+                r.name = info.name();
+                r.guid = info.guid();
+                r.forkOf = info.forkOf();
+                fresh.add(r);
+            });
+            return repos.deleteForMachine(usable.machine()).chain(() -> repos.persist(fresh));
+        });
+    }
+
+    static Usable usable(MachineInventory inventory) {
+        String machine = Identifiers.machine(inventory.machine());
+        if (inventory.generatedAt() == null) {
+            throw new InvalidIdentifierException("inventory of " + machine + " has no generatedAt");
+        }
+        Map<String, List<String>> deviceNodes = new java.util.TreeMap<>();
+        for (MachineInventory.CdiDeviceInfo device : inventory.cdiDevices()) {
+            if (!CdiName.isValid(device.name())) {
+                LOG.warnf("inventory of %s: dropping CDI device \"%s\": not a valid CDI name", machine, device.name());
+            } else if (deviceNodes.putIfAbsent(device.name(), List.copyOf(device.deviceNodes())) != null) {
+                LOG.warnf("inventory of %s: CDI device %s is listed twice; keeping the first", machine, device.name());
+            }
+        }
+        Map<String, RepoInfo> repos = new java.util.TreeMap<>();
+        for (RepoInfo repo : inventory.repos()) {
+            try {
+                String name = Identifiers.repoName(repo.name());
+                String guid = Identifiers.repoGuid(repo.guid());
+                String forkOf = repo.forkOf() == null ? null : Identifiers.repoGuid(repo.forkOf());
+                if (repos.putIfAbsent(name, new RepoInfo(name, guid, forkOf)) != null) {
+                    LOG.warnf("inventory of %s: repo %s is listed twice; keeping the first", machine, name);
+                }
+            } catch (InvalidIdentifierException e) {
+                LOG.warnf("inventory of %s: dropping a repo: %s", machine, e.getMessage());
+            }
+        }
+        return new Usable(machine, Objects.requireNonNullElse(inventory.platform(), MachineInventory.PLATFORM_LOCAL),
+                inventory.generatedAt().truncatedTo(ChronoUnit.MICROS), deviceNodes, repos);
+    }
+}

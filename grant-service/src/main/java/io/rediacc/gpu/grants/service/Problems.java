@@ -1,0 +1,113 @@
+package io.rediacc.gpu.grants.service;
+
+import io.rediacc.gpu.contracts.events.Topics;
+
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+import static io.rediacc.gpu.grants.service.Problem.Kind.BAD_INPUT;
+import static io.rediacc.gpu.grants.service.Problem.Kind.CONFLICT;
+import static io.rediacc.gpu.grants.service.Problem.Kind.NOT_FOUND;
+import static io.rediacc.gpu.grants.service.Problem.Kind.UNPROCESSABLE;
+
+/** Every refusal of the grant rules, worded once. */
+public final class Problems {
+
+    private Problems() {
+    }
+
+    public static Problem noInventory(String machine) {
+        return new Problem(CONFLICT, "no-inventory",
+                "no inventory from machine " + machine + "; run setup",
+                "run the GPU setup on " + machine + " so its node-agent publishes the machine's devices and repos on "
+                        + Topics.INVENTORY + ", then retry",
+                Map.of("machine", machine));
+    }
+
+    public static Problem unknownMachine(String machine) {
+        return new Problem(NOT_FOUND, "unknown-machine",
+                "machine " + machine + " is unknown: it has sent no inventory and holds no grants",
+                "check the machine name (GET /api/v1/machines on the inventory service lists them), or run the GPU setup on it",
+                Map.of("machine", machine));
+    }
+
+    public static Problem repoNotOnMachine(String repo, String machine, Collection<String> reposThere) {
+        Map<String, Object> details = new LinkedHashMap<>();
+        details.put("machine", machine);
+        details.put("repos", List.copyOf(reposThere));
+        return new Problem(NOT_FOUND, "unknown-repo",
+                "repo " + repo + " is not on machine " + machine
+                        + (reposThere.isEmpty() ? " (its inventory lists no repos)" : " (its repos: " + String.join(", ", reposThere) + ")"),
+                "check the repo name, or wait for " + machine + "'s next inventory if the repo was just created",
+                details);
+    }
+
+    public static Problem repoNowhere(String repo) {
+        return new Problem(NOT_FOUND, "unknown-repo",
+                "repo " + repo + " is not on any machine that has sent an inventory",
+                "check the repo name, or name its machine: " + repo + "@<machine>");
+    }
+
+    public static Problem ambiguousRepo(String repo, Collection<String> machines) {
+        return new Problem(CONFLICT, "ambiguous-repo",
+                "repo name " + repo + " exists on several machines: " + String.join(", ", machines),
+                "name the machine: " + machines.stream().map(m -> repo + "@" + m).collect(Collectors.joining(" or ")),
+                Map.of("machines", List.copyOf(machines)));
+    }
+
+    public static Problem machineMismatch(String inReference, String inRequest) {
+        return new Problem(BAD_INPUT, "machine-mismatch",
+                "the repo reference names machine " + inReference + " but the request names machine " + inRequest,
+                "name the machine once: either name@machine in the path or the machine field/parameter");
+    }
+
+    public static Problem unknownDevice(String machine, String device, Collection<String> grantable) {
+        Optional<String> closest = ClosestName.among(device, grantable);
+        Map<String, Object> details = new LinkedHashMap<>();
+        details.put("machine", machine);
+        details.put("grantable", List.copyOf(grantable));
+        closest.ifPresent(c -> details.put("closestMatch", c));
+        String names = grantable.isEmpty() ? "none (the machine defines no CDI devices)" : String.join(", ", grantable);
+        return new Problem(UNPROCESSABLE, "unknown-device",
+                "machine " + machine + " defines no CDI device " + device
+                        + closest.map(c -> "; did you mean " + c + "?").orElse("") + " Grantable names: " + names,
+                closest.map(c -> "grant " + c + " instead, or ")
+                        .orElse("") + "grant one of the machine's names; if the device is new, rerun setup on " + machine
+                        + " so the CDI spec and inventory include it",
+                details);
+    }
+
+    public static Problem heldByOthers(String machine, String device, List<Holder> holders) {
+        return new Problem(CONFLICT, "exclusive-conflict",
+                "cannot reserve " + device + " exclusively on " + machine + ": it is granted to "
+                        + describe(holders),
+                "revoke it from " + holders.stream().map(Holder::repo).distinct().collect(Collectors.joining(", "))
+                        + " first, or grant it without exclusive",
+                Map.of("machine", machine, "holders", holders));
+    }
+
+    public static Problem heldExclusively(String machine, String device, Holder holder) {
+        return new Problem(CONFLICT, "exclusive-conflict",
+                device + " on " + machine + " is reserved exclusively by repo " + holder.repo() + " (" + holder.repoGuid() + ")",
+                "ask the owner of " + holder.repo() + " to release it (DELETE its grant), or choose another device",
+                Map.of("machine", machine, "holders", List.of(holder)));
+    }
+
+    public static Problem notGranted(String repo, String machine, String device, Collection<String> granted) {
+        return new Problem(NOT_FOUND, "not-granted",
+                "repo " + repo + " on " + machine + " has no grant of " + device
+                        + (granted.isEmpty() ? " (it has no grants)" : " (its grants: " + String.join(", ", granted) + ")"),
+                "revoke one of the names it holds; GET /api/v1/repos/" + repo + "@" + machine + "/grants lists them",
+                Map.of("machine", machine, "granted", List.copyOf(granted)));
+    }
+
+    private static String describe(List<Holder> holders) {
+        return holders.stream()
+                .map(h -> "repo " + h.repo() + " (" + h.repoGuid() + (h.exclusive() ? ", exclusive" : "") + ")")
+                .collect(Collectors.joining(", "));
+    }
+}

@@ -1,0 +1,100 @@
+package io.rediacc.gpu.grants.testing;
+
+import io.restassured.RestAssured;
+import io.restassured.http.ContentType;
+import io.restassured.response.Response;
+import io.restassured.specification.RequestSpecification;
+
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+
+/** The grant service's REST API as a test calls it. */
+public final class GrantApi {
+
+    private final String baseUri;
+
+    /** The application under test ({@code @QuarkusTest} configures RestAssured's port). */
+    public GrantApi() {
+        this(null);
+    }
+
+    /** A running instance at {@code baseUri}, e.g. {@code http://localhost:8081}. */
+    public GrantApi(String baseUri) {
+        this.baseUri = baseUri;
+    }
+
+    public RequestSpecification request() {
+        RequestSpecification spec = RestAssured.given();
+        return baseUri == null ? spec : spec.baseUri(baseUri);
+    }
+
+    public Response grant(String repo, String device, boolean exclusive, String wait) {
+        return request().contentType(ContentType.JSON)
+                .queryParam("wait", wait)
+                .body(Map.of("device", device, "exclusive", exclusive))
+                .post("/api/v1/repos/{repo}/grants", repo);
+    }
+
+    public Response grant(String repo, Map<String, Object> body, String wait) {
+        return request().contentType(ContentType.JSON)
+                .queryParam("wait", wait)
+                .body(body)
+                .post("/api/v1/repos/{repo}/grants", repo);
+    }
+
+    public Response revoke(String repo, String device, String wait) {
+        // the device is one path segment: its '/' travels encoded
+        return request().urlEncodingEnabled(false)
+                .queryParam("wait", wait)
+                .delete("/api/v1/repos/" + repo + "/grants/" + URLEncoder.encode(device, StandardCharsets.UTF_8));
+    }
+
+    public Response repoGrants(String repo) {
+        return request().get("/api/v1/repos/{repo}/grants", repo);
+    }
+
+    public Response machineGrants(String machine) {
+        return request().get("/api/v1/machines/{machine}/grants", machine);
+    }
+
+    /** Waits until the service has applied an inventory of the machine. */
+    public void awaitMachine(String machine) {
+        awaitStatus(() -> machineGrants(machine).statusCode(), 200, "machine " + machine + " to be known");
+    }
+
+    /** Waits until the repo reference resolves to the given GUID (its inventory was applied). */
+    public void awaitRepo(String repoRef, String guid) {
+        Instant deadline = Instant.now().plus(Duration.ofSeconds(20));
+        while (Instant.now().isBefore(deadline)) {
+            Response r = repoGrants(repoRef);
+            if (r.statusCode() == 200 && guid.equals(r.path("repoGuid"))) {
+                return;
+            }
+            sleep(50);
+        }
+        throw new AssertionError("repo " + repoRef + " did not resolve to " + guid + " in time");
+    }
+
+    private static void awaitStatus(java.util.function.IntSupplier status, int wanted, String what) {
+        Instant deadline = Instant.now().plus(Duration.ofSeconds(20));
+        while (Instant.now().isBefore(deadline)) {
+            if (status.getAsInt() == wanted) {
+                return;
+            }
+            sleep(50);
+        }
+        throw new AssertionError("timed out waiting for " + what);
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
