@@ -1,0 +1,107 @@
+package io.rediacc.gpu.agent.cli;
+
+import io.rediacc.gpu.agent.config.AgentConfig;
+import io.rediacc.gpu.agent.config.AgentSettings;
+import io.rediacc.gpu.agent.setup.SetupReport;
+import io.rediacc.gpu.agent.setup.SetupService;
+import io.rediacc.gpu.agent.toolkit.ToolkitPolicy;
+import io.rediacc.gpu.contracts.events.MachineInventory;
+import io.rediacc.gpu.contracts.identity.InvalidIdentifierException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+
+/** {@code node-agent setup}: one pass of detection and writing, then exit. */
+@Command(name = "setup", mixinStandardHelpOptions = true,
+        description = "Detect GPUs, install the NVIDIA Container Toolkit when asked, write CDI specs to /etc/cdi and "
+                + "/etc/rediacc/gpu/inventory.json, then exit. Safe to run again; run it after driver or hardware changes.",
+        exitCodeListHeading = "Exit codes:%n",
+        exitCodeList = {"0:done", "1:done, but a toolkit install or spec generation failed (see the summary; inventory.json was written)",
+                "2:invalid options or root"})
+public class SetupCommand implements Callable<Integer> {
+
+    @Option(names = "--install-nvidia-toolkit", paramLabel = "auto|true|false",
+            description = "auto (default): install when an NVIDIA GPU is present; true: always; false: never, and no NVIDIA spec.")
+    String installNvidiaToolkit;
+
+    @Option(names = "--root", paramLabel = "DIR", description = "Root of the machine's file system (default: agent.root, /).")
+    String root;
+
+    @Option(names = "--machine", paramLabel = "NAME", description = "Machine name (default: agent.machine, the repos manifest's machine, the host name).")
+    String machine;
+
+    @Spec
+    CommandLine.Model.CommandSpec spec;
+
+    private final AgentConfig config;
+    private final SetupService setup;
+
+    public SetupCommand(AgentConfig config, SetupService setup) {
+        this.config = config;
+        this.setup = setup;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        ToolkitPolicy policy;
+        AgentSettings settings;
+        try {
+            policy = ToolkitPolicy.parse(installNvidiaToolkit != null ? installNvidiaToolkit : config.installNvidiaToolkit());
+            settings = AgentSettings.from(config, root, machine);
+        } catch (IllegalArgumentException e) {
+            err.println("node-agent setup: " + e.getMessage());
+            return 2;
+        }
+        SetupReport report;
+        try {
+            report = setup.run(settings, policy);
+        } catch (InvalidIdentifierException e) {
+            err.println("node-agent setup: " + e.getMessage() + " (set it with --machine or agent.machine)");
+            return 2;
+        }
+        print(report, out, err);
+        return report.failed() ? 1 : 0;
+    }
+
+    static void print(SetupReport report, PrintWriter out, PrintWriter err) {
+        MachineInventory inv = report.inventory();
+        out.printf("machine %s (%s): %d GPU(s)%n", inv.machine(), inv.platform(), inv.gpus().size());
+        for (MachineInventory.Gpu g : inv.gpus()) {
+            out.printf("  %s %d  %s%s%s%s%s%n", g.vendor(), g.index(), g.name(),
+                    g.uuid() == null ? "" : "  " + g.uuid(),
+                    g.driverVersion() == null ? "" : "  driver " + g.driverVersion(),
+                    g.memoryMiB() == null ? "" : "  " + g.memoryMiB() + " MiB",
+                    g.renderNode() == null ? "" : "  " + g.renderNode());
+        }
+        MachineInventory.ToolkitState t = inv.toolkit();
+        out.printf("NVIDIA Container Toolkit: %s%s%s%n", t.state(), t.version() == null ? "" : " " + t.version(),
+                t.nvidiaSpec() == null ? "" : " (spec " + t.nvidiaSpec() + ")");
+        if (t.detail() != null) {
+            out.println("  " + t.detail());
+        }
+        if (inv.persistencedSocket() != null) {
+            out.println("nvidia-persistenced socket: " + inv.persistencedSocket());
+        }
+        out.printf("CDI devices (%d):%n", inv.cdiDevices().size());
+        for (MachineInventory.CdiDeviceInfo d : inv.cdiDevices()) {
+            out.printf("  %s  %s%n", d.name(), String.join(",", d.deviceNodes()));
+        }
+        for (String action : report.actions()) {
+            out.println("- " + action);
+        }
+        for (String p : inv.specProblems()) {
+            err.println("spec problem: " + p);
+        }
+        for (String n : report.notes()) {
+            err.println("note: " + n);
+        }
+        out.flush();
+        err.flush();
+    }
+}

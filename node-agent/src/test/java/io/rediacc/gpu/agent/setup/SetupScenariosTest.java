@@ -1,0 +1,359 @@
+package io.rediacc.gpu.agent.setup;
+
+import io.rediacc.gpu.agent.Captured;
+import io.rediacc.gpu.agent.config.AgentSettings;
+import io.rediacc.gpu.agent.fixture.FixtureRoot;
+import io.rediacc.gpu.agent.fixture.NvidiaCard;
+import io.rediacc.gpu.agent.host.HostRoot;
+import io.rediacc.gpu.agent.inventory.InventoryAssembler;
+import io.rediacc.gpu.agent.toolkit.ToolkitPolicy;
+import io.rediacc.gpu.contracts.cdi.CdiSpec;
+import io.rediacc.gpu.contracts.cdi.CdiSpecParser;
+import io.rediacc.gpu.contracts.events.EventJson;
+import io.rediacc.gpu.contracts.events.MachineInventory;
+import io.rediacc.gpu.contracts.events.MachineInventory.CdiDeviceInfo;
+import io.rediacc.gpu.contracts.events.RepoInfo;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** {@code node-agent setup} against simulated machines built from the captured fixtures. */
+class SetupScenariosTest {
+
+    @TempDir
+    Path tmp;
+
+    private final SetupService setup = new SetupService(new InventoryAssembler("test", Clock.systemUTC()));
+
+    private SetupReport setup(FixtureRoot f, ToolkitPolicy policy) throws IOException {
+        return setup.run(AgentSettings.forRoot(f.root(), f.searchPath(), null), policy);
+    }
+
+    private static List<String> names(MachineInventory inv) {
+        return inv.cdiDevices().stream().map(CdiDeviceInfo::name).toList();
+    }
+
+    private static CdiDeviceInfo device(MachineInventory inv, String name) {
+        return inv.cdiDevices().stream().filter(d -> d.name().equals(name)).findFirst().orElseThrow();
+    }
+
+    private static MachineInventory onDisk(FixtureRoot f) throws IOException {
+        return EventJson.fromBytes(Files.readAllBytes(f.path(HostRoot.INVENTORY)), MachineInventory.class);
+    }
+
+    @Test
+    void machineWithoutGpuGetsAnInventoryWithEmptyListsAndNoToolkit() throws IOException {
+        FixtureRoot f = FixtureRoot.builder(tmp).hostname("plain-1").build();
+
+        SetupReport r = setup(f, ToolkitPolicy.AUTO);
+
+        MachineInventory inv = r.inventory();
+        assertThat(inv.machine()).isEqualTo("plain-1");
+        assertThat(inv.platform()).isEqualTo("local");
+        assertThat(inv.gpus()).isEmpty();
+        assertThat(inv.cdiDevices()).isEmpty();
+        assertThat(inv.toolkit().state()).isEqualTo("not-installed");
+        assertThat(inv.toolkit().nvidiaSpec()).isNull();
+        assertThat(r.failed()).isFalse();
+        assertThat(f.calls("apt-get")).isEmpty();
+        assertThat(f.calls("nvidia-ctk")).isEmpty();
+        assertThat(f.path(HostRoot.NVIDIA_SPEC)).doesNotExist();
+        assertThat(f.path(HostRoot.DRI_SPEC)).doesNotExist();
+        assertThat(f.path(HostRoot.AMD_SPEC)).doesNotExist();
+        assertThat(f.path(HostRoot.CDI_REFRESH_DROP_IN)).doesNotExist();
+        String json = Files.readString(f.path(HostRoot.INVENTORY));
+        assertThat(json).contains("\"gpus\" : [ ]", "\"cdiDevices\" : [ ]", "\"repos\" : [ ]");
+        assertThat(onDisk(f)).isEqualTo(inv);
+    }
+
+    @Test
+    void eightNvidiaGpusInstallTheToolkitAndPublishEveryCapturedName() throws IOException {
+        FixtureRoot f = FixtureRoot.builder(tmp).hostname("dgx-1").nvidia(Captured.eightGpus()).build();
+
+        SetupReport r = setup(f, ToolkitPolicy.AUTO);
+
+        assertThat(r.failed()).isFalse();
+        assertThat(f.calls("apt-get")).containsExactly("install -y nvidia-container-toolkit");
+        assertThat(f.calls("nvidia-ctk")).contains("cdi generate --output=" + f.path("/etc/cdi/nvidia.yaml"));
+        assertThat(f.calls("nvidia-ctk")).noneMatch(c -> c.contains("--mode"));
+        assertThat(Files.readString(f.path(HostRoot.CDI_REFRESH_DROP_IN)))
+                .contains("[Service]", "Environment=NVIDIA_CTK_CDI_OUTPUT_FILE_PATH=/etc/cdi/nvidia.yaml");
+        assertThat(f.calls("systemctl")).containsExactly("daemon-reload");
+
+        MachineInventory inv = r.inventory();
+        List<String> expected = new ArrayList<>();
+        Captured.eightGpuDeviceNames().forEach(n -> expected.add("nvidia.com/gpu=" + n));
+        for (int minor = 128; minor < 136; minor++) {
+            expected.add("rediacc.io/dri=renderD" + minor);
+        }
+        assertThat(names(inv)).containsExactlyInAnyOrderElementsOf(expected)
+                .contains("nvidia.com/gpu=all", "nvidia.com/gpu=0", "nvidia.com/gpu=7",
+                        "nvidia.com/gpu=GPU-b1028956-cfa2-0990-bf4a-5da9abb51763");
+        assertThat(device(inv, "nvidia.com/gpu=3").deviceNodes())
+                .containsExactly("/dev/nvidia3", "/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools");
+        assertThat(device(inv, "nvidia.com/gpu=all").deviceNodes()).contains("/dev/nvidia0", "/dev/nvidia7");
+        assertThat(device(inv, "nvidia.com/gpu=0").specFile()).isEqualTo("/etc/cdi/nvidia.yaml");
+        assertThat(device(inv, "nvidia.com/gpu=0").specDigest()).startsWith("sha256:");
+
+        assertThat(inv.gpus()).hasSize(8);
+        MachineInventory.Gpu g7 = inv.gpus().get(7);
+        assertThat(g7.vendor()).isEqualTo("nvidia");
+        assertThat(g7.uuid()).isEqualTo("GPU-b1028956-cfa2-0990-bf4a-5da9abb51763");
+        assertThat(g7.driverVersion()).isEqualTo("550.127.05");
+        assertThat(g7.memoryMiB()).isEqualTo(81920L);
+        assertThat(g7.pciBusId()).isEqualTo("0000:88:00.0");
+        assertThat(g7.renderNode()).isEqualTo("/dev/dri/renderD135");
+        assertThat(inv.toolkit()).isEqualTo(new MachineInventory.ToolkitState("installed", FixtureRoot.NVIDIA_CTK_VERSION,
+                "/etc/cdi/nvidia.yaml", null));
+        assertThat(inv.specProblems()).isEmpty();
+    }
+
+    @Test
+    void wslMachineGeneratesInWslModeAndHasOnlyAll() throws IOException {
+        FixtureRoot f = FixtureRoot.builder(tmp).hostname("laptop-wsl").wsl(true)
+                .nvidia(List.of(new NvidiaCard(0, "GPU-1b724e78-eef5-4163-d43c-e4da15d41176",
+                        "NVIDIA GeForce RTX 4070 Laptop GPU", "560.94", 8188, "00000000:01:00.0", null)))
+                .wslSpec(Captured.read("nvidia-ctk-generate-wsl-mode.yaml"))
+                .build();
+
+        SetupReport r = setup(f, ToolkitPolicy.AUTO);
+
+        assertThat(f.calls("nvidia-ctk")).contains("cdi generate --output=" + f.path("/etc/cdi/nvidia.yaml") + " --mode=wsl");
+        MachineInventory inv = r.inventory();
+        assertThat(inv.platform()).isEqualTo("wsl");
+        assertThat(names(inv)).containsExactly("nvidia.com/gpu=all");
+        assertThat(device(inv, "nvidia.com/gpu=all").deviceNodes()).containsExactly("/dev/dxg");
+        assertThat(inv.gpus()).singleElement().satisfies(g -> {
+            assertThat(g.name()).isEqualTo("NVIDIA GeForce RTX 4070 Laptop GPU");
+            assertThat(g.renderNode()).isNull();
+        });
+        // the refresh service is a local-machine affair
+        assertThat(f.path(HostRoot.CDI_REFRESH_DROP_IN)).doesNotExist();
+        assertThat(f.calls("systemctl")).isEmpty();
+    }
+
+    @Test
+    void amdMi210FromTheCapturedTopologyGetsKfdSpecsValidForTheSharedParser() throws IOException {
+        FixtureRoot f = FixtureRoot.builder(tmp).hostname("mi210-1").kfdNodes(Captured.mi210Topology()).build();
+
+        SetupReport r = setup(f, ToolkitPolicy.AUTO);
+
+        MachineInventory inv = r.inventory();
+        assertThat(names(inv)).containsExactly("rediacc.io/amd=all", "rediacc.io/amd=gpu0", "rediacc.io/dri=renderD128");
+        assertThat(device(inv, "rediacc.io/amd=gpu0").deviceNodes()).containsExactly("/dev/kfd", "/dev/dri/renderD128");
+        assertThat(device(inv, "rediacc.io/amd=all").deviceNodes()).containsExactly("/dev/kfd", "/dev/dri/renderD128");
+        assertThat(device(inv, "rediacc.io/dri=renderD128").deviceNodes()).containsExactly("/dev/dri/renderD128");
+        assertThat(device(inv, "rediacc.io/amd=gpu0").specFile()).isEqualTo("/etc/cdi/rediacc.io-amd.yaml");
+
+        for (String spec : List.of(HostRoot.AMD_SPEC, HostRoot.DRI_SPEC)) {
+            CdiSpec parsed = CdiSpecParser.parse(spec, Files.readAllBytes(f.path(spec)));
+            // device nodes only and names starting with a letter: the oldest version the loader supports for that
+            assertThat(parsed.cdiVersion()).isEqualTo("0.3.0");
+        }
+        assertThat(inv.gpus()).singleElement().satisfies(g -> {
+            assertThat(g.vendor()).isEqualTo("amd");
+            assertThat(g.index()).isZero();
+            assertThat(g.pciBusId()).isEqualTo("0000:63:00.0"); // location_id 25344 = 0x6300
+            assertThat(g.renderNode()).isEqualTo("/dev/dri/renderD128");
+            assertThat(g.name()).isEqualTo("AMD GPU 0x740f (gfx90a)");
+            assertThat(g.uuid()).isEqualTo("GPU-" + String.format("%016x", 1801979520617338022L));
+        });
+        assertThat(inv.toolkit().state()).isEqualTo("not-installed");
+        assertThat(f.calls("apt-get")).isEmpty();
+    }
+
+    @Test
+    void toolkitFalseWithAnNvidiaGpuInstallsNothingAndWritesNoNvidiaSpec() throws IOException {
+        FixtureRoot f = FixtureRoot.builder(tmp).nvidia(2).build();
+
+        SetupReport r = setup(f, ToolkitPolicy.NEVER);
+
+        assertThat(f.calls("apt-get")).isEmpty();
+        assertThat(f.calls("nvidia-ctk")).isEmpty();
+        assertThat(f.path(HostRoot.NVIDIA_SPEC)).doesNotExist();
+        assertThat(f.path(HostRoot.CDI_REFRESH_DROP_IN)).doesNotExist();
+        assertThat(names(r.inventory())).noneMatch(n -> n.startsWith("nvidia.com/"))
+                .containsExactly("rediacc.io/dri=renderD128", "rediacc.io/dri=renderD129");
+        assertThat(r.inventory().toolkit().state()).isEqualTo("disabled");
+        assertThat(r.inventory().gpus()).hasSize(2);
+        assertThat(r.failed()).isFalse();
+    }
+
+    @Test
+    void toolkitFalseRemovesTheNvidiaSpecAnEarlierSetupGenerated() throws IOException {
+        FixtureRoot f = FixtureRoot.builder(tmp).nvidia(1).build();
+        setup(f, ToolkitPolicy.AUTO);
+        assertThat(f.path(HostRoot.NVIDIA_SPEC)).exists();
+
+        SetupReport r = setup(f, ToolkitPolicy.NEVER);
+
+        assertThat(f.path(HostRoot.NVIDIA_SPEC)).doesNotExist();
+        assertThat(f.path(HostRoot.CDI_REFRESH_DROP_IN)).doesNotExist();
+        assertThat(f.calls("systemctl")).containsExactly("daemon-reload", "daemon-reload");
+        assertThat(names(r.inventory())).containsExactly("rediacc.io/dri=renderD128");
+    }
+
+    @Test
+    void anOperatorsOwnNvidiaSpecStaysUnderToolkitFalseAndIsPublished() throws IOException {
+        FixtureRoot f = FixtureRoot.builder(tmp).nvidia(1).nvidiaRenderNodes(false).build();
+        Files.createDirectories(f.path(HostRoot.CDI_DIR));
+        Files.writeString(f.path(HostRoot.NVIDIA_SPEC), """
+                cdiVersion: 0.5.0
+                kind: nvidia.com/gpu
+                devices:
+                  - name: "0"
+                    containerEdits:
+                      deviceNodes:
+                        - path: /dev/nvidia0
+                """);
+
+        SetupReport r = setup(f, ToolkitPolicy.NEVER);
+
+        assertThat(f.path(HostRoot.NVIDIA_SPEC)).exists();
+        assertThat(names(r.inventory())).containsExactly("nvidia.com/gpu=0");
+        assertThat(r.inventory().toolkit().nvidiaSpec()).isNull();
+    }
+
+    @Test
+    void aDriverChangeFollowedBySetupRegeneratesTheNvidiaSpec() throws IOException {
+        FixtureRoot f = FixtureRoot.builder(tmp).nvidia(2).toolkitInstalled(true).build();
+        MachineInventory before = setup(f, ToolkitPolicy.AUTO).inventory();
+        String digestBefore = device(before, "nvidia.com/gpu=all").specDigest();
+
+        f.replaceNvidia(f.nvidia().stream().map(c -> c.withDriver("560.35.03")).toList());
+        MachineInventory after = setup(f, ToolkitPolicy.AUTO).inventory();
+
+        assertThat(f.calls("nvidia-ctk").stream().filter(c -> c.startsWith("cdi generate"))).hasSize(2);
+        assertThat(Files.readString(f.path(HostRoot.NVIDIA_SPEC))).contains("--host-driver-version=560.35.03")
+                .doesNotContain("550.127.05");
+        assertThat(device(after, "nvidia.com/gpu=all").specDigest()).isNotEqualTo(digestBefore);
+        assertThat(after.gpus()).allSatisfy(g -> assertThat(g.driverVersion()).isEqualTo("560.35.03"));
+        assertThat(onDisk(f)).isEqualTo(after);
+        assertThat(f.calls("apt-get")).isEmpty(); // already installed
+    }
+
+    @Test
+    void aSpecWhoseDevicesAreGoneIsRemoved() throws IOException {
+        FixtureRoot f = FixtureRoot.builder(tmp).amd(1).build();
+        setup(f, ToolkitPolicy.AUTO);
+        assertThat(f.path(HostRoot.AMD_SPEC)).exists();
+        assertThat(f.path(HostRoot.DRI_SPEC)).exists();
+
+        // the card is taken out: no KFD, no render node
+        Files.delete(f.path("/dev/kfd"));
+        Files.delete(f.path("/dev/dri/renderD128"));
+        SetupReport r = setup(f, ToolkitPolicy.AUTO);
+
+        assertThat(f.path(HostRoot.AMD_SPEC)).doesNotExist();
+        assertThat(f.path(HostRoot.DRI_SPEC)).doesNotExist();
+        assertThat(r.inventory().cdiDevices()).isEmpty();
+        assertThat(r.actions()).contains("removed /etc/cdi/rediacc.io-amd.yaml (its devices are gone)");
+    }
+
+    @Test
+    void aFailedToolkitInstallIsReportedWithAFixAndTheInventoryIsStillWritten() throws IOException {
+        FixtureRoot f = FixtureRoot.builder(tmp).nvidia(1).build();
+        f.installFails(true);
+
+        SetupReport r = setup(f, ToolkitPolicy.AUTO);
+
+        assertThat(r.failed()).isTrue();
+        assertThat(f.calls("apt-get")).containsExactly("install -y nvidia-container-toolkit", "update",
+                "install -y nvidia-container-toolkit");
+        MachineInventory.ToolkitState t = r.inventory().toolkit();
+        assertThat(t.state()).isEqualTo("failed");
+        assertThat(t.detail()).contains("Unable to locate package", "add NVIDIA's package repository");
+        assertThat(onDisk(f).gpus()).hasSize(1);
+        assertThat(f.path(HostRoot.NVIDIA_SPEC)).doesNotExist();
+    }
+
+    @Test
+    void aFailedSpecGenerationKeepsThePreviousSpecAndSaysSo() throws IOException {
+        FixtureRoot f = FixtureRoot.builder(tmp).nvidia(1).toolkitInstalled(true).build();
+        setup(f, ToolkitPolicy.AUTO);
+        f.generateFails(true);
+
+        SetupReport r = setup(f, ToolkitPolicy.AUTO);
+
+        assertThat(r.failed()).isTrue();
+        assertThat(r.inventory().toolkit().state()).isEqualTo("failed");
+        assertThat(r.inventory().toolkit().detail()).contains("failed to initialize NVML", "previous spec")
+                .doesNotContain(f.root().toString());
+        assertThat(names(r.inventory())).contains("nvidia.com/gpu=0");
+    }
+
+    @Test
+    void toolkitTrueInstallsOnAMachineWithoutNvidiaGpuButGeneratesNoSpec() throws IOException {
+        FixtureRoot f = FixtureRoot.builder(tmp).packageManager("dnf").build();
+
+        SetupReport r = setup(f, ToolkitPolicy.ALWAYS);
+
+        assertThat(f.calls("dnf")).containsExactly("install -y nvidia-container-toolkit");
+        assertThat(f.calls("nvidia-ctk")).containsExactly("--version");
+        assertThat(r.inventory().toolkit().state()).isEqualTo("installed");
+        assertThat(f.path(HostRoot.NVIDIA_SPEC)).doesNotExist();
+    }
+
+    @Test
+    void twoNvidiaAndOneAmdGpuAreAllGrantableUnderTheirOwnNames() throws IOException {
+        FixtureRoot f = FixtureRoot.builder(tmp).hostname("mixed-1").nvidia(2).amd(1).persistenced(true).build();
+
+        MachineInventory inv = setup(f, ToolkitPolicy.AUTO).inventory();
+
+        assertThat(names(inv)).contains("nvidia.com/gpu=0", "nvidia.com/gpu=1", "nvidia.com/gpu=all",
+                "rediacc.io/amd=gpu0", "rediacc.io/amd=all", "rediacc.io/dri=renderD128", "rediacc.io/dri=renderD129",
+                "rediacc.io/dri=renderD130");
+        assertThat(device(inv, "rediacc.io/amd=gpu0").deviceNodes()).containsExactly("/dev/kfd", "/dev/dri/renderD130");
+        assertThat(inv.gpus()).extracting(MachineInventory.Gpu::vendor).containsExactly("nvidia", "nvidia", "amd");
+        assertThat(inv.persistencedSocket()).isEqualTo("/run/nvidia-persistenced/socket");
+    }
+
+    @Test
+    void reposAndTheMachineNameComeFromTheGatesManifest() throws IOException {
+        FixtureRoot f = FixtureRoot.builder(tmp).hostname("host-name").build();
+        f.writeReposManifest("""
+                machine: gpu-box-7
+                repos:
+                  - name: web
+                    guid: 3F2B8C1E-9D4A-4E57-8F0A-2C6D7E9B1A43
+                    listen: /run/rediacc/web/docker.sock
+                    daemon: /run/rediacc/web/daemon.sock
+                  - name: web-fork
+                    guid: 0c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f
+                    forkOf: 3f2b8c1e-9d4a-4e57-8f0a-2c6d7e9b1a43
+                    buildkitDeviceEntitlementDisabled: true
+                  - name: "bad name!"
+                    guid: 11111111-2222-4333-8444-555555555555
+                """);
+
+        SetupReport r = setup(f, ToolkitPolicy.AUTO);
+
+        assertThat(r.inventory().machine()).isEqualTo("gpu-box-7");
+        assertThat(r.inventory().repos()).containsExactly(
+                new RepoInfo("web", "3f2b8c1e-9d4a-4e57-8f0a-2c6d7e9b1a43", null),
+                new RepoInfo("web-fork", "0c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f", "3f2b8c1e-9d4a-4e57-8f0a-2c6d7e9b1a43"));
+        assertThat(r.notes()).anyMatch(n -> n.contains("repos[2]") && n.contains("repo name"));
+    }
+
+    @Test
+    void anInvalidSpecInEtcCdiIsReportedAndTheOthersStayGrantable() throws IOException {
+        FixtureRoot f = FixtureRoot.builder(tmp).intel(1).build();
+        Files.createDirectories(f.path(HostRoot.CDI_DIR));
+        Files.writeString(f.path("/etc/cdi/broken.yaml"), "cdiVersion: 0.6.0\nkind: vendor.com/dev\ndevices: []\n");
+
+        MachineInventory inv = setup(f, ToolkitPolicy.AUTO).inventory();
+
+        assertThat(names(inv)).containsExactly("rediacc.io/dri=renderD128");
+        assertThat(inv.specProblems()).singleElement().asString()
+                .startsWith("/etc/cdi/broken.yaml: ").contains("non-empty list");
+        assertThat(inv.gpus()).singleElement().satisfies(g -> assertThat(g.vendor()).isEqualTo("intel"));
+    }
+}
