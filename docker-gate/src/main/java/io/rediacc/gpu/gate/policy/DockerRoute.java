@@ -1,0 +1,117 @@
+package io.rediacc.gpu.gate.policy;
+
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * Which Docker API endpoint a request reaches, decided on what the daemon routes on: the
+ * percent-decoded path, cleaned like gorilla/mux cleans it, with any {@code /v<digits and dots>}
+ * version prefix removed (none is fine), absolute-form targets and query strings accepted.
+ * Matching is case-insensitive and ignores a trailing slash: the daemon would answer such a path
+ * with 404 or a redirect, and inspecting it anyway costs nothing. {@code {name}} segments may
+ * contain slashes, as the daemon's {@code {name:.*}} patterns allow.
+ */
+record DockerRoute(Kind kind, String path, String target, RequestTarget requestTarget) {
+
+    /** Endpoints the policy treats specially; everything else is {@link #OTHER}. */
+    enum Kind {
+        CONTAINER_CREATE("container-create", true),
+        CONTAINER_UPDATE("container-update", true),
+        EXEC_CREATE("exec-create", true),
+        CONTAINER_START("container-start", false),
+        CONTAINER_RESTART("container-restart", false),
+        VOLUME_CREATE("volume-create", true),
+        SERVICE_CREATE("service-create", true),
+        SERVICE_UPDATE("service-update", true),
+        PLUGIN_PULL("plugin-pull", true),
+        PLUGIN_UPGRADE("plugin-upgrade", true),
+        PLUGIN_SET("plugin-set", true),
+        PLUGIN_CREATE("plugin-create", false),
+        BUILD("build", false),
+        SESSION("session", false),
+        GRPC("grpc", false),
+        SWARM_INIT("swarm-init", false),
+        SWARM_JOIN("swarm-join", false),
+        OTHER("other", false);
+
+        private final String routeName;
+        private final boolean bodyInspected;
+
+        Kind(String routeName, boolean bodyInspected) {
+            this.routeName = routeName;
+            this.bodyInspected = bodyInspected;
+        }
+
+        /** The name handed to the data plane in {@link HeadVerdict.InspectBody}. */
+        String routeName() {
+            return routeName;
+        }
+
+        boolean bodyInspected() {
+            return bodyInspected;
+        }
+    }
+
+    private static final Pattern VERSION_PREFIX = Pattern.compile("^/v[0-9.]+(?=/|$)");
+
+    static DockerRoute classify(String method, String uri) {
+        RequestTarget target = RequestTarget.parse(uri);
+        String path = routingPath(target.path());
+        String lower = path.toLowerCase(Locale.ROOT);
+        // BuildKit's endpoints are refused whatever the method.
+        if (lower.equals("/session") || lower.startsWith("/session/")) {
+            return new DockerRoute(Kind.SESSION, path, null, target);
+        }
+        if (lower.equals("/grpc") || lower.startsWith("/grpc/")) {
+            return new DockerRoute(Kind.GRPC, path, null, target);
+        }
+        if (method == null || !method.equalsIgnoreCase("POST")) {
+            return new DockerRoute(Kind.OTHER, path, null, target);
+        }
+        Kind exact = switch (lower) {
+            case "/containers/create" -> Kind.CONTAINER_CREATE;
+            case "/volumes/create" -> Kind.VOLUME_CREATE;
+            case "/services/create" -> Kind.SERVICE_CREATE;
+            case "/plugins/pull" -> Kind.PLUGIN_PULL;
+            case "/plugins/create" -> Kind.PLUGIN_CREATE;
+            case "/build" -> Kind.BUILD;
+            case "/swarm/init" -> Kind.SWARM_INIT;
+            case "/swarm/join" -> Kind.SWARM_JOIN;
+            default -> null;
+        };
+        if (exact != null) {
+            return new DockerRoute(exact, path, null, target);
+        }
+        DockerRoute named = named(path, lower, "/containers/", "/update", Kind.CONTAINER_UPDATE, target);
+        named = named != null ? named : named(path, lower, "/containers/", "/exec", Kind.EXEC_CREATE, target);
+        named = named != null ? named : named(path, lower, "/containers/", "/start", Kind.CONTAINER_START, target);
+        named = named != null ? named : named(path, lower, "/containers/", "/restart", Kind.CONTAINER_RESTART, target);
+        named = named != null ? named : named(path, lower, "/services/", "/update", Kind.SERVICE_UPDATE, target);
+        named = named != null ? named : named(path, lower, "/plugins/", "/upgrade", Kind.PLUGIN_UPGRADE, target);
+        named = named != null ? named : named(path, lower, "/plugins/", "/set", Kind.PLUGIN_SET, target);
+        return named != null ? named : new DockerRoute(Kind.OTHER, path, null, target);
+    }
+
+    /** {@code prefix{name}suffix} with a non-empty name (which may contain slashes). */
+    private static DockerRoute named(String path, String lower, String prefix, String suffix, Kind kind, RequestTarget target) {
+        if (lower.startsWith(prefix) && lower.endsWith(suffix) && lower.length() > prefix.length() + suffix.length()) {
+            String name = path.substring(prefix.length(), path.length() - suffix.length());
+            return new DockerRoute(kind, path, name, target);
+        }
+        return null;
+    }
+
+    /** The decoded path as mux matches it: cleaned, without trailing slash, without version prefixes. */
+    static String routingPath(String decodedPath) {
+        String p = decodedPath.startsWith("/") ? decodedPath : "/" + decodedPath;
+        p = GoPath.clean(p);
+        while (true) {
+            String stripped = VERSION_PREFIX.matcher(p).replaceFirst("");
+            if (stripped.equals(p)) {
+                break;
+            }
+            p = stripped.isEmpty() ? "/" : stripped;
+        }
+        return p;
+    }
+}

@@ -1,0 +1,11 @@
+package io.rediacc.gpu.gate.policy;
+
+/** The grants this gate enforces now; answers by exact string, the way the runtime resolves CDI names. */
+public interface GrantLookup {
+
+    /** False until the gate has read the grants topic to its end (or loaded its saved snapshot). */
+    boolean loaded();
+
+    /** True when the repo with this GUID holds a grant for exactly this qualified CDI name. */
+    boolean holds(String repoGuid, String cdiName);
+}

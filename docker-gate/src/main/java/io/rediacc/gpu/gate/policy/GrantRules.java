@@ -1,0 +1,35 @@
+package io.rediacc.gpu.gate.policy;
+
+import java.util.List;
+import java.util.Set;
+
+/** The last check: every CDI name a request asks for must be granted to this repo, by exact string. */
+final class GrantRules {
+
+    private GrantRules() {
+    }
+
+    /**
+     * Refuses with 503 while grants are not loaded (only requests that name a device wait; everything
+     * else passes), then with 403 naming the first missing grant and how to add it.
+     */
+    static void check(Set<String> requested, RepoIdentity repo, GrantLookup grants, String suffix) {
+        if (requested.isEmpty()) {
+            return;
+        }
+        String first = requested.iterator().next();
+        if (!grants.loaded()) {
+            throw new PolicyRefusal(new Refusal(503, RefusalMessages.RULE_GRANTS_NOT_LOADED, first,
+                    RefusalMessages.grantsNotLoaded(first, repo)));
+        }
+        List<String> missing = requested.stream().filter(name -> !grants.holds(repo.guid(), name)).toList();
+        if (missing.isEmpty()) {
+            return;
+        }
+        String message = RefusalMessages.notGranted(missing.get(0), repo);
+        if (missing.size() > 1) {
+            message += " (also not granted: " + String.join(", ", missing.subList(1, missing.size())) + ")";
+        }
+        throw PolicyRefusal.forbidden(RefusalMessages.RULE_NOT_GRANTED, missing.get(0), message + suffix);
+    }
+}

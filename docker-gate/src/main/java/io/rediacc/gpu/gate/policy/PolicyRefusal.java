@@ -1,0 +1,27 @@
+package io.rediacc.gpu.gate.policy;
+
+/**
+ * Thrown by the rule classes to stop inspection at the first refusal; {@link GatePolicy} turns it
+ * into a verdict. Carries no stack trace: it is control flow, and hostile input can trigger it at will.
+ */
+final class PolicyRefusal extends RuntimeException {
+
+    private final transient Refusal refusal;
+
+    PolicyRefusal(Refusal refusal) {
+        super(refusal.message(), null, false, false);
+        this.refusal = refusal;
+    }
+
+    Refusal refusal() {
+        return refusal;
+    }
+
+    static PolicyRefusal forbidden(String rule, String device, String message) {
+        return new PolicyRefusal(new Refusal(403, rule, device, message));
+    }
+
+    static PolicyRefusal badRequest(String rule, String message) {
+        return new PolicyRefusal(new Refusal(400, rule, null, message));
+    }
+}

@@ -1,0 +1,287 @@
+package io.rediacc.gpu.gate.policy;
+
+import java.util.List;
+
+/**
+ * Every refusal the policy produces: a stable rule id and the sentence the docker CLI prints. A
+ * refused spelling always says what to write instead. Rule ids are listed in docker-gate/POLICY.md.
+ */
+final class RefusalMessages {
+
+    // Request shape (400 / 413)
+    static final String RULE_REQUEST_TARGET = "request-target";
+    static final String RULE_FRAMING = "ambiguous-framing";
+    static final String RULE_TOO_LARGE = "body-too-large";
+    static final String RULE_UNREADABLE = "body-not-json";
+    static final String RULE_DUPLICATE_KEY = "body-duplicate-key";
+    static final String RULE_FIELD_TYPE = "body-field-type";
+    static final String RULE_TOP_LEVEL_HOST_CONFIG = "top-level-host-config";
+    static final String RULE_START_BODY = "start-with-body";
+    static final String RULE_CDI_INVALID = "cdi-name-invalid";
+    // Grants (403 / 503)
+    static final String RULE_NOT_GRANTED = "cdi-not-granted";
+    static final String RULE_GRANTS_NOT_LOADED = "grants-not-loaded";
+    // Hardware paths (403)
+    static final String RULE_GPUS = "gpus-request";
+    static final String RULE_DEVICE_DRIVER = "device-driver";
+    static final String RULE_CDI_SHAPE = "cdi-request-shape";
+    static final String RULE_RUNTIME = "runtime";
+    static final String RULE_RAW_DEVICE = "raw-device";
+    static final String RULE_CDI_IN_DEVICES = "cdi-name-in-devices";
+    static final String RULE_DEVICE_CGROUP = "device-cgroup-rule";
+    static final String RULE_PRIVILEGED = "privileged";
+    static final String RULE_HOST_PATH = "host-path";
+    static final String RULE_VOLUME_OPTIONS = "volume-options";
+    static final String RULE_CAPABILITY = "capability";
+    static final String RULE_HOST_NAMESPACE = "host-namespace";
+    static final String RULE_SYSTEM_PATHS = "system-paths";
+    static final String RULE_SECURITY_OPT = "security-opt";
+    static final String RULE_CDI_ANNOTATION = "cdi-annotation";
+    static final String RULE_EXEC_PRIVILEGED = "exec-privileged";
+    static final String RULE_UPDATE_DEVICES = "update-devices";
+    static final String RULE_BUILDKIT = "buildkit";
+    static final String RULE_SWARM = "swarm-membership";
+    static final String RULE_SERVICE_RESOURCES = "service-generic-resources";
+    static final String RULE_SERVICE_PLUGIN = "service-plugin";
+    static final String RULE_PLUGIN_CREATE = "plugin-create";
+    static final String RULE_PLUGIN_PRIVILEGE = "plugin-privilege";
+    static final String RULE_PLUGIN_SETTING = "plugin-setting";
+    static final String RULE_STORED_UNREADABLE = "stored-config-unreadable";
+
+    private static final String MACHINE_PLACEHOLDER = "rdc machine gpu list <machine>";
+
+    private RefusalMessages() {
+    }
+
+    static String notGranted(String device, RepoIdentity repo) {
+        return "device " + device + " is not granted to repo " + repo.name() + " on machine " + repo.machine()
+                + "; an operator can grant it with: rdc repo gpu grant " + repo.name() + "@" + repo.machine()
+                + " --device " + device;
+    }
+
+    static String grantsNotLoaded(String device, RepoIdentity repo) {
+        return "grants not loaded yet, retry: the gate on machine " + repo.machine()
+                + " is still reading its grants, so device " + device + " cannot be checked yet; retry in a few seconds";
+    }
+
+    static String unreadableBody(String what, int offset) {
+        return "request body is not valid JSON: " + what + " at byte " + offset
+                + "; the daemon reads bodies with Go's encoding/json, and the gate refuses what it cannot read exactly the same way";
+    }
+
+    static String duplicateKey(String objectPath, String first, String second) {
+        String where = objectPath.equals("body") ? "the body" : objectPath;
+        return "keys \"" + first + "\" and \"" + second + "\" in " + where
+                + " name the same field (the daemon matches keys case-insensitively and keeps the last); send each key once";
+    }
+
+    static String tooLarge(long size, int limit) {
+        return "request body " + (size >= 0 ? "of " + size + " bytes " : "") + "is larger than the gate's limit of " + limit
+                + " bytes for requests it must inspect; the gate refuses rather than skip inspection";
+    }
+
+    static String topLevelHostConfig(String key) {
+        return "\"" + key + "\" at the top level of a container create body is refused: daemons up to v26 apply HostConfig fields "
+                + "found there to the container; send it inside \"HostConfig\"";
+    }
+
+    static String startWithBody() {
+        return "starting a container with a request body is refused: clients before API 1.24 could replace the container's "
+                + "HostConfig this way; send start without a body (docker start does) and configure the container when creating it";
+    }
+
+    static String invalidCdiName(String path, String id, String reason) {
+        return path + " names \"" + id + "\", which is not a valid CDI device name: " + reason;
+    }
+
+    static String gpusRequest(String driver, long count, List<String> deviceIds, List<String> capabilities) {
+        List<String> names = DeviceSuggestions.forGpuRequest(count, deviceIds);
+        String instead = DeviceSuggestions.cliFlags(names) + " instead (compose: " + DeviceSuggestions.composeDevices(names)
+                + ", not gpus: or deploy.resources.reservations.devices)";
+        if (driver.equals("nvidia")) {
+            return "compose deploy.resources.reservations.devices (driver \"nvidia\"" + capabilitiesText(capabilities)
+                    + ") is refused: GPUs are attached only as granted CDI devices; write "
+                    + DeviceSuggestions.composeDevices(names) + " in the service instead (docker run: "
+                    + DeviceSuggestions.cliFlags(names) + ")";
+        }
+        String spelled;
+        if (!deviceIds.isEmpty()) {
+            spelled = "--gpus device=" + String.join(",", deviceIds);
+        } else if (count == -1 || count == 0) {
+            spelled = "--gpus all";
+        } else {
+            spelled = "--gpus " + count;
+        }
+        String driverText = driver.isEmpty() ? "" : " (driver \"" + driver + "\")";
+        return spelled + driverText + " is refused: GPUs are attached only as granted CDI devices; write " + instead;
+    }
+
+    private static String capabilitiesText(List<String> capabilities) {
+        return capabilities.isEmpty() ? "" : ", capabilities " + capabilities;
+    }
+
+    static String deviceDriver(String driver, List<String> deviceIds) {
+        List<String> names = deviceIds.stream().filter(io.rediacc.gpu.contracts.cdi.CdiName::isValid).toList();
+        if (names.isEmpty()) {
+            names = List.of(DeviceSuggestions.ANY_GRANTED);
+        }
+        return "device request driver \"" + driver + "\" is refused: only driver \"cdi\" with granted CDI names attaches devices here; write "
+                + DeviceSuggestions.cliFlags(names) + " (compose: " + DeviceSuggestions.composeDevices(names) + ")";
+    }
+
+    static String cdiShape(String what, List<String> deviceIds) {
+        List<String> names = deviceIds.isEmpty() ? List.of(DeviceSuggestions.ANY_GRANTED) : deviceIds;
+        return "a CDI device request may carry only DeviceIDs (Count 0, no Capabilities, no Options), the shape docker run --device sends; "
+                + "this one sets " + what + "; write " + DeviceSuggestions.cliFlags(names) + " instead";
+    }
+
+    static String runtime(String runtime) {
+        if (runtime.toLowerCase(java.util.Locale.ROOT).contains("nvidia")) {
+            return "runtime \"" + runtime + "\" is refused: only runc runs containers here, and GPUs are attached as granted CDI devices; "
+                    + "remove --runtime " + runtime + " and write --device nvidia.com/gpu=all instead "
+                    + "(compose: remove runtime: " + runtime + " and write devices: [nvidia.com/gpu=all])";
+        }
+        return "runtime \"" + runtime + "\" is refused: only runc runs containers here; remove --runtime " + runtime
+                + " (compose: runtime:)";
+    }
+
+    static String rawDevice(String pathOnHost) {
+        return "device " + pathOnHost + " is refused: host device paths are never passed through; " + insteadOfHostPath(pathOnHost);
+    }
+
+    static String cdiNameInDevices(String name) {
+        return name + " arrived in HostConfig.Devices, where the daemon treats it as a host path: this client does not send CDI "
+                + "devices as device requests; use docker CLI 25 or later (--device " + name + ") or a Docker Compose release with "
+                + "CDI support (devices: [" + name + "]), or send HostConfig.DeviceRequests [{\"Driver\":\"cdi\",\"DeviceIDs\":[\""
+                + name + "\"]}]";
+    }
+
+    static String deviceCgroupRule(String rule) {
+        return "device cgroup rule \"" + rule + "\" is refused: it opens host devices by major/minor number; request the device by "
+                + "its granted CDI name instead (--device " + DeviceSuggestions.ANY_GRANTED + ")";
+    }
+
+    static String privileged() {
+        return "privileged mode is refused: it gives the container every host device; remove --privileged (compose: privileged: true) "
+                + "and attach granted devices with --device " + DeviceSuggestions.ANY_GRANTED;
+    }
+
+    /** {@code what} names the construct ("bind of host path"), {@code where} the field and spelling. */
+    static String hostPath(String what, String where, String source, String root) {
+        String cleaned = HostPathRules.cleaned(source.startsWith("/") ? source : "/" + source);
+        String head = what + " " + cleaned + (cleaned.equals(source) ? "" : " (written " + source + ")")
+                + " in " + where + " is refused: ";
+        return head + switch (root) {
+            case "/" -> "the host root contains /dev; bind only the directories the container needs";
+            case "/dev" -> "host /dev is reached only through granted CDI devices; " + insteadOfHostPath(cleaned);
+            case "/proc" -> "host /proc reaches the host's whole file system through /proc/<pid>/root, /dev included; "
+                    + "bind the directory you need directly";
+            case "/sys" -> "host /sys exposes device registers that the device cgroup does not guard; "
+                    + "the container already has its own read-only /sys";
+            default -> "it reaches " + root + ", which repos must not reach on this machine";
+        };
+    }
+
+    private static String insteadOfHostPath(String hostPath) {
+        return DeviceSuggestions.forHostPath(hostPath)
+                .map(name -> "write --device " + name + " instead (compose: devices: [" + name + "]); it needs a grant")
+                .orElse("request the device by its CDI name (" + MACHINE_PLACEHOLDER + " shows them) with --device "
+                        + DeviceSuggestions.ANY_GRANTED + "; it needs a grant");
+    }
+
+    static String volumeType(String type) {
+        return "local volume type \"" + type + "\" is refused: the daemon mounts it on the host, and file systems such as sysfs, "
+                + "proc or devtmpfs expose devices; allowed are tmpfs, nfs, nfs4, cifs, smb3, or a bind (o=bind) of a host "
+                + "directory outside /dev, /proc and /sys";
+    }
+
+    static String capability(String normalized, String reason, String field) {
+        String flag = normalized.startsWith("CAP_") ? normalized.substring(4) : normalized;
+        return "capability " + normalized + " (" + field + ") is refused: " + reason + "; remove --cap-add " + flag + " (compose: cap_add)";
+    }
+
+    static String pidHost() {
+        return "--pid host is refused: /proc/<pid>/root of the host's processes reaches the host's /dev; remove --pid host "
+                + "(compose: pid: host)";
+    }
+
+    static String ipcHost() {
+        return "--ipc host is refused: it shares the host's IPC namespace (the shared memory of the host and of every other repo); "
+                + "remove --ipc host (compose: ipc: host)";
+    }
+
+    static String systemPaths(String field) {
+        return "--security-opt systempaths=unconfined is refused (" + field + "): it unmasks /proc and /sys paths that expose "
+                + "device configuration, such as /proc/bus and /proc/irq; remove it";
+    }
+
+    static String writableCgroups(String opt) {
+        return "--security-opt " + opt + " is refused: a writable cgroup file system lets the container reconfigure its own "
+                + "cgroups, the device controller included; remove it";
+    }
+
+    static String cdiAnnotation(String key) {
+        return "annotation " + key + " is refused: CDI-aware runtimes inject the devices named in cdi.k8s.io/ annotations; "
+                + "request granted devices with --device " + DeviceSuggestions.ANY_GRANTED + " instead";
+    }
+
+    static String execPrivileged() {
+        return "docker exec --privileged is refused: it gives the process every host device; run exec without --privileged";
+    }
+
+    static String updateDevices(String field) {
+        return "container update of " + field + " is refused: devices are fixed when a container is created; recreate the container "
+                + "with --device " + DeviceSuggestions.ANY_GRANTED;
+    }
+
+    static String buildkit(String what) {
+        return "BuildKit (" + what + ") is refused on this machine: its entitlements can grant devices the gate cannot inspect; "
+                + "the classic builder works: DOCKER_BUILDKIT=0 docker build ...";
+    }
+
+    static String swarm(String what) {
+        return "docker swarm " + what + " is refused: another swarm manager could schedule containers onto this daemon without "
+                + "passing through the gate";
+    }
+
+    static String serviceGenericResources() {
+        return "service generic resources (swarm GPUs, --generic-resource) are refused: swarm tasks cannot receive devices on "
+                + "this machine; run the workload as a container with --device " + DeviceSuggestions.ANY_GRANTED;
+    }
+
+    static String servicePlugin() {
+        return "plugin services (TaskTemplate.PluginSpec) are refused: the plugin would run with privileges the gate cannot "
+                + "inspect; install plugins with docker plugin install";
+    }
+
+    static String pluginCreate() {
+        return "docker plugin create is refused: a plugin built from a local archive runs with whatever devices and mounts its "
+                + "config asks for, which the gate cannot inspect; install plugins from a registry with docker plugin install "
+                + "(the gate checks the privileges they ask for)";
+    }
+
+    static String pluginPrivilege(String name, List<String> values, String reason) {
+        return "plugin privilege \"" + name + "\"" + (values.isEmpty() ? "" : " " + values) + " is refused: " + reason
+                + "; plugins that need it cannot be installed on this machine";
+    }
+
+    static String pluginSetting(String setting, String reason) {
+        return "plugin setting \"" + setting + "\" is refused: " + reason;
+    }
+
+    static String storedUnreadable(String detail) {
+        return "the stored configuration of this container could not be read, so the gate cannot start it: " + detail;
+    }
+
+    /** Fills in the machine where a message refers to it generically. */
+    static Refusal forMachine(Refusal r, RepoIdentity repo) {
+        if (r.message() == null || !r.message().contains(MACHINE_PLACEHOLDER) || repo == null || repo.machine() == null) {
+            return r;
+        }
+        return new Refusal(r.status(), r.rule(), r.device(), r.message().replace(MACHINE_PLACEHOLDER, "rdc machine gpu list " + repo.machine()));
+    }
+
+    static String storedPrefix() {
+        return "this container was created with a configuration the gate refuses: ";
+    }
+}
