@@ -52,7 +52,7 @@ record DockerRoute(Kind kind, String path, String target, RequestTarget requestT
         }
     }
 
-    private static final Pattern VERSION_PREFIX = Pattern.compile("^/v[0-9.]+(?=/|$)");
+    private static final Pattern VERSION_PREFIX = Pattern.compile("^/[vV][0-9.]+(?=/|$)");
 
     static DockerRoute classify(String method, String uri) {
         RequestTarget target = RequestTarget.parse(uri);
