@@ -1,0 +1,220 @@
+package io.rediacc.gpu.gate.policy;
+
+import static io.rediacc.gpu.gate.policy.PolicyTestKit.BUILDKIT_SAFE_REPO;
+import static io.rediacc.gpu.gate.policy.PolicyTestKit.POLICY;
+import static io.rediacc.gpu.gate.policy.PolicyTestKit.REPO;
+import static io.rediacc.gpu.gate.policy.PolicyTestKit.grants;
+import static io.rediacc.gpu.gate.policy.PolicyTestKit.refusal;
+import static io.rediacc.gpu.gate.policy.PolicyTestKit.utf8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Decisions taken on the request line and headers alone. */
+class RequestHeadRulesTest {
+
+    private static HeadVerdict onHead(String method, String uri) {
+        return POLICY.onHead(new RequestHead(method, uri, Map.of()), REPO);
+    }
+
+    private static HeadVerdict onHead(String method, String uri, Map<String, List<String>> headers) {
+        return POLICY.onHead(new RequestHead(method, uri, headers), REPO);
+    }
+
+    @ParameterizedTest(name = "{0} {1} → {2}")
+    @CsvSource({
+            "POST, /v1.50/containers/create?name=a, container-create",
+            "POST, /v1.50/containers/abc/update, container-update",
+            "POST, /v1.50/containers/abc/exec, exec-create",
+            "POST, /v1.50/volumes/create, volume-create",
+            "POST, /v1.50/services/create, service-create",
+            "POST, /v1.50/services/web/update?version=12, service-update",
+            "POST, /v1.50/plugins/pull?remote=vieux/sshfs, plugin-pull",
+            "POST, /v1.50/plugins/vieux/sshfs:latest/upgrade, plugin-upgrade",
+            "POST, /v1.50/plugins/vieux/sshfs:latest/set, plugin-set",
+            "post, /v1.50/containers/create, container-create"})
+    void bodiesThatCanCarryHardwareAreInspected(String method, String uri, String route) {
+        assertThat(onHead(method, uri)).isEqualTo(new HeadVerdict.InspectBody(route));
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({
+            "GET, /v1.50/containers/json",
+            "GET, /v1.50/containers/create",
+            "POST, /v1.50/containers/abc/attach?stream=1&stdin=1",
+            "POST, /v1.50/containers/abc/wait",
+            "GET, /v1.50/containers/abc/logs?follow=1",
+            "GET, /v1.50/events",
+            "POST, /v1.50/exec/e1/start",
+            "POST, /v1.50/containers/abc/unpause",
+            "POST, /v1.50/containers/abc/kill",
+            "POST, /v1.50/images/create?fromImage=ubuntu",
+            "POST, /v1.50/build?t=x",
+            "POST, /v1.50/build?version=1",
+            "PUT, /v1.50/containers/abc/archive?path=/",
+            "HEAD, /_ping",
+            "OPTIONS, *"})
+    void everythingElseStreamsThrough(String method, String uri) {
+        assertThat(onHead(method, uri)).isEqualTo(new HeadVerdict.Pass());
+    }
+
+    @Test
+    void startChecksTheStoredContainer() {
+        assertThat(onHead("POST", "/v1.50/containers/gpu-job/start")).isEqualTo(new HeadVerdict.InspectStoredContainer("gpu-job"));
+    }
+
+    @Test
+    void restartChecksTheStoredContainer() {
+        assertThat(onHead("POST", "/v1.50/containers/3f2a9c/restart?t=5")).isEqualTo(new HeadVerdict.InspectStoredContainer("3f2a9c"));
+    }
+
+    @Test
+    void checkpointRestoreStartChecksTheStoredContainer() {
+        assertThat(onHead("POST", "/containers/abc/start?checkpoint=c1")).isEqualTo(new HeadVerdict.InspectStoredContainer("abc"));
+    }
+
+    @Test
+    void unpauseIsNotAStart() {
+        assertThat(onHead("POST", "/v1.50/containers/abc/unpause")).isEqualTo(new HeadVerdict.Pass());
+    }
+
+    @Test
+    void startWithABodyIsRefused() {
+        Refusal r = refusal(onHead("POST", "/v1.23/containers/abc/start", Map.of("content-length", List.of("27"))));
+        assertThat(r.status()).isEqualTo(400);
+        assertThat(r.rule()).isEqualTo("start-with-body");
+        assertThat(r.message()).contains("1.24");
+    }
+
+    @Test
+    void startWithAChunkedBodyIsRefused() {
+        Refusal r = refusal(onHead("POST", "/v1.23/containers/abc/start", Map.of("transfer-encoding", List.of("chunked"))));
+        assertThat(r.rule()).isEqualTo("start-with-body");
+    }
+
+    @Test
+    void startIsNeverJudgedByItsBody() {
+        RequestHead head = new RequestHead("POST", "/v1.23/containers/abc/start", Map.of());
+        Refusal r = refusal(POLICY.onBody(head, utf8("{\"Privileged\":false}"), REPO, grants()));
+        assertThat(r.rule()).isEqualTo("start-with-body");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/v1.50/containers/a%2Fb/start", "/v1.50/containers/a b/start", "/v1.50/containers/-x/start",
+            "/v1.50/containers/%C3%A9/restart"})
+    void startOfSomethingThatIsNotAContainerNameIsRefused(String uri) {
+        assertThat(refusal(onHead("POST", uri)).status()).isEqualTo(400);
+    }
+
+    @Test
+    void bothContentLengthAndChunkedIsRefusedAsAmbiguous() {
+        Refusal r = refusal(onHead("POST", "/v1.50/containers/create",
+                Map.of("content-length", List.of("10"), "transfer-encoding", List.of("chunked"))));
+        assertThat(r.status()).isEqualTo(400);
+        assertThat(r.rule()).isEqualTo("ambiguous-framing");
+    }
+
+    @Test
+    void ambiguousFramingIsRefusedOnStreamingEndpointsToo() {
+        Refusal r = refusal(onHead("POST", "/v1.50/build", Map.of("content-length", List.of("10"), "transfer-encoding", List.of("chunked"))));
+        assertThat(r.rule()).isEqualTo("ambiguous-framing");
+    }
+
+    @ParameterizedTest(name = "Content-Length {0}")
+    @ValueSource(strings = {"-1", "+5", "0x10", "5, 5", "", "99999999999999999999"})
+    void malformedContentLengthIsRefused(String value) {
+        assertThat(refusal(onHead("POST", "/v1.50/containers/create", Map.of("content-length", List.of(value)))).rule())
+                .isEqualTo("ambiguous-framing");
+    }
+
+    @Test
+    void conflictingContentLengthsAreRefused() {
+        assertThat(refusal(onHead("POST", "/v1.50/containers/create", Map.of("content-length", List.of("5", "6")))).rule())
+                .isEqualTo("ambiguous-framing");
+    }
+
+    @Test
+    void repeatedIdenticalContentLengthIsAccepted() {
+        assertThat(onHead("POST", "/v1.50/containers/create", Map.of("content-length", List.of("5", " 5"))))
+                .isEqualTo(new HeadVerdict.InspectBody("container-create"));
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({
+            "POST, /session",
+            "POST, /v1.50/session",
+            "GET, /v1.50/SESSION/",
+            "POST, /grpc",
+            "POST, /v1.50/grpc",
+            "POST, http://docker/v1.50/%67rpc",
+            "POST, /v1.50/build?version=2",
+            "POST, /v1.50/build?t=x&version=2",
+            "POST, /v1.50/build?versio%6E=2",
+            "POST, /v1.50/build?q=1;version=2"})
+    void buildKitIsRefusedWithAPointerToTheClassicBuilder(String method, String uri) {
+        Refusal r = refusal(onHead(method, uri));
+        assertThat(r.status()).isEqualTo(403);
+        assertThat(r.rule()).isEqualTo("buildkit");
+        assertThat(r.message()).contains("DOCKER_BUILDKIT=0");
+    }
+
+    @Test
+    void h2cUpgradeIsRefused() {
+        Refusal r = refusal(onHead("GET", "/_ping", Map.of("upgrade", List.of("H2C"), "connection", List.of("Upgrade, HTTP2-Settings"))));
+        assertThat(r.rule()).isEqualTo("buildkit");
+    }
+
+    @Test
+    void formEncodedBuildIsRefusedBecauseItsBodyCouldSelectBuildKit() {
+        Refusal r = refusal(onHead("POST", "/v1.50/build", Map.of("content-type", List.of("Application/X-WWW-Form-Urlencoded; charset=utf-8"))));
+        assertThat(r.rule()).isEqualTo("buildkit");
+    }
+
+    @Test
+    void tcpUpgradeForAttachStreamsThrough() {
+        assertThat(onHead("POST", "/v1.50/containers/abc/attach?stream=1", Map.of("upgrade", List.of("tcp"), "connection", List.of("Upgrade"))))
+                .isEqualTo(new HeadVerdict.Pass());
+    }
+
+    @Test
+    void buildKitPassesWhenTheDaemonsDeviceEntitlementIsDisabled() {
+        assertThat(POLICY.onHead(new RequestHead("POST", "/v1.50/session", Map.of("upgrade", List.of("h2c"))), BUILDKIT_SAFE_REPO))
+                .isEqualTo(new HeadVerdict.Pass());
+        assertThat(POLICY.onHead(new RequestHead("POST", "/v1.50/build?version=2", Map.of()), BUILDKIT_SAFE_REPO))
+                .isEqualTo(new HeadVerdict.Pass());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/v1.50/swarm/init", "/v1.50/swarm/join", "/swarm/join"})
+    void joiningOrCreatingASwarmIsRefused(String uri) {
+        Refusal r = refusal(onHead("POST", uri));
+        assertThat(r.rule()).isEqualTo("swarm-membership");
+    }
+
+    @Test
+    void pluginCreateIsRefusedOutright() {
+        Refusal r = refusal(onHead("POST", "/v1.50/plugins/create?name=x"));
+        assertThat(r.status()).isEqualTo(403);
+        assertThat(r.rule()).isEqualTo("plugin-create");
+        assertThat(r.message()).contains("docker plugin install");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/v1.50/containers/%zzcreate", "/v1.50/containers/create%", "/v1.50/containers/create\u0000", "containers/create",
+            ":/containers/create", ""})
+    void targetGoWouldRejectIsRefused(String uri) {
+        Refusal r = refusal(onHead("POST", uri));
+        assertThat(r.status()).isEqualTo(400);
+        assertThat(r.rule()).isEqualTo("request-target");
+    }
+
+    @Test
+    void opaqueAbsoluteTargetRoutesNowhereAndPasses() {
+        assertThat(onHead("POST", "mailto:containers/create")).isEqualTo(new HeadVerdict.Pass());
+    }
+}

@@ -1,0 +1,114 @@
+package io.rediacc.gpu.gate.policy;
+
+import static io.rediacc.gpu.gate.policy.PolicyTestKit.grants;
+import static io.rediacc.gpu.gate.policy.PolicyTestKit.refusal;
+import static io.rediacc.gpu.gate.policy.PolicyTestKit.send;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Endpoints other than container create that can reach hardware: volumes, swarm services, plugins, update. */
+class SwarmPluginVolumeRulesTest {
+
+    private static final String SERVICE = "/v1.50/services/create";
+
+    private static String service(String taskTemplateMembers) {
+        return "{\"Name\":\"web\",\"TaskTemplate\":{" + taskTemplateMembers + "},\"Mode\":{\"Replicated\":{\"Replicas\":1}}}";
+    }
+
+    @Test
+    void ordinaryVolumeCreateIsAllowed() {
+        assertThat(send("/v1.50/volumes/create", "{\"Name\":\"data\",\"Driver\":\"local\",\"DriverOpts\":{},\"Labels\":{}}", grants()))
+                .isEqualTo(new Verdict.Allow());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"{\"Driver\":\"local\",\"DriverOpts\":{\"type\":\"ext4\",\"device\":\"/dev/nvme0n1p1\"}}",
+            "{\"DriverOpts\":{\"type\":\"sysfs\",\"device\":\"sysfs\"}}", "{\"DriverOpts\":{\"type\":\"none\",\"o\":\"bind\",\"device\":\"/proc/1/root\"}}",
+            "{\"Driver\":\"some-plugin\",\"DriverOpts\":{\"device\":\"/dev/kfd\"}}", "{\"driveropts\":{\"o\":\"bind\",\"device\":\"//dev//dri\"}}"})
+    void volumeCreateThatMountsADeviceOrKernelFileSystemIsRefused(String body) {
+        assertThat(refusal(send("/v1.50/volumes/create", body, grants())).rule()).isEqualTo("volume-options");
+    }
+
+    @Test
+    void ordinaryServiceIsAllowed() {
+        assertThat(send(SERVICE, service("\"ContainerSpec\":{\"Image\":\"nginx\",\"Mounts\":[{\"Type\":\"volume\",\"Source\":\"web\",\"Target\":\"/srv\"}],"
+                + "\"CapabilityAdd\":[\"NET_ADMIN\"],\"Privileges\":{\"NoNewPrivileges\":true}},\"Resources\":{\"Limits\":{\"MemoryBytes\":1024},"
+                + "\"Reservations\":{\"NanoCPUs\":1000}}"), grants())).isEqualTo(new Verdict.Allow());
+    }
+
+    @Test
+    void serviceWithSwarmGenericResourcesIsRefused() {
+        Refusal r = refusal(send(SERVICE, service("\"ContainerSpec\":{\"Image\":\"cuda\"},\"Resources\":{\"Reservations\":{\"GenericResources\":"
+                + "[{\"DiscreteResourceSpec\":{\"Kind\":\"NVIDIA-GPU\",\"Value\":1}}]}}"), grants()));
+        assertThat(r.rule()).isEqualTo("service-generic-resources");
+    }
+
+    @Test
+    void serviceBindingDevIsRefused() {
+        Refusal r = refusal(send(SERVICE, service("\"ContainerSpec\":{\"Image\":\"x\",\"Mounts\":[{\"Type\":\"bind\",\"Source\":\"/dev/dri\",\"Target\":\"/dev/dri\"}]}"),
+                grants()));
+        assertThat(r.rule()).isEqualTo("host-path");
+    }
+
+    @Test
+    void serviceAddingSysAdminIsRefused() {
+        Refusal r = refusal(send("/v1.50/services/web/update?version=3", service("\"ContainerSpec\":{\"Image\":\"x\",\"CapabilityAdd\":[\"CAP_SYS_ADMIN\"]}"), grants()));
+        assertThat(r.rule()).isEqualTo("capability");
+    }
+
+    @Test
+    void pluginServiceIsRefused() {
+        Refusal r = refusal(send(SERVICE, service("\"Runtime\":\"plugin\",\"PluginSpec\":{\"Name\":\"vieux/sshfs\",\"Remote\":\"vieux/sshfs\"}"), grants()));
+        assertThat(r.rule()).isEqualTo("service-plugin");
+    }
+
+    @Test
+    void pluginWithNetworkPrivilegeOnlyInstalls() {
+        assertThat(send("/v1.50/plugins/pull?remote=vieux/sshfs", "[{\"Name\":\"network\",\"Description\":\"\",\"Value\":[\"host\"]},"
+                + "{\"Name\":\"mount\",\"Description\":\"\",\"Value\":[\"/var/lib/docker/plugins/\"]},{\"Name\":\"capabilities\",\"Value\":[\"CAP_NET_ADMIN\"]}]",
+                grants())).isEqualTo(new Verdict.Allow());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"[{\"Name\":\"device\",\"Description\":\"host device to access\",\"Value\":[\"/dev/fuse\"]}]",
+            "[{\"Name\":\"allow-all-devices\",\"Description\":\"\",\"Value\":[\"true\"]}]",
+            "[{\"Name\":\"mount\",\"Value\":[\"/dev\"]}]",
+            "[{\"Name\":\"mount\",\"Value\":[\"/\"]}]",
+            "[{\"Name\":\"capabilities\",\"Value\":[\"CAP_SYS_ADMIN\"]}]",
+            "[{\"Name\":\"host pid namespace\",\"Value\":[\"true\"]}]",
+            "[{\"name\":\"DEVICE\",\"value\":[\"/dev/kfd\"]}]"})
+    void pluginAskingForDevicesIsRefused(String privileges) {
+        Refusal r = refusal(send("/v1.50/plugins/pull?remote=x/y", privileges, grants()));
+        assertThat(r.rule()).isEqualTo("plugin-privilege");
+        Refusal upgrade = refusal(send("/v1.50/plugins/x/y:latest/upgrade?remote=x/y:2", privileges, grants()));
+        assertThat(upgrade.rule()).isEqualTo("plugin-privilege");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"[\"mydev.path=/dev/fuse\"]", "[\"data.source=/dev\"]", "[\"data.source=/proc/1/root\"]"})
+    void pluginSettingThatReachesDevicesIsRefused(String settings) {
+        assertThat(refusal(send("/v1.50/plugins/x/y:latest/set", settings, grants())).rule()).isEqualTo("plugin-setting");
+    }
+
+    @Test
+    void pluginEnvAndSafeMountSettingsAreAllowed() {
+        assertThat(send("/v1.50/plugins/x/y:latest/set", "[\"DEBUG=1\",\"data.source=/srv/plugin-data\",\"args=--verbose\"]", grants()))
+                .isEqualTo(new Verdict.Allow());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"Devices", "DeviceCgroupRules", "DeviceRequests", "deviceRequests"})
+    void containerUpdateThatTouchesDevicesIsRefused(String field) {
+        String value = field.equalsIgnoreCase("DeviceCgroupRules") ? "[\"c 195:* rwm\"]" : "[{}]";
+        Refusal r = refusal(send("/v1.50/containers/abc/update", "{\"" + field + "\":" + value + "}", grants()));
+        assertThat(r.rule()).isEqualTo("update-devices");
+    }
+
+    @Test
+    void emptyBodyOnAnInspectedEndpointCarriesNoHardware() {
+        assertThat(send("/v1.50/containers/create", "", grants())).isEqualTo(new Verdict.Allow());
+    }
+}
