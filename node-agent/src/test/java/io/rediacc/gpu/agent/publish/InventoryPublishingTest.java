@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** The long-running mode against the real Kafka broker of test-support. */
 @QuarkusTest
-@QuarkusTestResource(KafkaTestResource.class)
+@QuarkusTestResource(value = KafkaTestResource.class, restrictToAnnotatedClass = true)
 class InventoryPublishingTest {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
