@@ -22,6 +22,7 @@ public final class GatePolicy {
 
     private final int maxBodyBytes;
     private final HostConfigRules hostConfig;
+    private final MountRules mounts;
     private final ContainerBodyRules containers;
     private final ServiceSpecRules services;
     private final PluginRules plugins;
@@ -41,7 +42,7 @@ public final class GatePolicy {
         }
         this.maxBodyBytes = maxBodyBytes;
         HostPathRules hostPaths = new HostPathRules(protectedHostPaths);
-        MountRules mounts = new MountRules(hostPaths);
+        this.mounts = new MountRules(hostPaths);
         this.hostConfig = new HostConfigRules(mounts);
         this.containers = new ContainerBodyRules(hostConfig, mounts);
         this.services = new ServiceSpecRules(mounts);
@@ -137,6 +138,8 @@ public final class GatePolicy {
             }
             Set<String> requested = new LinkedHashSet<>();
             hostConfig.check(hc, "HostConfig", HostConfigRules.Source.STORED, requested);
+            // The daemon's resolved mount points also show binds inherited through VolumesFrom.
+            mounts.mounts(container.field("Mounts", "Mounts"), "Mounts");
             GrantRules.check(requested, repo, grants,
                     " (this container was created with that device; start it again once the grant is back, or recreate it without the device)");
             return new Verdict.Allow();

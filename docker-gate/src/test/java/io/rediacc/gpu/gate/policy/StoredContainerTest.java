@@ -83,6 +83,7 @@ class StoredContainerTest {
             "\"Driver\":\"cdi\"→\"Driver\":\"nvidia\"",
             "\"PidMode\":\"\"→\"PidMode\":\"host\"",
             "\"CapAdd\":null→\"CapAdd\":[\"CAP_SYS_ADMIN\"]",
+            "\"Mounts\":[]→\"Mounts\":[{\"Type\":\"bind\",\"Source\":\"/dev/dri\",\"Destination\":\"/dev/dri\",\"Mode\":\"\",\"RW\":true,\"Propagation\":\"rprivate\"}]",
             "\"ReadonlyPaths\":[\"/proc/bus\",\"/proc/fs\",\"/proc/irq\",\"/proc/sys\",\"/proc/sysrq-trigger\"]→\"ReadonlyPaths\":[]"})
     void containerCreatedWithARefusedHardwarePathDoesNotStart(String edit) {
         String[] fromTo = edit.split("→");
@@ -100,6 +101,13 @@ class StoredContainerTest {
         assertThat(r.status()).isEqualTo(403);
         assertThat(r.rule()).isEqualTo("stored-config-unreadable");
         assertThat(r.message()).startsWith("the stored configuration of this container could not be read");
+    }
+
+    @Test
+    void volumeMountPointsAreNotHostPathsOfConcern() {
+        String withVolume = INSPECT.replace("\"Mounts\":[]", "\"Mounts\":[{\"Type\":\"volume\",\"Name\":\"data\","
+                + "\"Source\":\"/var/lib/docker/volumes/data/_data\",\"Destination\":\"/data\",\"Driver\":\"local\",\"Mode\":\"z\",\"RW\":true}]");
+        assertThat(stored(withVolume, grants("nvidia.com/gpu=0"))).isEqualTo(new Verdict.Allow());
     }
 
     @Test
