@@ -7,6 +7,7 @@ import jakarta.persistence.Entity;
 import jakarta.persistence.GeneratedValue;
 import jakarta.persistence.GenerationType;
 import jakarta.persistence.Id;
+import jakarta.persistence.NamedQuery;
 import jakarta.persistence.Table;
 
 import java.time.Instant;
@@ -14,6 +15,8 @@ import java.time.Instant;
 /** One grant: a repo (by GUID) may use one CDI device name on one machine. */
 @Entity
 @Table(name = "grants")
+@NamedQuery(name = "Grant.forMachine", query = "from GrantEntity where machine = :machine order by device, repoName, repoGuid")
+@NamedQuery(name = "Grant.forRepo", query = "from GrantEntity where machine = :machine and repoGuid = :repoGuid order by device")
 public class GrantEntity extends PanacheEntityBase {
 
     @Id

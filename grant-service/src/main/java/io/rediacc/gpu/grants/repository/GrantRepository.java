@@ -1,6 +1,7 @@
 package io.rediacc.gpu.grants.repository;
 
 import io.quarkus.hibernate.reactive.panache.PanacheRepositoryBase;
+import io.quarkus.panache.common.Parameters;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -12,10 +13,10 @@ public class GrantRepository implements PanacheRepositoryBase<GrantEntity, Long>
 
     /** Every grant of a machine in a stable order (the order of a published snapshot). */
     public Uni<List<GrantEntity>> forMachine(String machine) {
-        return list("machine = ?1 order by device, repoName, repoGuid", machine);
+        return list("#Grant.forMachine", Parameters.with("machine", machine));
     }
 
     public Uni<List<GrantEntity>> forRepo(String machine, String repoGuid) {
-        return list("machine = ?1 and repoGuid = ?2 order by device", machine, repoGuid);
+        return list("#Grant.forRepo", Parameters.with("machine", machine).and("repoGuid", repoGuid));
     }
 }

@@ -6,11 +6,15 @@ import jakarta.persistence.Entity;
 import jakarta.persistence.GeneratedValue;
 import jakarta.persistence.GenerationType;
 import jakarta.persistence.Id;
+import jakarta.persistence.NamedQuery;
 import jakarta.persistence.Table;
 
 /** One grantable CDI device of a machine, as its latest inventory defines it. */
 @Entity
 @Table(name = "machine_devices")
+// named queries are parsed at start-up, not on an event loop during the first request
+@NamedQuery(name = "MachineDevice.forMachine", query = "from MachineDeviceEntity where machine = :machine order by name")
+@NamedQuery(name = "MachineDevice.deleteForMachine", query = "delete from MachineDeviceEntity where machine = :machine")
 public class MachineDeviceEntity extends PanacheEntityBase {
 
     @Id

@@ -1,6 +1,7 @@
 package io.rediacc.gpu.grants.repository;
 
 import io.quarkus.hibernate.reactive.panache.PanacheRepositoryBase;
+import io.quarkus.panache.common.Parameters;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -11,10 +12,10 @@ import java.util.List;
 public class MachineDeviceRepository implements PanacheRepositoryBase<MachineDeviceEntity, Long> {
 
     public Uni<List<MachineDeviceEntity>> forMachine(String machine) {
-        return list("machine = ?1 order by name", machine);
+        return list("#MachineDevice.forMachine", Parameters.with("machine", machine));
     }
 
     public Uni<Long> deleteForMachine(String machine) {
-        return delete("machine = ?1", machine);
+        return delete("#MachineDevice.deleteForMachine", Parameters.with("machine", machine));
     }
 }

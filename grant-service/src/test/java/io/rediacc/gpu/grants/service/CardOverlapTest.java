@@ -1,0 +1,47 @@
+package io.rediacc.gpu.grants.service;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class CardOverlapTest {
+
+    private static final Map<String, List<String>> NODES = Map.of(
+            "nvidia.com/gpu=0", List.of("/dev/nvidia0", "/dev/nvidiactl", "/dev/nvidia-uvm"),
+            "nvidia.com/gpu=1", List.of("/dev/nvidia1", "/dev/nvidiactl", "/dev/nvidia-uvm"),
+            "nvidia.com/gpu=all", List.of("/dev/nvidia0", "/dev/nvidia1", "/dev/nvidiactl", "/dev/nvidia-uvm"),
+            "nvidia.com/gpu=GPU-4cf8db2d", List.of("/dev/nvidia0", "/dev/nvidiactl"),
+            "rediacc.io/amd=gpu0", List.of("/dev/kfd", "/dev/dri/renderD128"),
+            "rediacc.io/amd=gpu1", List.of("/dev/kfd", "/dev/dri/renderD129"),
+            "rediacc.io/dri=renderD128", List.of("/dev/dri/renderD128"));
+
+    @Test
+    void allSharesEveryCard() {
+        assertThat(CardOverlap.overlaps("nvidia.com/gpu=0", "nvidia.com/gpu=all", NODES)).isTrue();
+        assertThat(CardOverlap.overlaps("nvidia.com/gpu=1", "nvidia.com/gpu=all", NODES)).isTrue();
+    }
+
+    @Test
+    void indexAndUuidNamesOfOneCardOverlap() {
+        assertThat(CardOverlap.overlaps("nvidia.com/gpu=0", "nvidia.com/gpu=GPU-4cf8db2d", NODES)).isTrue();
+    }
+
+    @Test
+    void controlNodesDoNotMakeCardsShared() {
+        assertThat(CardOverlap.overlaps("nvidia.com/gpu=0", "nvidia.com/gpu=1", NODES)).isFalse();
+        assertThat(CardOverlap.overlaps("rediacc.io/amd=gpu0", "rediacc.io/amd=gpu1", NODES)).isFalse();
+    }
+
+    @Test
+    void renderNodeOfAnAmdCardOverlapsTheDriDevice() {
+        assertThat(CardOverlap.overlaps("rediacc.io/amd=gpu0", "rediacc.io/dri=renderD128", NODES)).isTrue();
+    }
+
+    @Test
+    void sameNameOverlapsEvenWithoutKnownNodes() {
+        assertThat(CardOverlap.overlaps("vendor.com/x=1", "vendor.com/x=1", Map.of())).isTrue();
+    }
+}
