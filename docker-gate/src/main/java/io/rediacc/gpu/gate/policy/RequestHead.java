@@ -14,9 +14,26 @@ public record RequestHead(String method, String uri, Map<String, List<String>> h
         headers = headers == null ? Map.of() : headers;
     }
 
-    /** Every value of a header (lower-case name), or an empty list. */
+    /**
+     * Every value of a header, or an empty list. Names are expected in lower case; other spellings
+     * are collected too, so a data plane that forgot to lower-case cannot hide a framing header.
+     */
     public List<String> header(String lowerCaseName) {
         List<String> values = headers.get(lowerCaseName);
-        return values == null ? List.of() : values;
+        List<String> more = null;
+        for (Map.Entry<String, List<String>> entry : headers.entrySet()) {
+            if (entry.getKey() != null && entry.getValue() != null && !entry.getKey().equals(lowerCaseName)
+                    && entry.getKey().equalsIgnoreCase(lowerCaseName)) {
+                more = more == null ? new java.util.ArrayList<>() : more;
+                more.addAll(entry.getValue());
+            }
+        }
+        if (more == null) {
+            return values == null ? List.of() : values;
+        }
+        if (values != null) {
+            more.addAll(0, values);
+        }
+        return more;
     }
 }

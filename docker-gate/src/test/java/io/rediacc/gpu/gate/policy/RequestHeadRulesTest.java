@@ -133,6 +133,13 @@ class RequestHeadRulesTest {
     }
 
     @Test
+    void framingHeadersAreFoundWhateverTheirCase() {
+        Refusal r = refusal(onHead("POST", "/v1.50/containers/create",
+                Map.of("Content-Length", List.of("10"), "TRANSFER-ENCODING", List.of("chunked"))));
+        assertThat(r.rule()).isEqualTo("ambiguous-framing");
+    }
+
+    @Test
     void conflictingContentLengthsAreRefused() {
         assertThat(refusal(onHead("POST", "/v1.50/containers/create", Map.of("content-length", List.of("5", "6")))).rule())
                 .isEqualTo("ambiguous-framing");
