@@ -1,0 +1,56 @@
+package io.rediacc.gpu.gate.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+/** Settings of the gate process ({@code gate.*}); the repos it serves come from the manifest. */
+@ConfigMapping(prefix = "gate")
+public interface GateConfig {
+
+    /** Path of the repos manifest (YAML); re-read when its content changes. */
+    @WithDefault("/etc/rediacc/gate/repos.yaml")
+    Path manifest();
+
+    /** How often the manifest file is checked for changes. */
+    @WithDefault("2s")
+    Duration manifestPollInterval();
+
+    /** Directory for the last applied grant snapshot, read at start so a Kafka outage does not lock repos out. */
+    @WithDefault("/var/lib/rediacc/gate")
+    Path stateDir();
+
+    /** This gate instance's id; with the machine name it keys the gate's status record. */
+    @WithDefault("gate")
+    String id();
+
+    /** Interval of the gate-status heartbeat; a gate silent for 3 heartbeats counts as gone. */
+    @WithDefault("30s")
+    Duration heartbeat();
+
+    /** Largest request body the gate inspects; a bigger body on an inspected endpoint is refused (413). */
+    @WithDefault("4194304")
+    int maxBodyBytes();
+
+    /** Time allowed to connect to a repo's Docker daemon. */
+    @WithDefault("5s")
+    Duration daemonConnectTimeout();
+
+    /** Time allowed for reading a container's stored configuration before a start is decided. */
+    @WithDefault("10s")
+    Duration daemonInspectTimeout();
+
+    /** Refusals a repo may publish to gpu.gate-decisions.v1 in a burst; all are still counted in metrics. */
+    @WithDefault("20")
+    int decisionsBurst();
+
+    /** Refusals per second a repo may publish once its burst is spent. */
+    @WithDefault("1")
+    double decisionsPerSecond();
+
+    /** Time to wait for Kafka metadata and API calls before retrying (the gate keeps serving meanwhile). */
+    @WithDefault("10s")
+    Duration kafkaApiTimeout();
+}

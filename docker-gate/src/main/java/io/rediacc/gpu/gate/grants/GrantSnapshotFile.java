@@ -1,0 +1,67 @@
+package io.rediacc.gpu.gate.grants;
+
+import io.rediacc.gpu.contracts.events.EventJson;
+import io.rediacc.gpu.contracts.events.GrantSnapshot;
+import org.jboss.logging.Logger;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Optional;
+
+/**
+ * The last applied grant snapshot on disk. Written to a temporary file and renamed over the old
+ * one, so a crash mid-write leaves either the previous or the new snapshot, never half of one.
+ */
+public final class GrantSnapshotFile {
+
+    private static final Logger LOG = Logger.getLogger(GrantSnapshotFile.class);
+
+    private final Path file;
+
+    public GrantSnapshotFile(Path stateDir, String machine) {
+        this.file = stateDir.resolve("grants-" + machine + ".json");
+    }
+
+    public Path path() {
+        return file;
+    }
+
+    public Optional<GrantSnapshot> read() {
+        try {
+            return Optional.of(EventJson.fromBytes(Files.readAllBytes(file), GrantSnapshot.class));
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        } catch (IOException | UncheckedIOException e) {
+            LOG.warnf("cannot read the grant snapshot %s, starting without it: %s", file, e.getMessage());
+            return Optional.empty();
+        }
+    }
+
+    public void write(GrantSnapshot snapshot) {
+        try {
+            Files.createDirectories(file.getParent());
+            Path tmp = Files.createTempFile(file.getParent(), file.getFileName().toString(), ".tmp");
+            try {
+                Files.write(tmp, EventJson.toBytes(snapshot));
+                try (var channel = java.nio.channels.FileChannel.open(tmp, java.nio.file.StandardOpenOption.WRITE)) {
+                    channel.force(true);
+                }
+                try {
+                    Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                } catch (AtomicMoveNotSupportedException e) {
+                    Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+                }
+            } finally {
+                Files.deleteIfExists(tmp);
+            }
+        } catch (IOException e) {
+            // Enforcement goes on from memory; only a restart during a Kafka outage would miss this version.
+            LOG.errorf("cannot keep grant snapshot version %d in %s: %s", snapshot.version(), file, e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,144 @@
+package io.rediacc.gpu.gate.grants;
+
+import io.rediacc.gpu.contracts.events.Grant;
+import io.rediacc.gpu.contracts.events.GrantSnapshot;
+import io.rediacc.gpu.gate.policy.GrantLookup;
+import org.jboss.logging.Logger;
+
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+/**
+ * The grants this gate enforces: the newest snapshot of this machine, as an immutable map from
+ * repo GUID to granted CDI names that is swapped atomically, so a request sees one version whole.
+ */
+public final class GrantStore implements GrantLookup {
+
+    private static final Logger LOG = Logger.getLogger(GrantStore.class);
+
+    /** One consistent view; {@code caughtUp} means the grants topic was read to its end offsets. */
+    public record State(GrantSnapshot snapshot, Map<String, Set<String>> byRepo, boolean fromDisk, boolean caughtUp,
+                        Instant syncedAt) {
+        public long version() {
+            return snapshot == null ? 0 : snapshot.version();
+        }
+
+        public List<Grant> grants() {
+            return snapshot == null ? List.of() : snapshot.grants();
+        }
+    }
+
+    private final String machine;
+    private final GrantSnapshotFile file;
+    private final List<Consumer<State>> listeners = new CopyOnWriteArrayList<>();
+    private volatile State state = new State(null, Map.of(), false, false, null);
+
+    public GrantStore(String machine, GrantSnapshotFile file) {
+        this.machine = machine;
+        this.file = file;
+    }
+
+    public String machine() {
+        return machine;
+    }
+
+    /** Called after every change of version or sync state (on the thread that made it). */
+    public void onChange(Consumer<State> listener) {
+        listeners.add(listener);
+    }
+
+    public State state() {
+        return state;
+    }
+
+    /** Loads the snapshot kept on disk, if any: it counts as loaded until Kafka says otherwise. */
+    public synchronized void loadFromDisk() {
+        file.read().ifPresent(snapshot -> {
+            if (!machine.equals(snapshot.machine())) {
+                LOG.warnf("ignoring the grant snapshot on disk: it is for machine %s, this gate serves %s",
+                        snapshot.machine(), machine);
+                return;
+            }
+            if (snapshot.version() > state.version()) {
+                state = new State(snapshot, index(snapshot), true, state.caughtUp(), Instant.now());
+                LOG.infof("loaded grant snapshot version %d of %s from disk (%d grant(s))", snapshot.version(), machine,
+                        snapshot.grants().size());
+            }
+        });
+    }
+
+    /** Applies a snapshot if it is this machine's and newer than the one held; returns whether it did. */
+    public boolean apply(GrantSnapshot snapshot) {
+        State next;
+        synchronized (this) {
+            if (!machine.equals(snapshot.machine()) || snapshot.version() <= state.version()) {
+                return false;
+            }
+            next = new State(snapshot, index(snapshot), false, state.caughtUp(), Instant.now());
+            state = next;
+            file.write(snapshot);
+        }
+        LOG.infof("applied grant snapshot version %d of %s (%d grant(s))", snapshot.version(), machine,
+                snapshot.grants().size());
+        notifyListeners(next);
+        return true;
+    }
+
+    /** Marks the grants topic as read to the end offsets seen at start. */
+    public void markCaughtUp() {
+        State next;
+        synchronized (this) {
+            if (state.caughtUp()) {
+                return;
+            }
+            next = new State(state.snapshot(), state.byRepo(), state.fromDisk(), true, Instant.now());
+            state = next;
+        }
+        LOG.infof("grants of %s are in sync at version %d", machine, next.version());
+        notifyListeners(next);
+    }
+
+    @Override
+    public boolean loaded() {
+        State s = state;
+        return s.caughtUp() || s.fromDisk();
+    }
+
+    @Override
+    public boolean holds(String repoGuid, String cdiName) {
+        Set<String> names = state.byRepo().get(repoGuid);
+        return names != null && names.contains(cdiName);
+    }
+
+    private void notifyListeners(State next) {
+        for (Consumer<State> listener : listeners) {
+            try {
+                listener.accept(next);
+            } catch (RuntimeException e) {
+                LOG.warn("a grant-state listener failed", e);
+            }
+        }
+    }
+
+    private static Map<String, Set<String>> index(GrantSnapshot snapshot) {
+        Map<String, Set<String>> byRepo = new HashMap<>();
+        for (Grant grant : snapshot.grants()) {
+            if (grant.repoGuid() == null || grant.device() == null) {
+                continue;
+            }
+            // GUIDs are canonical lower case in the contracts; normalise anyway so a producer's
+            // upper-case GUID cannot silently withhold a grant.
+            byRepo.computeIfAbsent(grant.repoGuid().toLowerCase(java.util.Locale.ROOT), g -> new HashSet<>())
+                    .add(grant.device());
+        }
+        Map<String, Set<String>> frozen = new HashMap<>();
+        byRepo.forEach((guid, names) -> frozen.put(guid, Set.copyOf(names)));
+        return Map.copyOf(frozen);
+    }
+}

@@ -1,0 +1,143 @@
+package io.rediacc.gpu.gate.grants;
+
+import io.rediacc.gpu.contracts.events.EventJson;
+import io.rediacc.gpu.contracts.events.GrantSnapshot;
+import io.rediacc.gpu.contracts.events.Topics;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.jboss.logging.Logger;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * Reads {@code gpu.grants.v1} from the beginning on a dedicated thread and applies this
+ * machine's snapshots to the {@link GrantStore}.
+ *
+ * <p>Partitions are assigned, not subscribed: a gate must read every partition from offset 0 on
+ * every start, and "caught up" must mean exactly "read to the end offsets seen at start", which a
+ * group rebalance would blur. The group id only names the gate to Kafka; no offset is committed.
+ */
+public final class GrantsFeed implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(GrantsFeed.class);
+    private static final Duration RETRY = Duration.ofSeconds(1);
+
+    private final GrantStore store;
+    private final Properties consumerConfig;
+    private final Thread thread;
+    private volatile boolean running = true;
+    private volatile KafkaConsumer<String, byte[]> consumer;
+
+    public GrantsFeed(GrantStore store, String bootstrapServers, String groupId, Duration apiTimeout) {
+        this.store = store;
+        this.consumerConfig = new Properties();
+        consumerConfig.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        consumerConfig.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+        consumerConfig.put(ConsumerConfig.CLIENT_ID_CONFIG, groupId);
+        consumerConfig.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        consumerConfig.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        consumerConfig.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        consumerConfig.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) apiTimeout.toMillis());
+        consumerConfig.put(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) apiTimeout.toMillis());
+        consumerConfig.put(ConsumerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 2000);
+        consumerConfig.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        consumerConfig.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        this.thread = new Thread(this::run, "gate-grants-feed");
+        this.thread.setDaemon(true);
+    }
+
+    public void start() {
+        thread.start();
+    }
+
+    private void run() {
+        while (running) {
+            try (KafkaConsumer<String, byte[]> c = new KafkaConsumer<>(consumerConfig)) {
+                consumer = c;
+                if (!running) {
+                    return;
+                }
+                readToEndThenFollow(c);
+            } catch (WakeupException e) {
+                return;
+            } catch (KafkaException e) {
+                LOG.warnf("grants feed interrupted, retrying: %s", e.getMessage());
+                sleep(RETRY);
+            } catch (RuntimeException e) {
+                LOG.error("grants feed failed, retrying", e);
+                sleep(RETRY);
+            } finally {
+                consumer = null;
+            }
+        }
+    }
+
+    private void readToEndThenFollow(KafkaConsumer<String, byte[]> c) {
+        List<PartitionInfo> infos = c.partitionsFor(Topics.GRANTS);
+        if (infos == null || infos.isEmpty()) {
+            throw new KafkaException("topic " + Topics.GRANTS + " has no partitions yet");
+        }
+        List<TopicPartition> partitions = infos.stream().map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+        c.assign(partitions);
+        c.seekToBeginning(partitions);
+        Map<TopicPartition, Long> end = new HashMap<>(c.endOffsets(partitions));
+        LOG.debugf("reading %s to end offsets %s", Topics.GRANTS, end);
+        while (running) {
+            for (ConsumerRecord<String, byte[]> record : c.poll(Duration.ofMillis(500))) {
+                if (store.machine().equals(record.key()) && record.value() != null) {
+                    applyRecord(record);
+                }
+            }
+            if (!end.isEmpty()) {
+                end.entrySet().removeIf(e -> c.position(e.getKey()) >= e.getValue());
+                if (end.isEmpty()) {
+                    store.markCaughtUp();
+                }
+            }
+        }
+    }
+
+    private void applyRecord(ConsumerRecord<String, byte[]> record) {
+        try {
+            store.apply(EventJson.fromBytes(record.value(), GrantSnapshot.class));
+        } catch (RuntimeException e) {
+            // A malformed record must not stop enforcement of the last good snapshot.
+            LOG.errorf("skipping unreadable grant snapshot at %s-%d@%d: %s", record.topic(), record.partition(),
+                    record.offset(), e.getMessage());
+        }
+    }
+
+    private void sleep(Duration d) {
+        try {
+            Thread.sleep(d.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            running = false;
+        }
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        KafkaConsumer<String, byte[]> c = consumer;
+        if (c != null) {
+            c.wakeup();
+        }
+        try {
+            thread.join(5000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,145 @@
+package io.rediacc.gpu.gate.manifest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.rediacc.gpu.contracts.identity.Identifiers;
+import io.rediacc.gpu.contracts.identity.InvalidIdentifierException;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Reads and validates the repos manifest. Strict on purpose: a typo in a field name would
+ * otherwise silently drop a setting of the security boundary, so unknown fields are errors.
+ */
+public final class ManifestLoader {
+
+    private static final Set<String> TOP_FIELDS = Set.of("machine", "repos");
+    private static final Set<String> REPO_FIELDS = Set.of("name", "guid", "forkOf", "listen", "daemon",
+            "buildkitDeviceEntitlementDisabled");
+    private static final YAMLMapper YAML = new YAMLMapper();
+
+    private ManifestLoader() {
+    }
+
+    public static ReposManifest load(Path file) {
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(file);
+        } catch (NoSuchFileException e) {
+            throw new InvalidManifestException("repos manifest " + file + " does not exist: create it or set gate.manifest");
+        } catch (IOException e) {
+            throw new InvalidManifestException("cannot read repos manifest " + file + ": " + e.getMessage(), e);
+        }
+        try {
+            return parse(bytes);
+        } catch (InvalidManifestException e) {
+            throw new InvalidManifestException("repos manifest " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    public static ReposManifest parse(byte[] yaml) {
+        JsonNode root;
+        try {
+            root = YAML.readTree(yaml);
+        } catch (IOException e) {
+            throw new InvalidManifestException("not valid YAML: " + e.getMessage(), e);
+        }
+        if (root == null || !root.isObject()) {
+            throw new InvalidManifestException("expected a mapping with 'machine' and 'repos'");
+        }
+        unknownFields(root, TOP_FIELDS, "");
+        String machine;
+        try {
+            machine = Identifiers.machine(text(root, "machine", ""));
+        } catch (InvalidIdentifierException e) {
+            throw new InvalidManifestException("machine: " + e.getMessage());
+        }
+        JsonNode repos = root.get("repos");
+        if (repos != null && !repos.isNull() && !repos.isArray()) {
+            throw new InvalidManifestException("repos must be a list of repos");
+        }
+        List<RepoEntry> entries = new ArrayList<>();
+        Set<String> names = new HashSet<>();
+        Set<String> guids = new HashSet<>();
+        Set<String> listeners = new HashSet<>();
+        if (repos != null && repos.isArray()) {
+            for (int i = 0; i < repos.size(); i++) {
+                String where = "repos[" + i + "]";
+                RepoEntry entry = repo(repos.get(i), where);
+                if (!names.add(entry.name())) {
+                    throw new InvalidManifestException(where + ": repo name " + entry.name() + " appears twice");
+                }
+                if (!guids.add(entry.guid())) {
+                    throw new InvalidManifestException(where + ": GUID " + entry.guid()
+                            + " is used by two repos; a fork needs its own GUID (forkOf names the parent)");
+                }
+                boolean ephemeral = entry.listen().kind() == SocketEndpoint.Kind.TCP && entry.listen().port() == 0;
+                if (!ephemeral && !listeners.add(entry.listen().toString())) {
+                    throw new InvalidManifestException(where + ": listen " + entry.listen()
+                            + " is used by two repos; the socket a request arrives on is the repo's identity");
+                }
+                entries.add(entry);
+            }
+        }
+        return new ReposManifest(machine, entries);
+    }
+
+    private static RepoEntry repo(JsonNode node, String where) {
+        if (node == null || !node.isObject()) {
+            throw new InvalidManifestException(where + " must be a mapping with name, guid, listen and daemon");
+        }
+        unknownFields(node, REPO_FIELDS, where + ".");
+        try {
+            String name = Identifiers.repoName(text(node, "name", where + "."));
+            String guid = Identifiers.repoGuid(text(node, "guid", where + "."));
+            String forkOf = node.hasNonNull("forkOf") ? Identifiers.repoGuid(text(node, "forkOf", where + ".")) : null;
+            if (guid.equals(forkOf)) {
+                throw new InvalidManifestException(where + ".forkOf: a repo cannot be a fork of itself");
+            }
+            SocketEndpoint listen = SocketEndpoint.parse(text(node, "listen", where + "."), where + ".listen");
+            SocketEndpoint daemon = SocketEndpoint.parse(text(node, "daemon", where + "."), where + ".daemon");
+            if (daemon.kind() == SocketEndpoint.Kind.TCP && daemon.port() == 0) {
+                throw new InvalidManifestException(where + ".daemon: port 0 is only meaningful for a listener");
+            }
+            if (listen.equals(daemon)) {
+                throw new InvalidManifestException(where + ": listen and daemon are the same socket");
+            }
+            JsonNode bk = node.get("buildkitDeviceEntitlementDisabled");
+            if (bk != null && !bk.isNull() && !bk.isBoolean()) {
+                throw new InvalidManifestException(where + ".buildkitDeviceEntitlementDisabled must be true or false");
+            }
+            return new RepoEntry(name, guid, forkOf, listen, daemon, bk != null && bk.asBoolean(false));
+        } catch (InvalidIdentifierException e) {
+            throw new InvalidManifestException(where + ": " + e.getMessage());
+        }
+    }
+
+    private static String text(JsonNode node, String field, String prefix) {
+        JsonNode value = node.get(field);
+        if (value == null || value.isNull()) {
+            throw new InvalidManifestException(prefix + field + " is missing");
+        }
+        if (!value.isValueNode() || value.isBoolean()) {
+            throw new InvalidManifestException(prefix + field + " must be a string");
+        }
+        return value.asText();
+    }
+
+    private static void unknownFields(JsonNode node, Set<String> known, String prefix) {
+        for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+            String field = it.next();
+            if (!known.contains(field)) {
+                throw new InvalidManifestException(prefix + field + " is not a known field (known: "
+                        + String.join(", ", known.stream().sorted().toList()) + ")");
+            }
+        }
+    }
+}

@@ -1,0 +1,65 @@
+package io.rediacc.gpu.gate.messaging;
+
+import io.rediacc.gpu.contracts.events.GateStatus;
+import io.rediacc.gpu.contracts.events.RepoInfo;
+import io.rediacc.gpu.contracts.events.Topics;
+import io.rediacc.gpu.gate.grants.GrantStore;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * Publishes what this gate enforces to {@code gpu.gate-status.v1}: after each applied version or
+ * sync-state change, and on a heartbeat so grant-service can tell a live gate from a gone one.
+ */
+public final class GateStatusPublisher implements AutoCloseable {
+
+    private final GateEventsProducer producer;
+    private final GrantStore store;
+    private final String gateId;
+    private final Duration heartbeat;
+    private final Supplier<List<RepoInfo>> repos;
+    private final ScheduledExecutorService timer;
+
+    public GateStatusPublisher(GateEventsProducer producer, GrantStore store, String gateId, Duration heartbeat,
+                               Supplier<List<RepoInfo>> repos) {
+        this.producer = producer;
+        this.store = store;
+        this.gateId = gateId;
+        this.heartbeat = heartbeat;
+        this.repos = repos;
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "gate-status-heartbeat");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    public void start() {
+        store.onChange(state -> publish());
+        long ms = Math.max(100, heartbeat.toMillis());
+        timer.scheduleAtFixedRate(this::publish, 0, ms, TimeUnit.MILLISECONDS);
+    }
+
+    public GateStatus current() {
+        GrantStore.State state = store.state();
+        return new GateStatus(store.machine(), gateId, state.version(),
+                state.caughtUp() ? GateStatus.SYNCED : GateStatus.LOADING, state.grants(), repos.get(),
+                (int) Math.max(1, heartbeat.toSeconds()), state.syncedAt());
+    }
+
+    public void publish() {
+        GateStatus status = current();
+        producer.send(Topics.GATE_STATUS_TOPIC, Topics.gateStatusKey(status.machine(), gateId),
+                status.machine() + "/" + gateId, status);
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+    }
+}

@@ -1,0 +1,821 @@
+package io.rediacc.gpu.gate.proxy;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufHolder;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.DuplexChannel;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpStatusClass;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
+import io.rediacc.gpu.gate.manifest.SocketEndpoint;
+import io.rediacc.gpu.gate.policy.HeadVerdict;
+import io.rediacc.gpu.gate.policy.Refusal;
+import io.rediacc.gpu.gate.policy.RepoIdentity;
+import io.rediacc.gpu.gate.policy.RequestHead;
+import io.rediacc.gpu.gate.policy.Verdict;
+import org.jboss.logging.Logger;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * One client connection to a repo's endpoint, and its one connection to the repo's daemon.
+ *
+ * <p>Requests are handled one at a time (a pipelined next request waits in {@link #backlog}).
+ * Each request head goes to the policy first; what passes streams to the daemon as it arrives,
+ * what needs its body inspected is held (up to the policy's limit) until it is decided, and a
+ * refused request never reaches the daemon. When the daemon answers a hijack (attach, exec
+ * start: {@code 101 UPGRADED} or {@code 200} with a raw stream), both HTTP codecs are removed and
+ * bytes are spliced both ways, half-close included.
+ *
+ * <p>Both channels run on the same event loop, so no state here needs locking.
+ */
+final class ClientConnection extends ChannelInboundHandlerAdapter {
+
+    private static final Logger LOG = Logger.getLogger(ClientConnection.class);
+    private static final byte[] CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+
+    private enum Mode { STREAM, INSPECT, DISCARD }
+
+    /** One request and its response. */
+    private static final class Exchange {
+        final HttpRequest request;
+        final RequestHead head;
+        Mode mode = Mode.STREAM;
+        String storedContainerId;
+        CompositeByteBuf body;
+        boolean requestDone;
+        boolean responseStarted;
+        boolean responseDone;
+        boolean closeAfter;
+
+        Exchange(HttpRequest request, RequestHead head) {
+            this.request = request;
+            this.head = head;
+        }
+    }
+
+    private final DataPlane plane;
+    private final RepoIdentity repo;
+    private final SocketEndpoint daemonEndpoint;
+    private final int maxBody;
+
+    private Channel client;
+    private Channel daemon;
+    private boolean daemonConnecting;
+    private final ArrayDeque<Object> daemonPending = new ArrayDeque<>();
+    private final ArrayDeque<Object> backlog = new ArrayDeque<>();
+    private Exchange ex;
+    private boolean raw;
+    private boolean switching;
+    private final ArrayDeque<ByteBuf> rawToClient = new ArrayDeque<>();
+    private final ArrayDeque<ByteBuf> rawToDaemon = new ArrayDeque<>();
+    private boolean closing;
+    private boolean clientInputShut;
+    private boolean daemonInputShut;
+    private boolean pausedForBacklog;
+    private boolean pausedForBackpressure;
+
+    ClientConnection(DataPlane plane, RepoIdentity repo, SocketEndpoint daemonEndpoint) {
+        this.plane = plane;
+        this.repo = repo;
+        this.daemonEndpoint = daemonEndpoint;
+        this.maxBody = plane.policy().maxBodyBytes();
+    }
+
+    static HttpServerCodec codec() {
+        return new HttpServerCodec(DataPlane.requestDecoderConfig());
+    }
+
+    // ---------------------------------------------------------------- client side events
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        client = ctx.channel();
+        super.channelActive(ctx);
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (closing) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        if (raw) {
+            toDaemonRaw(msg);
+            return;
+        }
+        if (!(msg instanceof HttpObject)) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        if (!backlog.isEmpty() || (ex != null && ex.requestDone)) {
+            backlog.add(msg);
+            pauseForBacklog(true);
+            return;
+        }
+        handle((HttpObject) msg);
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof ChannelInputShutdownEvent) {
+            clientInputShut = true;
+            if (raw) {
+                shutdownOutputAfterFlush(daemon);
+                if (daemonInputShut) {
+                    closeBoth();
+                }
+            } else if (ex == null || !ex.requestDone) {
+                // The client stopped sending before or in the middle of a request: nothing to finish.
+                if (ex != null && ex.mode == Mode.INSPECT && !ex.responseStarted) {
+                    Refusal incomplete = new Refusal(400, "incomplete-body", null,
+                            "the request body ended before it was complete; it was not forwarded");
+                    plane.recorder().refused(repo, ex.head, incomplete);
+                    client.write(DockerErrors.response(400, incomplete.message(), true));
+                }
+                closeBoth();
+            }
+            return;
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (daemon != null && client.isWritable()) {
+            daemon.config().setAutoRead(true);
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        closing = true;
+        releaseAll();
+        if (daemon != null) {
+            closeAfterFlush(daemon);
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        LOG.debugf("client connection of repo %s failed: %s", repo.name(), cause.toString());
+        closeBoth();
+    }
+
+    // ---------------------------------------------------------------- requests
+
+    private void handle(HttpObject msg) {
+        if (msg instanceof HttpRequest request) {
+            if (ex != null) {
+                // Cannot happen with Netty's decoder (a request follows the previous one's last content).
+                ReferenceCountUtil.release(msg);
+                closeBoth();
+                return;
+            }
+            startExchange(request);
+            if (msg instanceof HttpContent content && !closing && ex != null) {
+                onRequestContent(content);
+            } else {
+                ReferenceCountUtil.release(msg);
+            }
+            return;
+        }
+        if (msg instanceof HttpContent content) {
+            if (ex == null) {
+                content.release();
+                return;
+            }
+            onRequestContent(content);
+            return;
+        }
+        ReferenceCountUtil.release(msg);
+    }
+
+    private void startExchange(HttpRequest request) {
+        if (request.decoderResult().isFailure()) {
+            Throwable cause = request.decoderResult().cause();
+            refuseFraming(head(request), "the request is not valid HTTP/1.1 and was not forwarded: "
+                    + (cause == null ? "malformed request" : cause.getMessage()));
+            return;
+        }
+        String framing = FramingCheck.problem(request);
+        if (framing != null) {
+            refuseFraming(head(request), framing);
+            return;
+        }
+        ex = new Exchange(request, head(request));
+        HeadVerdict verdict;
+        try {
+            verdict = plane.policy().onHead(ex.head, repo);
+        } catch (RuntimeException e) {
+            verdict = new HeadVerdict.Refuse(policyFailure(e));
+        }
+        if (verdict instanceof HeadVerdict.Pass) {
+            ex.mode = Mode.STREAM;
+            answerExpectContinue(request);
+            toDaemon(request);
+        } else if (verdict instanceof HeadVerdict.InspectBody) {
+            startInspection(request, null);
+        } else if (verdict instanceof HeadVerdict.InspectStoredContainer stored) {
+            startInspection(request, stored.containerId());
+        } else if (verdict instanceof HeadVerdict.Refuse refuse) {
+            refuse(refuse.refusal());
+        } else {
+            refuse(policyFailure(new IllegalStateException("unknown verdict " + verdict)));
+        }
+    }
+
+    private void startInspection(HttpRequest request, String storedContainerId) {
+        ex.mode = Mode.INSPECT;
+        ex.storedContainerId = storedContainerId;
+        long declared = HttpUtil.getContentLength(request, -1L);
+        if (declared > maxBody) {
+            refuse(tooLarge());
+            return;
+        }
+        answerExpectContinue(request);
+        ex.body = client.alloc().compositeBuffer(Integer.MAX_VALUE);
+    }
+
+    private void onRequestContent(HttpContent content) {
+        if (content.decoderResult().isFailure()) {
+            // A broken chunk: where this body ends (and the next request starts) is unknowable.
+            Throwable cause = content.decoderResult().cause();
+            content.release();
+            Exchange broken = ex;
+            ex = null;
+            if (broken.responseStarted) {
+                closeBoth();
+            } else {
+                refuseFraming(broken.head, "the request body is not valid HTTP/1.1 framing and was not forwarded: "
+                        + (cause == null ? "malformed body" : cause.getMessage()));
+            }
+            return;
+        }
+        boolean last = content instanceof LastHttpContent;
+        switch (ex.mode) {
+            case STREAM -> toDaemon(content);
+            case INSPECT -> {
+                ByteBuf data = content.content();
+                if (ex.body.readableBytes() + (long) data.readableBytes() > maxBody) {
+                    content.release();
+                    refuse(tooLarge());
+                } else {
+                    if (data.isReadable()) {
+                        ex.body.addComponent(true, data.retain());
+                    }
+                    content.release();
+                }
+            }
+            case DISCARD -> content.release();
+        }
+        if (!last || ex == null) {
+            return;
+        }
+        ex.requestDone = true;
+        if (ex.mode == Mode.INSPECT) {
+            decide();
+        } else if (ex.responseDone) {
+            finishExchange();
+        }
+    }
+
+    private void decide() {
+        byte[] body = ByteBufUtil.getBytes(ex.body);
+        ex.body.release();
+        ex.body = null;
+        if (ex.storedContainerId == null) {
+            Verdict verdict;
+            try {
+                verdict = plane.policy().onBody(ex.head, body, repo, plane.grants());
+            } catch (RuntimeException e) {
+                verdict = new Verdict.Deny(policyFailure(e));
+            }
+            conclude(verdict, body);
+            return;
+        }
+        Exchange decided = ex;
+        StoredContainerReader.read(plane, daemonEndpoint, client.eventLoop(), ex.storedContainerId)
+                .addListener(done -> {
+                    if (closing || ex != decided) {
+                        return;
+                    }
+                    if (!done.isSuccess()) {
+                        respondLocally(502, "the gate could not read the stored configuration of container "
+                                + decided.storedContainerId + " from the Docker daemon of repo " + repo.name()
+                                + " to re-check its devices: " + done.cause().getMessage());
+                        return;
+                    }
+                    StoredContainerReader.Answer answer = (StoredContainerReader.Answer) done.getNow();
+                    if (answer.status() != 200) {
+                        // Not found and the like: the daemon's own error is the truthful answer.
+                        respondLocally(answer.status() >= 400 ? answer.status() : 502, daemonMessage(answer));
+                        return;
+                    }
+                    Verdict verdict;
+                    try {
+                        verdict = plane.policy().onStoredContainer(answer.body(), repo, plane.grants());
+                    } catch (RuntimeException e) {
+                        verdict = new Verdict.Deny(policyFailure(e));
+                    }
+                    conclude(verdict, body);
+                });
+    }
+
+    private void conclude(Verdict verdict, byte[] body) {
+        if (verdict instanceof Verdict.Allow) {
+            ex.mode = Mode.STREAM;
+            toDaemon(ex.request);
+            toDaemon(body.length == 0 ? LastHttpContent.EMPTY_LAST_CONTENT
+                    : new DefaultLastHttpContent(Unpooled.wrappedBuffer(body)));
+        } else if (verdict instanceof Verdict.Deny deny) {
+            refuse(deny.refusal());
+        } else {
+            refuse(policyFailure(new IllegalStateException("unknown verdict " + verdict)));
+        }
+    }
+
+    /** Refuses the current request; it never reaches the daemon. The rest of its body is discarded. */
+    private void refuse(Refusal refusal) {
+        plane.recorder().refused(repo, ex.head, refusal);
+        respondLocally(refusal.status(), refusal.message());
+    }
+
+    private void respondLocally(int status, String message) {
+        Exchange current = ex;
+        current.mode = Mode.DISCARD;
+        if (current.body != null) {
+            current.body.release();
+            current.body = null;
+        }
+        current.responseStarted = true;
+        current.responseDone = true;
+        boolean close = !HttpUtil.isKeepAlive(current.request);
+        current.closeAfter |= close;
+        client.writeAndFlush(DockerErrors.response(status, message, close));
+        if (current.requestDone) {
+            finishExchange();
+        }
+    }
+
+    /** The framing of the request is unknowable: answer and close, since the next request's start is unknowable too. */
+    private void refuseFraming(RequestHead head, String message) {
+        Refusal refusal = new Refusal(400, "ambiguous-framing", null, message);
+        plane.recorder().refused(repo, head, refusal);
+        closing = true;
+        if (ex != null && ex.body != null) {
+            ex.body.release();
+        }
+        ex = null;
+        releaseAll();
+        client.writeAndFlush(DockerErrors.response(400, message, true)).addListener(ChannelFutureListener.CLOSE);
+        if (daemon != null) {
+            daemon.close();
+        }
+    }
+
+    private void finishExchange() {
+        Exchange done = ex;
+        ex = null;
+        boolean close = done.closeAfter || !HttpUtil.isKeepAlive(done.request) || clientInputShut;
+        if (close) {
+            closing = true;
+            releaseAll();
+            closeAfterFlush(client);
+            if (daemon != null) {
+                daemon.close();
+            }
+            return;
+        }
+        while (!backlog.isEmpty() && !closing && !raw && (ex == null || !ex.requestDone)) {
+            handle((HttpObject) backlog.poll());
+        }
+        if (backlog.isEmpty()) {
+            pauseForBacklog(false);
+        }
+    }
+
+    // ---------------------------------------------------------------- daemon side
+
+    private void toDaemon(Object msg) {
+        if (daemon != null && daemon.isActive()) {
+            daemon.writeAndFlush(msg);
+            if (!daemon.isWritable()) {
+                pauseForBackpressure(true);
+            }
+            return;
+        }
+        daemonPending.add(msg);
+        if (!daemonConnecting) {
+            connectDaemon();
+        }
+    }
+
+    private void connectDaemon() {
+        daemonConnecting = true;
+        Bootstrap bootstrap = new Bootstrap()
+                .group(client.eventLoop())
+                .channelFactory(plane.transport().channels(daemonEndpoint))
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) plane.daemonConnectTimeout().toMillis())
+                .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
+                .handler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        ch.pipeline().addLast(new HttpClientCodec(DataPlane.responseDecoderConfig(), false, false),
+                                new DaemonSide());
+                    }
+                });
+        bootstrap.connect(plane.transport().address(daemonEndpoint)).addListener((ChannelFutureListener) f -> {
+            daemonConnecting = false;
+            if (closing) {
+                f.channel().close();
+                releasePending();
+                return;
+            }
+            if (!f.isSuccess()) {
+                releasePending();
+                String why = f.cause() == null ? "connection failed" : f.cause().getMessage();
+                if (ex != null && !ex.responseStarted) {
+                    respondLocally(502, "the Docker daemon of repo " + repo.name() + " is not reachable at "
+                            + daemonEndpoint + ": " + why);
+                } else {
+                    closeBoth();
+                }
+                return;
+            }
+            daemon = f.channel();
+            daemonInputShut = false;
+            while (!daemonPending.isEmpty()) {
+                daemon.write(daemonPending.poll());
+            }
+            daemon.flush();
+            if (!daemon.isWritable()) {
+                pauseForBackpressure(true);
+            }
+        });
+    }
+
+    /** Handler on the daemon channel; it runs on the client's event loop. */
+    private final class DaemonSide extends ChannelInboundHandlerAdapter {
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (closing) {
+                ReferenceCountUtil.release(msg);
+                return;
+            }
+            if (raw) {
+                toClientRaw(msg);
+                return;
+            }
+            if (msg instanceof HttpResponse response) {
+                onDaemonResponse(response);
+                if (msg instanceof HttpContent content && !raw) {
+                    onDaemonContent(content);
+                } else if (msg instanceof HttpContent content) {
+                    toClientRaw(content);
+                }
+                return;
+            }
+            if (msg instanceof HttpContent content) {
+                onDaemonContent(content);
+                return;
+            }
+            ReferenceCountUtil.release(msg);
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            if (evt instanceof ChannelInputShutdownEvent) {
+                daemonInputShut = true;
+                if (raw) {
+                    shutdownOutputAfterFlush(client);
+                    if (clientInputShut) {
+                        closeBoth();
+                    }
+                } else {
+                    ctx.close();
+                }
+                return;
+            }
+            ctx.fireUserEventTriggered(evt);
+        }
+
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+            if (ctx.channel().isWritable()) {
+                pauseForBackpressure(false);
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            if (daemon != ctx.channel()) {
+                return;
+            }
+            daemon = null;
+            if (closing) {
+                return;
+            }
+            if (raw) {
+                closeAfterFlush(client);
+                closing = true;
+                return;
+            }
+            if (ex != null && ex.mode == Mode.STREAM) {
+                if (!ex.responseStarted) {
+                    respondLocally(502, "the Docker daemon of repo " + repo.name()
+                            + " closed the connection without answering");
+                } else if (!ex.responseDone) {
+                    closing = true;
+                    closeAfterFlush(client);
+                }
+            }
+            // Idle: the next request connects again.
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            LOG.debugf("daemon connection of repo %s failed: %s", repo.name(), cause.toString());
+            ctx.close();
+        }
+    }
+
+    private void onDaemonResponse(HttpResponse response) {
+        if (ex == null || ex.responseDone || ex.mode != Mode.STREAM || response.decoderResult().isFailure()) {
+            // An answer to nothing, or one we cannot read: the connection's framing is lost.
+            closeBoth();
+            return;
+        }
+        int code = response.status().code();
+        if (code == 101 || isRawStream(response)) {
+            switchToRaw(response);
+            return;
+        }
+        if (response.status().codeClass() == HttpStatusClass.INFORMATIONAL) {
+            return; // 100 Continue was already answered by the gate itself
+        }
+        ex.responseStarted = true;
+        if (!HttpUtil.isKeepAlive(response)) {
+            ex.closeAfter = true;
+        }
+        if (endsWithClose(response)) {
+            ex.closeAfter = true;
+            response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        }
+        toClient(response);
+    }
+
+    private void onDaemonContent(HttpContent content) {
+        if (ex == null || !ex.responseStarted || ex.responseDone) {
+            content.release();
+            return;
+        }
+        boolean last = content instanceof LastHttpContent;
+        toClient(content);
+        if (last) {
+            ex.responseDone = true;
+            if (ex.requestDone) {
+                finishExchange();
+            }
+        }
+    }
+
+    /** Pre-upgrade attach answers 200 with a raw stream, no length and no chunking: a hijack too. */
+    private boolean isRawStream(HttpResponse response) {
+        if (response.status().code() != 200 || !HttpMethod.POST.equals(ex.request.method())
+                || HttpUtil.isContentLengthSet(response) || HttpUtil.isTransferEncodingChunked(response)) {
+            return false;
+        }
+        String type = response.headers().get(HttpHeaderNames.CONTENT_TYPE, "");
+        return type.startsWith("application/vnd.docker.raw-stream")
+                || type.startsWith("application/vnd.docker.multiplexed-stream");
+    }
+
+    private boolean endsWithClose(HttpResponse response) {
+        int code = response.status().code();
+        return !HttpMethod.HEAD.equals(ex.request.method()) && code != 204 && code != 304
+                && !HttpUtil.isContentLengthSet(response) && !HttpUtil.isTransferEncodingChunked(response);
+    }
+
+    /** After a hijack the connection is no longer HTTP: remove both codecs and splice bytes. */
+    private void switchToRaw(HttpResponse response) {
+        if (!backlog.isEmpty()) {
+            // The client sent bytes before the daemon answered; they were read as HTTP and cannot be replayed.
+            ReferenceCountUtil.release(response);
+            closeBoth();
+            return;
+        }
+        raw = true;
+        ex = null;
+        // Removing a decoder hands over the bytes it had buffered; hold them until both codecs are
+        // gone so that nothing raw passes through an HTTP encoder, and the 101 goes out first.
+        switching = true;
+        client.write(response);
+        client.pipeline().remove(HttpServerCodec.class);
+        daemon.pipeline().remove(HttpClientCodec.class);
+        switching = false;
+        while (!rawToDaemon.isEmpty()) {
+            daemon.write(rawToDaemon.poll());
+        }
+        while (!rawToClient.isEmpty()) {
+            client.write(rawToClient.poll());
+        }
+        daemon.flush();
+        client.flush();
+        pauseForBacklog(false);
+        if (clientInputShut) {
+            shutdownOutputAfterFlush(daemon);
+        }
+    }
+
+    private void toClient(Object msg) {
+        client.writeAndFlush(msg);
+        if (!client.isWritable() && daemon != null) {
+            daemon.config().setAutoRead(false);
+        }
+    }
+
+    private void toClientRaw(Object msg) {
+        ByteBuf data = unwrap(msg);
+        if (data == null) {
+            return;
+        }
+        if (switching) {
+            rawToClient.add(data);
+            return;
+        }
+        toClient(data);
+    }
+
+    private void toDaemonRaw(Object msg) {
+        ByteBuf data = unwrap(msg);
+        if (data == null) {
+            return;
+        }
+        if (switching) {
+            rawToDaemon.add(data);
+            return;
+        }
+        if (daemon == null) {
+            data.release();
+            return;
+        }
+        daemon.writeAndFlush(data);
+        if (!daemon.isWritable()) {
+            pauseForBackpressure(true);
+        }
+    }
+
+    /** Bytes of a message in raw mode; codec leftovers may still arrive wrapped as HTTP content. */
+    private static ByteBuf unwrap(Object msg) {
+        if (msg instanceof ByteBuf buf) {
+            if (buf.isReadable()) {
+                return buf;
+            }
+            buf.release();
+            return null;
+        }
+        if (msg instanceof ByteBufHolder holder) {
+            ByteBuf content = holder.content();
+            if (content.isReadable()) {
+                return content;
+            }
+            holder.release();
+            return null;
+        }
+        ReferenceCountUtil.release(msg);
+        return null;
+    }
+
+    // ---------------------------------------------------------------- plumbing
+
+    private void answerExpectContinue(HttpRequest request) {
+        if (HttpUtil.is100ContinueExpected(request)) {
+            request.headers().remove(HttpHeaderNames.EXPECT);
+            // Written below the HTTP encoder: an interim answer must not count as the request's response.
+            client.pipeline().firstContext().writeAndFlush(Unpooled.wrappedBuffer(CONTINUE));
+        }
+    }
+
+    private void pauseForBacklog(boolean pause) {
+        pausedForBacklog = pause;
+        updateAutoRead();
+    }
+
+    private void pauseForBackpressure(boolean pause) {
+        pausedForBackpressure = pause;
+        updateAutoRead();
+    }
+
+    private void updateAutoRead() {
+        if (client != null) {
+            client.config().setAutoRead(!pausedForBacklog && !pausedForBackpressure);
+        }
+    }
+
+    private void shutdownOutputAfterFlush(Channel channel) {
+        if (channel == null) {
+            return;
+        }
+        channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener((ChannelFutureListener) f -> {
+            if (channel instanceof DuplexChannel duplex && channel.isActive()) {
+                duplex.shutdownOutput();
+            } else {
+                channel.close();
+            }
+        });
+    }
+
+    private static void closeAfterFlush(Channel channel) {
+        if (channel != null) {
+            channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+
+    private void closeBoth() {
+        closing = true;
+        releaseAll();
+        closeAfterFlush(client);
+        closeAfterFlush(daemon);
+    }
+
+    private void releaseAll() {
+        while (!backlog.isEmpty()) {
+            ReferenceCountUtil.release(backlog.poll());
+        }
+        releasePending();
+        if (ex != null && ex.body != null) {
+            ex.body.release();
+            ex.body = null;
+        }
+    }
+
+    private void releasePending() {
+        while (!daemonPending.isEmpty()) {
+            ReferenceCountUtil.release(daemonPending.poll());
+        }
+    }
+
+    private Refusal tooLarge() {
+        return new Refusal(413, "body-too-large", null, "the request body is larger than the " + maxBody
+                + " bytes the gate inspects; it was refused, not forwarded uninspected");
+    }
+
+    private Refusal policyFailure(RuntimeException e) {
+        LOG.errorf(e, "policy failed on a request of repo %s; refusing it", repo.name());
+        return new Refusal(403, "gate-error", null, "the gate could not evaluate this request and refused it");
+    }
+
+    private static String daemonMessage(StoredContainerReader.Answer answer) {
+        String text = new String(answer.body(), StandardCharsets.UTF_8);
+        try {
+            var node = new com.fasterxml.jackson.databind.ObjectMapper().readTree(text);
+            if (node != null && node.hasNonNull("message")) {
+                return node.get("message").asText();
+            }
+        } catch (Exception ignored) {
+            // not Docker's error format; fall through
+        }
+        return "the Docker daemon answered " + answer.status() + " when the gate read the container's configuration";
+    }
+
+    static RequestHead head(HttpRequest request) {
+        Map<String, List<String>> headers = new LinkedHashMap<>();
+        for (Map.Entry<String, String> header : request.headers()) {
+            headers.computeIfAbsent(header.getKey().toLowerCase(Locale.ROOT), k -> new ArrayList<>()).add(header.getValue());
+        }
+        Map<String, List<String>> frozen = new LinkedHashMap<>();
+        headers.forEach((k, v) -> frozen.put(k, List.copyOf(v)));
+        return new RequestHead(request.method().name(), request.uri(), Collections.unmodifiableMap(frozen));
+    }
+}

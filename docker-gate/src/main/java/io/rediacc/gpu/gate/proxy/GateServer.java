@@ -1,0 +1,171 @@
+package io.rediacc.gpu.gate.proxy;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.rediacc.gpu.gate.manifest.RepoEntry;
+import io.rediacc.gpu.gate.manifest.ReposManifest;
+import io.rediacc.gpu.gate.manifest.SocketEndpoint;
+import io.rediacc.gpu.gate.policy.RepoIdentity;
+import org.jboss.logging.Logger;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.SocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The gate's listeners: one per repo of the manifest. The listener a connection arrives on
+ * fixes the repo identity for every request of that connection.
+ */
+public final class GateServer implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(GateServer.class);
+
+    /** A bound listener and the connections it accepted. */
+    private record Listener(RepoEntry entry, Channel server, ChannelGroup connections) {
+    }
+
+    private final DataPlane plane;
+    private final Map<String, Listener> listeners = new HashMap<>();
+    private String machine;
+
+    public GateServer(DataPlane plane) {
+        this.plane = plane;
+    }
+
+    /**
+     * Serves exactly the repos of {@code manifest}: binds new ones, closes removed ones (and their
+     * connections), rebinds changed ones. Throws when a listener cannot be bound.
+     */
+    public synchronized void serve(ReposManifest manifest) {
+        if (machine != null && !machine.equals(manifest.machine())) {
+            LOG.warnf("the manifest now names machine %s; this gate keeps serving as %s until restarted",
+                    manifest.machine(), machine);
+        }
+        if (machine == null) {
+            machine = manifest.machine();
+        }
+        Map<String, RepoEntry> wanted = new HashMap<>();
+        manifest.repos().forEach(r -> wanted.put(r.name(), r));
+        for (var it = listeners.entrySet().iterator(); it.hasNext(); ) {
+            var current = it.next();
+            RepoEntry next = wanted.get(current.getKey());
+            if (next == null || !sameServing(current.getValue().entry(), next)) {
+                stop(current.getValue());
+                it.remove();
+            }
+        }
+        RuntimeException failure = null;
+        for (RepoEntry entry : manifest.repos()) {
+            if (listeners.containsKey(entry.name())) {
+                continue;
+            }
+            try {
+                listeners.put(entry.name(), bind(entry));
+            } catch (RuntimeException e) {
+                LOG.errorf("cannot listen for repo %s on %s: %s", entry.name(), entry.listen(), e.getMessage());
+                if (failure == null) {
+                    failure = e;
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /** The address a repo's listener is bound to (the actual port for {@code tcp://...:0}). */
+    public synchronized Optional<SocketAddress> boundAddress(String repoName) {
+        return Optional.ofNullable(listeners.get(repoName)).map(l -> l.server().localAddress());
+    }
+
+    public synchronized int listenerCount() {
+        return listeners.size();
+    }
+
+    private boolean sameServing(RepoEntry a, RepoEntry b) {
+        return a.equals(b);
+    }
+
+    private Listener bind(RepoEntry entry) {
+        RepoIdentity identity = new RepoIdentity(entry.name(), entry.guid(), machine,
+                entry.buildkitDeviceEntitlementDisabled());
+        ChannelGroup connections = new DefaultChannelGroup("repo-" + entry.name(), GlobalEventExecutor.INSTANCE);
+        prepareSocketPath(entry.listen());
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(plane.transport().group())
+                .channelFactory(plane.transport().serverChannels(entry.listen()))
+                .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
+                .childOption(ChannelOption.AUTO_READ, true)
+                .childHandler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        connections.add(ch);
+                        ch.pipeline().addLast(ClientConnection.codec(),
+                                new ClientConnection(plane, identity, entry.daemon()));
+                    }
+                });
+        if (entry.listen().kind() == SocketEndpoint.Kind.TCP) {
+            bootstrap.option(ChannelOption.SO_REUSEADDR, true);
+        }
+        var bound = bootstrap.bind(plane.transport().address(entry.listen())).awaitUninterruptibly();
+        if (!bound.isSuccess()) {
+            Throwable cause = bound.cause();
+            throw new IllegalStateException("cannot listen on " + entry.listen() + ": "
+                    + (cause == null ? "unknown error" : cause.getMessage()), cause);
+        }
+        LOG.infof("serving repo %s (%s) on %s -> daemon %s", entry.name(), entry.guid(),
+                bound.channel().localAddress(), entry.daemon());
+        return new Listener(entry, bound.channel(), connections);
+    }
+
+    /** A stale socket file from a previous run would make bind fail; only sockets are removed. */
+    private static void prepareSocketPath(SocketEndpoint endpoint) {
+        if (endpoint.kind() != SocketEndpoint.Kind.UNIX) {
+            return;
+        }
+        Path path = endpoint.path();
+        try {
+            Files.createDirectories(path.getParent());
+            if (Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                BasicFileAttributes attrs = Files.readAttributes(path, BasicFileAttributes.class,
+                        java.nio.file.LinkOption.NOFOLLOW_LINKS);
+                if (!attrs.isOther()) {
+                    throw new IllegalStateException(path + " exists and is not a socket; refusing to replace it");
+                }
+                Files.delete(path);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot prepare socket " + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    private void stop(Listener listener) {
+        LOG.infof("no longer serving repo %s on %s", listener.entry().name(), listener.entry().listen());
+        listener.server().close().awaitUninterruptibly();
+        listener.connections().close().awaitUninterruptibly();
+        if (listener.entry().listen().kind() == SocketEndpoint.Kind.UNIX) {
+            try {
+                Files.deleteIfExists(listener.entry().listen().path());
+            } catch (IOException e) {
+                LOG.debugf("cannot remove socket %s: %s", listener.entry().listen().path(), e.getMessage());
+            }
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        listeners.values().forEach(this::stop);
+        listeners.clear();
+    }
+}

@@ -1,0 +1,89 @@
+package io.rediacc.gpu.gate.proxy;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.timeout.ReadTimeoutHandler;
+import io.netty.util.concurrent.Promise;
+import io.rediacc.gpu.gate.manifest.SocketEndpoint;
+
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Asks a repo's daemon for a container's stored configuration ({@code GET /containers/{id}/json})
+ * on a connection of its own, so that a start can be re-checked against the grants held now.
+ */
+final class StoredContainerReader {
+
+    /** The daemon's answer: its status and body. */
+    record Answer(int status, byte[] body) {
+    }
+
+    private StoredContainerReader() {
+    }
+
+    static Promise<Answer> read(DataPlane plane, SocketEndpoint daemon, EventLoop loop, String containerId) {
+        Promise<Answer> answer = loop.newPromise();
+        Bootstrap bootstrap = new Bootstrap()
+                .group(loop)
+                .channelFactory(plane.transport().channels(daemon))
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) plane.daemonConnectTimeout().toMillis())
+                .handler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        ch.pipeline().addLast(
+                                new ReadTimeoutHandler(plane.daemonInspectTimeout().toMillis(), TimeUnit.MILLISECONDS),
+                                new HttpClientCodec(DataPlane.responseDecoderConfig(), false, false),
+                                new HttpObjectAggregator(DataPlane.MAX_INSPECT_BYTES),
+                                new SimpleChannelInboundHandler<FullHttpResponse>() {
+                                    @Override
+                                    protected void channelRead0(ChannelHandlerContext ctx, FullHttpResponse response) {
+                                        answer.trySuccess(new Answer(response.status().code(),
+                                                ByteBufUtil.getBytes(response.content())));
+                                        ctx.close();
+                                    }
+
+                                    @Override
+                                    public void channelInactive(ChannelHandlerContext ctx) {
+                                        answer.tryFailure(new IllegalStateException("the daemon closed the connection"));
+                                    }
+
+                                    @Override
+                                    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                                        answer.tryFailure(cause);
+                                        ctx.close();
+                                    }
+                                });
+                    }
+                });
+        bootstrap.connect(plane.transport().address(daemon)).addListener((ChannelFutureListener) connected -> {
+            if (!connected.isSuccess()) {
+                answer.tryFailure(connected.cause());
+                return;
+            }
+            // The id comes percent-decoded from the policy; encode it again as one path segment.
+            String path = "/containers/" + URLEncoder.encode(containerId, StandardCharsets.UTF_8).replace("+", "%20")
+                    + "/json";
+            FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, path);
+            request.headers().set(HttpHeaderNames.HOST, "docker");
+            connected.channel().writeAndFlush(request);
+        });
+        return answer;
+    }
+}

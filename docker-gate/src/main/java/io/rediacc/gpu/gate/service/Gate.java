@@ -1,0 +1,136 @@
+package io.rediacc.gpu.gate.service;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.rediacc.gpu.contracts.identity.Identifiers;
+import io.rediacc.gpu.contracts.identity.InvalidIdentifierException;
+import io.rediacc.gpu.gate.grants.GrantSnapshotFile;
+import io.rediacc.gpu.gate.grants.GrantStore;
+import io.rediacc.gpu.gate.grants.GrantsFeed;
+import io.rediacc.gpu.gate.manifest.ManifestLoader;
+import io.rediacc.gpu.gate.manifest.ManifestWatcher;
+import io.rediacc.gpu.gate.manifest.ReposManifest;
+import io.rediacc.gpu.gate.messaging.DecisionPublisher;
+import io.rediacc.gpu.gate.messaging.GateEventsProducer;
+import io.rediacc.gpu.gate.messaging.GateStatusPublisher;
+import io.rediacc.gpu.gate.messaging.RefusalLog;
+import io.rediacc.gpu.gate.metrics.GateMetrics;
+import io.rediacc.gpu.gate.policy.GatePolicy;
+import io.rediacc.gpu.gate.proxy.DataPlane;
+import io.rediacc.gpu.gate.proxy.GateServer;
+import io.rediacc.gpu.gate.proxy.NettyTransport;
+import org.jboss.logging.Logger;
+
+import java.net.SocketAddress;
+import java.util.Optional;
+
+/**
+ * One running gate: the manifest and its watcher, the grants (disk, then Kafka), the listeners,
+ * and the status and decision publishers. Start order matters: grants from disk are loaded
+ * before the first listener accepts a connection.
+ */
+public final class Gate implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(Gate.class);
+
+    private final GateSettings settings;
+    private final GrantStore grants;
+    private final GrantsFeed feed;
+    private final GateEventsProducer producer;
+    private final GateStatusPublisher status;
+    private final GateServer server;
+    private final GateMetrics metrics;
+    private volatile ReposManifest manifest;
+    private ManifestWatcher watcher;
+
+    private Gate(GateSettings settings, ReposManifest manifest, NettyTransport transport, MeterRegistry registry) {
+        this.settings = settings;
+        this.manifest = manifest;
+        String machine = manifest.machine();
+        String gateId = settings.gateId();
+        String clientId = "gate-" + machine + "-" + gateId;
+        this.grants = new GrantStore(machine, new GrantSnapshotFile(settings.stateDir(), machine));
+        this.metrics = new GateMetrics(registry, grants);
+        this.producer = new GateEventsProducer(settings.bootstrapServers(), clientId,
+                "/docker-gate/" + machine + "/" + gateId, settings.kafkaApiTimeout());
+        this.status = new GateStatusPublisher(producer, grants, gateId, settings.heartbeat(),
+                () -> this.manifest.repoInfos());
+        DecisionPublisher decisions = new DecisionPublisher(producer, settings.decisionsBurst(),
+                settings.decisionsPerSecond());
+        DataPlane plane = new DataPlane(new GatePolicy(settings.maxBodyBytes()), grants,
+                new RefusalLog(gateId, metrics, decisions), transport, settings.daemonConnectTimeout(),
+                settings.daemonInspectTimeout());
+        this.server = new GateServer(plane);
+        this.feed = new GrantsFeed(grants, settings.bootstrapServers(), clientId, settings.kafkaApiTimeout());
+    }
+
+    /** Reads the manifest, loads grants from disk, starts following Kafka and opens the listeners. */
+    public static Gate start(GateSettings settings, NettyTransport transport, MeterRegistry registry) {
+        try {
+            Identifiers.machine(settings.gateId()); // the id becomes part of a Kafka key: same rules as a machine name
+        } catch (InvalidIdentifierException e) {
+            throw new IllegalArgumentException("gate.id: " + e.getMessage().replace("machine name", "gate id"), e);
+        }
+        byte[] digest = ManifestWatcher.digest(settings.manifest());
+        ReposManifest manifest = ManifestLoader.load(settings.manifest());
+        Gate gate = new Gate(settings, manifest, transport, registry);
+        try {
+            gate.grants.loadFromDisk();
+            gate.feed.start();
+            gate.status.start();
+            gate.server.serve(manifest);
+            gate.watcher = new ManifestWatcher(settings.manifest(), digest, settings.manifestPollInterval(),
+                    gate::reload);
+        } catch (RuntimeException e) {
+            gate.close();
+            throw e;
+        }
+        LOG.infof("gate %s of machine %s serves %d repo(s)", settings.gateId(), manifest.machine(),
+                manifest.repos().size());
+        return gate;
+    }
+
+    private void reload(ReposManifest next) {
+        if (!next.machine().equals(manifest.machine())) {
+            LOG.errorf("the manifest's machine changed from %s to %s; restart the gate to serve another machine",
+                    manifest.machine(), next.machine());
+            return;
+        }
+        manifest = next;
+        try {
+            server.serve(next);
+        } finally {
+            status.publish();
+        }
+    }
+
+    public GrantStore grants() {
+        return grants;
+    }
+
+    public ReposManifest manifest() {
+        return manifest;
+    }
+
+    public GateStatusPublisher status() {
+        return status;
+    }
+
+    public Optional<SocketAddress> boundAddress(String repoName) {
+        return server.boundAddress(repoName);
+    }
+
+    public int listenerCount() {
+        return server.listenerCount();
+    }
+
+    @Override
+    public void close() {
+        if (watcher != null) {
+            watcher.close();
+        }
+        server.close();
+        status.close();
+        feed.close();
+        producer.close();
+    }
+}

@@ -1,0 +1,48 @@
+package io.rediacc.gpu.gate.service;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.Startup;
+import io.quarkus.runtime.StartupEvent;
+import io.rediacc.gpu.gate.config.GateConfig;
+import io.rediacc.gpu.gate.proxy.NettyTransport;
+import io.vertx.core.Vertx;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/** Starts the {@link Gate} with the application and closes it on shutdown. */
+@Startup
+@ApplicationScoped
+public class GateLifecycle {
+
+    private final GateConfig config;
+    private final Vertx vertx;
+    private final MeterRegistry registry;
+    private final String bootstrapServers;
+    private volatile Gate gate;
+
+    public GateLifecycle(GateConfig config, Vertx vertx, MeterRegistry registry,
+                         @ConfigProperty(name = "kafka.bootstrap.servers") String bootstrapServers) {
+        this.config = config;
+        this.vertx = vertx;
+        this.registry = registry;
+        this.bootstrapServers = bootstrapServers;
+    }
+
+    void onStart(@Observes StartupEvent event) {
+        gate = Gate.start(GateSettings.of(config, bootstrapServers), NettyTransport.of(vertx), registry);
+    }
+
+    void onStop(@Observes ShutdownEvent event) {
+        Gate running = gate;
+        if (running != null) {
+            running.close();
+        }
+    }
+
+    /** The running gate (null before start or after a failed start). */
+    public Gate gate() {
+        return gate;
+    }
+}

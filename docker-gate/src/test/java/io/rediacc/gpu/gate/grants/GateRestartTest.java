@@ -1,0 +1,140 @@
+package io.rediacc.gpu.gate.grants;
+
+import io.rediacc.gpu.contracts.events.EventJson;
+import io.rediacc.gpu.contracts.events.GateStatus;
+import io.rediacc.gpu.contracts.events.Topics;
+import io.rediacc.gpu.gate.service.Gate;
+import io.rediacc.gpu.gate.support.Await;
+import io.rediacc.gpu.gate.support.DockerCli;
+import io.rediacc.gpu.gate.support.GrantsTopic;
+import io.rediacc.gpu.gate.support.StandInDockerd;
+import io.rediacc.gpu.gate.support.StandaloneGates;
+import io.rediacc.gpu.testsupport.EmbeddedKafka;
+import io.rediacc.gpu.testsupport.KafkaTestResource;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A gate that starts reads the grants topic to its end before it admits a device request, and
+ * keeps the last applied snapshot on disk so that a Kafka outage at start does not lock repos out.
+ */
+class GateRestartTest {
+
+    private static final String REPO_GUID = "33333333-3333-4333-8333-333333333333";
+
+    private static StandaloneGates gates;
+    private static StandInDockerd daemon;
+    private static EmbeddedKafka kafka;
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void start() {
+        kafka = KafkaTestResource.broker();
+        kafka.restart();
+        gates = new StandaloneGates();
+        daemon = StandInDockerd.startTcp();
+    }
+
+    @AfterEach
+    void reconnectKafka() {
+        kafka.restart();
+    }
+
+    @AfterAll
+    static void stop() {
+        daemon.close();
+        gates.close();
+    }
+
+    private Path manifest(String machine) throws Exception {
+        Path file = dir.resolve("repos.yaml");
+        Files.writeString(file, """
+                machine: %s
+                repos:
+                  - name: trainer
+                    guid: %s
+                    listen: tcp://127.0.0.1:0
+                    daemon: %s
+                """.formatted(machine, REPO_GUID, daemon.address()));
+        return file;
+    }
+
+    private static DockerCli docker(Gate gate) {
+        return new DockerCli("tcp://127.0.0.1:" + ((InetSocketAddress) gate.boundAddress("trainer").orElseThrow()).getPort());
+    }
+
+    @Test
+    void restartedGateRefusesDeviceRequestsUntilCaughtUpThenAdmits() throws Exception {
+        String machine = "m-restart";
+        GrantsTopic.publish(machine, 7, GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=0"));
+        kafka.stop();
+
+        try (Gate gate = gates.start(manifest(machine), dir.resolve("fresh-state"), "gate-r")) {
+            DockerCli docker = docker(gate);
+
+            DockerCli.Result early = docker.run("run", "--device", "nvidia.com/gpu=0", "busybox", "true");
+            assertThat(early.ok()).isFalse();
+            assertThat(early.stderr()).contains("grants not loaded yet");
+            DockerCli.Result plain = docker.run("run", "--name", "no-device", "busybox", "true");
+            assertThat(plain.ok()).as("requests without devices pass meanwhile: " + plain).isTrue();
+
+            kafka.restart();
+            Await.until("grants caught up", Duration.ofSeconds(30), () -> gate.grants().state().caughtUp());
+
+            DockerCli.Result admitted = docker.run("run", "--device", "nvidia.com/gpu=0", "--name", "after-sync",
+                    "busybox", "true");
+            assertThat(admitted.ok()).as(admitted.toString()).isTrue();
+            assertThat(gate.grants().state().version()).isEqualTo(7);
+
+            ConsumerRecord<String, byte[]> status = GrantsTopic.await(Topics.GATE_STATUS, r ->
+                    Topics.gateStatusKey(machine, "gate-r").equals(r.key())
+                            && EventJson.fromBytes(r.value(), GateStatus.class).state().equals(GateStatus.SYNCED),
+                    Duration.ofSeconds(20));
+            assertThat(status).as("a synced gate-status record").isNotNull();
+            GateStatus published = EventJson.fromBytes(status.value(), GateStatus.class);
+            assertThat(published.appliedVersion()).isEqualTo(7);
+            assertThat(published.grants()).extracting(g -> g.device()).containsExactly("nvidia.com/gpu=0");
+            assertThat(published.repos()).extracting(r -> r.guid()).containsExactly(REPO_GUID);
+            assertThat(new String(status.headers().lastHeader("ce_type").value()))
+                    .isEqualTo(Topics.GATE_STATUS_TOPIC.cloudEventType());
+        }
+    }
+
+    @Test
+    void kafkaOutageAtStartEnforcesTheSnapshotKeptOnDisk() throws Exception {
+        String machine = "m-disk";
+        Path state = dir.resolve("state");
+        Path manifest = manifest(machine);
+        try (Gate first = gates.start(manifest, state, "gate-d")) {
+            GrantsTopic.publish(machine, 3, GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=0"));
+            Await.until("version 3 applied", Duration.ofSeconds(30), () -> first.grants().state().version() == 3);
+        }
+        assertThat(state.resolve("grants-" + machine + ".json")).exists();
+        kafka.stop();
+
+        try (Gate second = gates.start(manifest, state, "gate-d")) {
+            DockerCli docker = docker(second);
+
+            assertThat(second.grants().loaded()).isTrue();
+            DockerCli.Result granted = docker.run("run", "--device", "nvidia.com/gpu=0", "--name", "from-disk",
+                    "busybox", "true");
+            assertThat(granted.ok()).as(granted.toString()).isTrue();
+            DockerCli.Result other = docker.run("run", "--device", "nvidia.com/gpu=1", "busybox", "true");
+            assertThat(other.ok()).isFalse();
+            assertThat(other.stderr()).contains("is not granted to repo trainer");
+        }
+    }
+}

@@ -1,0 +1,111 @@
+package io.rediacc.gpu.gate.support;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** Runs the real docker CLI against a gate endpoint ({@code DOCKER_HOST}). */
+public final class DockerCli {
+
+    /** What a finished docker command printed and returned. */
+    public record Result(int exitCode, String stdout, String stderr) {
+        public boolean ok() {
+            return exitCode == 0;
+        }
+
+        @Override
+        public String toString() {
+            return "exit " + exitCode + "\nstdout: " + stdout + "\nstderr: " + stderr;
+        }
+    }
+
+    private static final String DOCKER = Files.isExecutable(Path.of("/usr/bin/docker")) ? "/usr/bin/docker" : "docker";
+
+    private final String host;
+    private final Path config;
+
+    public DockerCli(String dockerHost) {
+        this.host = dockerHost;
+        try {
+            this.config = Files.createTempDirectory("docker-cli-config");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public Result run(String... args) {
+        return runWithInput(null, args);
+    }
+
+    /** Runs docker with {@code stdin} piped in (then closed); null means no input at all. */
+    public Result runWithInput(String stdin, String... args) {
+        Process p = start(args);
+        try {
+            if (stdin != null) {
+                p.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
+            }
+            p.getOutputStream().close();
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            Thread o = pump(p.getInputStream(), out);
+            Thread e = pump(p.getErrorStream(), err);
+            if (!p.waitFor(30, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                o.join(1000);
+                e.join(1000);
+                throw new AssertionError("docker " + String.join(" ", args) + " did not finish in 30 s; stdout: "
+                        + out + " stderr: " + err);
+            }
+            o.join(5000);
+            e.join(5000);
+            return new Result(p.exitValue(), out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    /** Starts docker and leaves the process to the caller (streams, TTY tests). */
+    public Process start(String... args) {
+        List<String> command = new ArrayList<>();
+        command.add(DOCKER);
+        command.addAll(List.of(args));
+        return start(command);
+    }
+
+    public Process start(List<String> command) {
+        ProcessBuilder pb = new ProcessBuilder(command);
+        pb.environment().put("DOCKER_HOST", host);
+        pb.environment().put("DOCKER_CONFIG", config.toString());
+        pb.environment().put("DOCKER_CLI_HINTS", "false");
+        pb.environment().remove("DOCKER_CONTEXT");
+        pb.environment().remove("DOCKER_TLS_VERIFY");
+        try {
+            return pb.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static Thread pump(InputStream in, ByteArrayOutputStream out) {
+        Thread t = new Thread(() -> {
+            try {
+                in.transferTo(out);
+            } catch (IOException ignored) {
+                // process ended
+            }
+        });
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+}

@@ -1,0 +1,94 @@
+package io.rediacc.gpu.gate.support;
+
+import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * Starts the stand-in daemons and writes the repos manifest the gate under test serves:
+ * {@code gpu-a} on TCP (what the docker CLI tests use) and its fork {@code fork-a} on unix
+ * sockets, as in production.
+ */
+public class GateTestResource implements QuarkusTestResourceLifecycleManager {
+
+    public static final String MACHINE = "m-cli";
+    public static final String REPO = "gpu-a";
+    public static final String REPO_GUID = "11111111-1111-4111-8111-111111111111";
+    public static final String FORK = "fork-a";
+    public static final String FORK_GUID = "22222222-2222-4222-8222-222222222222";
+
+    private static StandInDockerd daemon;
+    private static StandInDockerd forkDaemon;
+    private static Path dir;
+
+    public static StandInDockerd daemon() {
+        return daemon;
+    }
+
+    public static StandInDockerd forkDaemon() {
+        return forkDaemon;
+    }
+
+    public static Path dir() {
+        return dir;
+    }
+
+    public static Path forkSocket() {
+        return dir.resolve("gate/fork-a.sock");
+    }
+
+    public static Path manifest() {
+        return dir.resolve("repos.yaml");
+    }
+
+    public static String manifestYaml(String extraRepos) {
+        return """
+                machine: %s
+                repos:
+                  - name: %s
+                    guid: %s
+                    listen: tcp://127.0.0.1:0
+                    daemon: %s
+                  - name: %s
+                    guid: %s
+                    forkOf: %s
+                    listen: unix://%s
+                    daemon: %s
+                %s""".formatted(MACHINE, REPO, REPO_GUID, daemon.address(), FORK, FORK_GUID, REPO_GUID, forkSocket(),
+                forkDaemon.address(), extraRepos);
+    }
+
+    @Override
+    public Map<String, String> start() {
+        try {
+            dir = Files.createTempDirectory("gate-test");
+            Files.createDirectories(dir.resolve("gate"));
+            daemon = StandInDockerd.startTcp();
+            forkDaemon = StandInDockerd.startUnix(dir.resolve("fork-daemon.sock"));
+            Files.writeString(manifest(), manifestYaml(""));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return Map.of(
+                "gate.manifest", manifest().toString(),
+                "gate.manifest-poll-interval", "200ms",
+                "gate.state-dir", dir.resolve("state").toString(),
+                "gate.id", "gate-test",
+                "gate.heartbeat", "2s",
+                "gate.max-body-bytes", "65536");
+    }
+
+    @Override
+    public void stop() {
+        if (daemon != null) {
+            daemon.close();
+        }
+        if (forkDaemon != null) {
+            forkDaemon.close();
+        }
+    }
+}

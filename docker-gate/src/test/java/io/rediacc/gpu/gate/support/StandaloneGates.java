@@ -1,0 +1,36 @@
+package io.rediacc.gpu.gate.support;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.rediacc.gpu.gate.proxy.NettyTransport;
+import io.rediacc.gpu.gate.service.Gate;
+import io.rediacc.gpu.gate.service.GateSettings;
+import io.rediacc.gpu.testsupport.KafkaTestResource;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * Starts gates outside Quarkus, wired exactly as the application wires them, so a test can stop
+ * one and start another (a restart) within one JVM and one broker.
+ */
+public final class StandaloneGates implements AutoCloseable {
+
+    private final Vertx vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(true).setEventLoopPoolSize(2));
+
+    public static GateSettings settings(Path manifest, Path stateDir, String gateId) {
+        return new GateSettings(manifest, Duration.ofMillis(200), stateDir, gateId, Duration.ofSeconds(2), 65536,
+                Duration.ofSeconds(2), Duration.ofSeconds(5), 20, 1, Duration.ofSeconds(2),
+                KafkaTestResource.broker().bootstrapServers());
+    }
+
+    public Gate start(Path manifest, Path stateDir, String gateId) {
+        return Gate.start(settings(manifest, stateDir, gateId), NettyTransport.of(vertx), new SimpleMeterRegistry());
+    }
+
+    @Override
+    public void close() {
+        vertx.close().toCompletionStage().toCompletableFuture().join();
+    }
+}
