@@ -92,6 +92,9 @@ public final class InventoryPublisher implements AutoCloseable {
                 return;
             } catch (Exception e) {
                 synchronized (this) {
+                    if (closed) {
+                        return; // shutting down: the interrupted send is not a failure to report
+                    }
                     if (pending == null) {
                         pending = next; // nothing newer arrived: this state is still the one to publish
                     }

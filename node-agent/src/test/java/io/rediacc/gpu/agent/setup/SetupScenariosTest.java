@@ -356,4 +356,47 @@ class SetupScenariosTest {
                 .startsWith("/etc/cdi/broken.yaml: ").contains("non-empty list");
         assertThat(inv.gpus()).singleElement().satisfies(g -> assertThat(g.vendor()).isEqualTo("intel"));
     }
+
+    @Test
+    void migModeAndTheNvidiaPersistencedSocketAreRecorded() throws IOException {
+        FixtureRoot f = FixtureRoot.builder(tmp).persistenced(true).toolkitInstalled(true)
+                .nvidia(List.of(new NvidiaCard(0, "GPU-a4f34abc-7715-3560-dcea-7238b9611a45", "NVIDIA GH200 96GB HBM3",
+                        "550.90.07", 97871, "00000009:01:00.0", "Enabled")))
+                .build();
+
+        MachineInventory inv = setup(f, ToolkitPolicy.AUTO).inventory();
+
+        assertThat(inv.gpus()).singleElement().satisfies(g -> {
+            assertThat(g.migMode()).isEqualTo("Enabled");
+            assertThat(g.pciBusId()).isEqualTo("0009:01:00.0");
+            assertThat(g.renderNode()).isEqualTo("/dev/dri/renderD128");
+        });
+        assertThat(inv.persistencedSocket()).isEqualTo("/run/nvidia-persistenced/socket");
+    }
+
+    @Test
+    void anOperatorsRefreshEnvironmentFileThatRedirectsTheSpecIsPointedOut() throws IOException {
+        FixtureRoot f = FixtureRoot.builder(tmp).nvidia(1).toolkitInstalled(true).build();
+        Files.createDirectories(f.path(HostRoot.CDI_REFRESH_ENV_FILE).getParent());
+        Files.writeString(f.path(HostRoot.CDI_REFRESH_ENV_FILE), "NVIDIA_CTK_CDI_OUTPUT_FILE_PATH=/var/run/cdi/nvidia.yaml\n");
+
+        SetupReport r = setup(f, ToolkitPolicy.AUTO);
+
+        assertThat(r.inventory().toolkit().state()).isEqualTo("installed");
+        assertThat(r.inventory().toolkit().detail()).contains(HostRoot.CDI_REFRESH_ENV_FILE, "/var/run/cdi/nvidia.yaml",
+                "remove that line");
+    }
+
+    @Test
+    void aSecondSetupWithNothingChangedRewritesNothingAndReloadsNothing() throws IOException {
+        FixtureRoot f = FixtureRoot.builder(tmp).nvidia(1).amd(1).toolkitInstalled(true).build();
+        setup(f, ToolkitPolicy.AUTO);
+        long driModified = Files.getLastModifiedTime(f.path(HostRoot.DRI_SPEC)).toMillis();
+
+        SetupReport again = setup(f, ToolkitPolicy.AUTO);
+
+        assertThat(again.actions()).containsExactly("generated /etc/cdi/nvidia.yaml", "wrote /etc/rediacc/gpu/inventory.json");
+        assertThat(Files.getLastModifiedTime(f.path(HostRoot.DRI_SPEC)).toMillis()).isEqualTo(driModified);
+        assertThat(f.calls("systemctl")).containsExactly("daemon-reload");
+    }
 }
