@@ -99,11 +99,11 @@ public class ErrorMappers {
         }
         if (e instanceof ConnectException || e instanceof ClosedConnectionException
                 || e instanceof io.vertx.core.impl.NoStackTraceThrowable && String.valueOf(e.getMessage()).contains("Timeout")) {
-            return unavailable("the database cannot be reached (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")");
+            return unavailable("the database cannot be reached: " + e.getMessage());
         }
         if (String.valueOf(e.getMessage()).contains("Connection refused")
                 || String.valueOf(e.getMessage()).contains("Pool closed")) {
-            return unavailable("the database cannot be reached (" + e.getMessage() + ")");
+            return unavailable("the database cannot be reached: " + e.getMessage());
         }
         return null;
     }
