@@ -1,0 +1,48 @@
+package io.rediacc.gpu.cli;
+
+import picocli.CommandLine;
+
+/**
+ * How rdc reports problems: a usage error is one line and exit 2; a failure is one line and its
+ * exit code; nothing ends in a stack trace (set RDC_DEBUG=1 to see one).
+ */
+public final class RdcCommandLine {
+
+    private RdcCommandLine() {
+    }
+
+    /** Applies rdc's error handling and help layout to a command line of {@link RdcCommand}. */
+    public static CommandLine configure(CommandLine commandLine) {
+        return commandLine
+                .setCaseInsensitiveEnumValuesAllowed(true)
+                .setUsageHelpWidth(100)
+                .setParameterExceptionHandler(RdcCommandLine::usageError)
+                .setExecutionExceptionHandler(RdcCommandLine::failed);
+    }
+
+    private static int usageError(CommandLine.ParameterException e, String[] args) {
+        CommandLine command = e.getCommandLine();
+        command.getErr().println(oneLine(e.getMessage()) + " (see '" + command.getCommandSpec().qualifiedName() + " --help')");
+        command.getErr().flush();
+        return ExitCodes.USAGE;
+    }
+
+    private static int failed(Exception e, CommandLine command, CommandLine.ParseResult parsed) {
+        if (e instanceof Failure failure) {
+            command.getErr().println(oneLine(failure.getMessage()));
+            command.getErr().flush();
+            return failure.exitCode();
+        }
+        command.getErr().println("rdc failed unexpectedly: " + e.getClass().getSimpleName()
+                + (e.getMessage() == null ? "" : ": " + oneLine(e.getMessage())) + " (set RDC_DEBUG=1 for details)");
+        if (System.getenv("RDC_DEBUG") != null) {
+            e.printStackTrace(command.getErr());
+        }
+        command.getErr().flush();
+        return ExitCodes.ERROR;
+    }
+
+    private static String oneLine(String message) {
+        return message == null ? "" : message.replaceAll("\\s*\\R\\s*", " ").strip();
+    }
+}

@@ -1,0 +1,70 @@
+package io.rediacc.gpu.cli;
+
+import io.rediacc.gpu.cli.client.GrantClient;
+import io.rediacc.gpu.cli.client.InventoryClient;
+import io.rediacc.gpu.cli.client.ServiceClient;
+import io.rediacc.gpu.cli.config.ConnectionSettings;
+import io.rediacc.gpu.cli.output.OutputFormat;
+import picocli.CommandLine.Model.CommandSpec;
+
+import java.io.PrintWriter;
+import java.util.Map;
+
+/** What one command run works with: output streams and format, and the two services. */
+public final class Session {
+
+    private final CommandSpec spec;
+    private final RdcCommand root;
+    private final Map<String, String> env;
+    private ConnectionSettings settings;
+
+    private Session(CommandSpec spec, Map<String, String> env) {
+        this.spec = spec;
+        this.root = (RdcCommand) spec.root().userObject();
+        this.env = env;
+    }
+
+    public static Session of(CommandSpec spec) {
+        return new Session(spec, System.getenv());
+    }
+
+    public PrintWriter out() {
+        return spec.commandLine().getOut();
+    }
+
+    public PrintWriter err() {
+        return spec.commandLine().getErr();
+    }
+
+    public OutputFormat format() {
+        return root.output == null ? OutputFormat.table : root.output;
+    }
+
+    public InventoryClient inventory() {
+        return new InventoryClient(new ServiceClient(InventoryClient.SERVICE, settings().inventoryUrl(), settings().token(), null));
+    }
+
+    public GrantClient grants() {
+        return new GrantClient(new ServiceClient(GrantClient.SERVICE, settings().grantUrl(), settings().token(), actor()));
+    }
+
+    /** Prints a warning on stderr; it does not change the exit code. */
+    public void warn(String message) {
+        err().println("warning: " + message);
+        err().flush();
+    }
+
+    private ConnectionSettings settings() {
+        if (settings == null) {
+            settings = ConnectionSettings.resolve(
+                    new ConnectionSettings.Options(root.server, root.grantServer, root.inventoryServer, root.config), env);
+        }
+        return settings;
+    }
+
+    /** Who grants, for the audit trail (until authentication names the caller): rdc/$USER. */
+    private String actor() {
+        String user = env.get("USER");
+        return user != null && user.matches("[A-Za-z0-9._-]{1,64}") ? "rdc/" + user : "rdc";
+    }
+}

@@ -1,0 +1,49 @@
+package io.rediacc.gpu.cli.client;
+
+import io.rediacc.gpu.contracts.events.Grant;
+
+import java.time.Instant;
+import java.util.List;
+
+/** What rdc reads from grant-service's answers (fields it does not show are ignored). */
+public final class GrantViews {
+
+    private GrantViews() {
+    }
+
+    /** {@code POST /api/v1/repos/{repo}/grants}. */
+    public record GrantResult(String machine, String repo, String repoGuid, String device, boolean exclusive, long version,
+                              boolean created, boolean enforced, String enforcement, List<String> laggingGates,
+                              List<Overlap> overlaps) {
+        public GrantResult {
+            laggingGates = laggingGates == null ? List.of() : laggingGates;
+            overlaps = overlaps == null ? List.of() : overlaps;
+        }
+    }
+
+    /** Another repo's grant that shares a card with the device just granted. */
+    public record Overlap(String repo, String device, boolean exclusive) {
+    }
+
+    /** {@code DELETE /api/v1/repos/{repo}/grants/{device}}. */
+    public record RevokeResult(String machine, String repo, String repoGuid, String device, long version, boolean enforced,
+                               String enforcement, List<String> laggingGates) {
+    }
+
+    /** {@code GET /api/v1/repos/{repo}/grants}. */
+    public record RepoGrants(String machine, String repo, String repoGuid, List<RepoGrant> grants) {
+        public RepoGrants {
+            grants = grants == null ? List.of() : grants;
+        }
+    }
+
+    public record RepoGrant(String device, boolean exclusive, String grantedBy, Instant grantedAt) {
+    }
+
+    /** {@code GET /api/v1/machines/{machine}/grants}: the database's view of a machine's grants. */
+    public record MachineGrants(String machine, long version, List<Grant> grants) {
+        public MachineGrants {
+            grants = grants == null ? List.of() : grants;
+        }
+    }
+}

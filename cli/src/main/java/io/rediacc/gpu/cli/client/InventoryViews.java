@@ -1,0 +1,54 @@
+package io.rediacc.gpu.cli.client;
+
+import io.rediacc.gpu.contracts.events.MachineInventory;
+import io.rediacc.gpu.contracts.events.RepoInfo;
+
+import java.time.Instant;
+import java.util.List;
+
+/** What rdc reads from inventory-service's answers (fields it does not show are ignored). */
+public final class InventoryViews {
+
+    private InventoryViews() {
+    }
+
+    /** {@code GET /api/v1/machines}. */
+    public record MachinePage(List<MachineSummary> items, int page, int size, long total) {
+        public MachinePage {
+            items = items == null ? List.of() : items;
+        }
+    }
+
+    public record MachineSummary(String machine, String platform, int gpuCount, Instant generatedAt, long ageSeconds,
+                                 boolean stale, String agentVersion) {
+    }
+
+    /** {@code GET /api/v1/machines/{machine}}. */
+    public record MachineDetail(String machine, String platform, Instant generatedAt, long ageSeconds, boolean stale,
+                                String agentVersion, List<MachineInventory.Gpu> gpus, List<CdiDevice> cdiDevices,
+                                List<RepoInfo> repos, List<Gate> gates) {
+        public MachineDetail {
+            gpus = gpus == null ? List.of() : gpus;
+            cdiDevices = cdiDevices == null ? List.of() : cdiDevices;
+            repos = repos == null ? List.of() : repos;
+            gates = gates == null ? List.of() : gates;
+        }
+
+        public boolean anyLiveGate() {
+            return gates.stream().anyMatch(Gate::live);
+        }
+    }
+
+    public record CdiDevice(String name, List<String> deviceNodes, String specFile, List<Holder> holders) {
+        public CdiDevice {
+            holders = holders == null ? List.of() : holders;
+        }
+    }
+
+    /** A repo a live gate reports holding the device. */
+    public record Holder(String repo, String repoGuid, boolean exclusive, String source) {
+    }
+
+    public record Gate(String gateId, long appliedVersion, String state, boolean live, Instant syncedAt) {
+    }
+}

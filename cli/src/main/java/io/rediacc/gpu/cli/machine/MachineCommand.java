@@ -1,0 +1,12 @@
+package io.rediacc.gpu.cli.machine;
+
+import picocli.CommandLine.Command;
+
+/** {@code rdc machine}. */
+@Command(name = "machine", mixinStandardHelpOptions = true,
+        description = "The machines of the fleet and their GPUs.",
+        subcommands = {MachineListCommand.class, MachineGpuCommand.class},
+        footerHeading = "%nExamples:%n",
+        footer = {"  rdc machine list", "  rdc machine gpu list gpu-host-1"})
+public class MachineCommand {
+}

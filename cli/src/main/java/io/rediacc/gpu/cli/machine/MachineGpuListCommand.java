@@ -1,0 +1,129 @@
+package io.rediacc.gpu.cli.machine;
+
+import io.rediacc.gpu.cli.ExitCodes;
+import io.rediacc.gpu.cli.Failure;
+import io.rediacc.gpu.cli.Session;
+import io.rediacc.gpu.cli.client.GrantViews.MachineGrants;
+import io.rediacc.gpu.cli.client.InventoryViews.Gate;
+import io.rediacc.gpu.cli.client.InventoryViews.MachineDetail;
+import io.rediacc.gpu.cli.client.Reply;
+import io.rediacc.gpu.cli.output.Ages;
+import io.rediacc.gpu.cli.output.Documents;
+import io.rediacc.gpu.cli.output.OutputFormat;
+import io.rediacc.gpu.cli.output.Table;
+import io.rediacc.gpu.contracts.events.Grant;
+import io.rediacc.gpu.contracts.events.MachineInventory.Gpu;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/** {@code rdc machine gpu list <machine>}. */
+@Command(name = "list", mixinStandardHelpOptions = true,
+        description = {"Each GPU of a machine (name, driver version, memory, platform, inventory age) and every "
+                + "CDI device name that can be granted, with the repos that hold it now.",
+                "Holders come from the machine's live gates; where grant-service's database disagrees, a holder "
+                        + "is marked (db only) or (gate only).",
+                "-o json prints the inventory exactly as the machine recorded it."},
+        footerHeading = "%nExamples:%n",
+        footer = {"  rdc machine gpu list gpu-host-1",
+                "  rdc machine gpu list wsl-gpu -o json",
+                "  rdc machine gpu list gpu-host-1 -o yaml"})
+public class MachineGpuListCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "<machine>", description = "Machine name, as its node-agent reports it")
+    String machine;
+
+    @Override
+    public Integer call() {
+        Session session = Session.of(spec);
+        String name = MachineNames.valid(machine);
+        if (session.format() != OutputFormat.table) {
+            Reply raw = session.inventory().rawInventory(name).orFail();
+            if (session.format() == OutputFormat.json) {
+                // the document as the machine wrote it, byte for byte
+                session.out().print(raw.body());
+                if (!raw.body().endsWith("\n")) {
+                    session.out().println();
+                }
+                session.out().flush();
+            } else {
+                Documents.print(session.out(), OutputFormat.yaml, raw.json());
+            }
+            return ExitCodes.OK;
+        }
+        MachineDetail detail = session.inventory().machine(name).orFail().as(MachineDetail.class);
+        List<Grant> dbGrants = databaseGrants(session, name);
+        print(session, detail, dbGrants);
+        return ExitCodes.OK;
+    }
+
+    /** The database's view; null (with a warning) when grant-service cannot say. */
+    private static List<Grant> databaseGrants(Session session, String machine) {
+        try {
+            Reply reply = session.grants().machineGrants(machine);
+            if (reply.status() == 404) {
+                return List.of(); // grant-service has never heard of the machine: it holds no grants
+            }
+            if (!reply.ok()) {
+                session.warn("cannot compare with grant-service's database: " + reply.error().line());
+                return null;
+            }
+            return reply.as(MachineGrants.class).grants();
+        } catch (Failure e) {
+            session.warn("cannot compare with grant-service's database: " + e.getMessage());
+            return null;
+        }
+    }
+
+    private static void print(Session session, MachineDetail detail, List<Grant> dbGrants) {
+        PrintWriter out = session.out();
+        String age = Ages.of(detail.ageSeconds());
+        if (detail.gpus().isEmpty()) {
+            out.println("No GPUs on " + detail.machine() + " (platform " + detail.platform() + ", inventory age " + age + ").");
+        } else {
+            Table gpus = new Table("GPU", "NAME", "DRIVER", "MEMORY", "PLATFORM", "AGE");
+            for (Gpu gpu : detail.gpus()) {
+                gpus.row(gpu.index(), gpu.name(), gpu.driverVersion(),
+                        gpu.memoryMiB() == null ? null : gpu.memoryMiB() + " MiB", detail.platform(), age);
+            }
+            gpus.print(out);
+        }
+        out.println();
+        List<HolderMerge.DeviceHolders> devices = HolderMerge.merge(detail.cdiDevices(), dbGrants);
+        if (devices.isEmpty()) {
+            out.println("No grantable CDI devices on " + detail.machine() + ".");
+        } else {
+            Table table = new Table("DEVICE", "HOLDERS");
+            for (HolderMerge.DeviceHolders row : devices) {
+                String holders = row.holders().isEmpty() ? "-" : String.join(", ", row.holders());
+                table.row(row.inInventory() ? row.device() : row.device() + " (not in inventory)", holders);
+            }
+            table.print(out);
+        }
+        if (!detail.gates().isEmpty()) {
+            out.println();
+            Table gates = new Table("GATE", "STATE", "APPLIED VERSION", "LIVE");
+            for (Gate gate : detail.gates()) {
+                gates.row(gate.gateId(), gate.state(), gate.appliedVersion(), gate.live() ? "yes" : "no");
+            }
+            gates.print(out);
+        }
+        out.flush();
+        if (detail.stale()) {
+            session.warn("the inventory of " + detail.machine() + " is " + age
+                    + " old (stale: more than 3 heartbeats); is its node-agent running?");
+        }
+        if (!detail.anyLiveGate()) {
+            session.warn("no live gate on " + detail.machine()
+                    + ": nothing is enforced there now; holders marked (db only) are granted but not enforced");
+        }
+    }
+}

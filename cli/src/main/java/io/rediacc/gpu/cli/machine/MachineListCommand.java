@@ -1,0 +1,137 @@
+package io.rediacc.gpu.cli.machine;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rediacc.gpu.cli.ExitCodes;
+import io.rediacc.gpu.cli.Failure;
+import io.rediacc.gpu.cli.Session;
+import io.rediacc.gpu.cli.client.InventoryViews.MachinePage;
+import io.rediacc.gpu.cli.client.InventoryViews.MachineSummary;
+import io.rediacc.gpu.cli.client.Json;
+import io.rediacc.gpu.cli.output.Ages;
+import io.rediacc.gpu.cli.output.Documents;
+import io.rediacc.gpu.cli.output.OutputFormat;
+import io.rediacc.gpu.cli.output.Table;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/** {@code rdc machine list}. */
+@Command(name = "list", mixinStandardHelpOptions = true,
+        description = "The machines of the fleet: platform, GPU count, inventory age, and whether the inventory is "
+                + "stale (older than 3 heartbeats). Every page unless --page is given.",
+        footerHeading = "%nExamples:%n",
+        footer = {"  rdc machine list",
+                "  rdc machine list --vendor nvidia --product A100",
+                "  rdc machine list --free -o json",
+                "  rdc machine list --page 0 --size 20"})
+public class MachineListCommand implements Callable<Integer> {
+
+    /** Pages of this size when rdc collects the whole fleet. */
+    static final int ALL_PAGE_SIZE = 500;
+    /** A bound on the pages collected, so a misbehaving server cannot keep rdc looping. */
+    static final int MAX_PAGES = 1000;
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--vendor", paramLabel = "<vendor>", description = "Only machines with a GPU of this vendor (nvidia, amd, intel)")
+    String vendor;
+
+    @Option(names = "--product", paramLabel = "<text>", description = "Only machines with a GPU whose name contains this text")
+    String product;
+
+    @Option(names = "--free", description = "Only machines with a CDI device nobody holds exclusively")
+    boolean free;
+
+    @Option(names = "--page", paramLabel = "<n>", description = "Only this page (from 0)")
+    Integer page;
+
+    @Option(names = "--size", paramLabel = "<n>", description = "Page size with --page (1-500, default 50)")
+    Integer size;
+
+    @Override
+    public Integer call() {
+        Session session = Session.of(spec);
+        if (page != null && page < 0) {
+            throw Failure.usage("--page must be 0 or more");
+        }
+        if (size != null && (size < 1 || size > ALL_PAGE_SIZE)) {
+            throw Failure.usage("--size must be between 1 and " + ALL_PAGE_SIZE);
+        }
+        List<JsonNode> items = new ArrayList<>();
+        long total;
+        if (page != null) {
+            JsonNode answer = session.inventory().machines(query(page, size == null ? 50 : size)).orFail().json();
+            if (session.format() != OutputFormat.table) {
+                Documents.print(session.out(), session.format(), answer);
+                return ExitCodes.OK;
+            }
+            answer.path("items").forEach(items::add);
+            total = answer.path("total").asLong();
+        } else {
+            total = collectAll(session, items);
+        }
+        if (session.format() != OutputFormat.table) {
+            ObjectNode document = Json.mapper().createObjectNode();
+            ArrayNode array = document.putArray("items");
+            items.forEach(array::add);
+            document.put("total", total);
+            Documents.print(session.out(), session.format(), document);
+            return ExitCodes.OK;
+        }
+        if (items.isEmpty()) {
+            session.out().println(total == 0 ? "No machines match." : "No machines on this page (" + total + " in all).");
+            session.out().flush();
+            return ExitCodes.OK;
+        }
+        Table table = new Table("MACHINE", "PLATFORM", "GPUS", "INVENTORY AGE", "STALE", "AGENT");
+        for (JsonNode item : items) {
+            MachineSummary m = Json.mapper().convertValue(item, MachineSummary.class);
+            table.row(m.machine(), m.platform(), m.gpuCount(), Ages.of(m.ageSeconds()), m.stale() ? "yes" : "no",
+                    m.agentVersion());
+        }
+        table.print(session.out());
+        if (page != null && total > items.size()) {
+            session.out().println("(page " + page + ", " + items.size() + " of " + total + " machines)");
+            session.out().flush();
+        }
+        return ExitCodes.OK;
+    }
+
+    private long collectAll(Session session, List<JsonNode> items) {
+        long total = 0;
+        for (int p = 0; p < MAX_PAGES; p++) {
+            JsonNode answer = session.inventory().machines(query(p, ALL_PAGE_SIZE)).orFail().json();
+            MachinePage parsed = Json.mapper().convertValue(answer, MachinePage.class);
+            answer.path("items").forEach(items::add);
+            total = parsed.total();
+            if (parsed.items().isEmpty() || items.size() >= total) {
+                break;
+            }
+        }
+        return total;
+    }
+
+    private String query(int p, int s) {
+        StringBuilder q = new StringBuilder("?page=").append(p).append("&size=").append(s);
+        if (vendor != null) {
+            q.append("&vendor=").append(URLEncoder.encode(vendor, StandardCharsets.UTF_8));
+        }
+        if (product != null) {
+            q.append("&product=").append(URLEncoder.encode(product, StandardCharsets.UTF_8));
+        }
+        if (free) {
+            q.append("&freeDevices=true");
+        }
+        return q.toString();
+    }
+}

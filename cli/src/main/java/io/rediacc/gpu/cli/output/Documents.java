@@ -1,0 +1,37 @@
+package io.rediacc.gpu.cli.output;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import io.rediacc.gpu.cli.client.Json;
+
+import java.io.PrintWriter;
+
+/** Prints JSON trees as indented JSON or as YAML. */
+public final class Documents {
+
+    private static final ObjectMapper YAML = new ObjectMapper(YAMLFactory.builder()
+            .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+            .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
+            .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS)
+            .build());
+
+    private Documents() {
+    }
+
+    public static void print(PrintWriter out, OutputFormat format, JsonNode document) {
+        try {
+            if (format == OutputFormat.yaml) {
+                out.print(YAML.writeValueAsString(document));
+            } else {
+                out.println(Json.mapper().writer(SerializationFeature.INDENT_OUTPUT).writeValueAsString(document));
+            }
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot print the answer: " + e.getOriginalMessage(), e);
+        }
+        out.flush();
+    }
+}

@@ -1,0 +1,91 @@
+package io.rediacc.gpu.cli.repo;
+
+import io.rediacc.gpu.cli.Session;
+import io.rediacc.gpu.cli.client.GrantClient;
+import io.rediacc.gpu.cli.client.GrantViews.GrantResult;
+import io.rediacc.gpu.cli.client.Reply;
+import io.rediacc.gpu.contracts.cdi.CdiName;
+import io.rediacc.gpu.contracts.identity.RepoRef;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+
+/** {@code rdc repo gpu grant <repo-ref> --device <cdi-name>... [--exclusive]}. */
+@Command(name = "grant", mixinStandardHelpOptions = true,
+        description = {"Grant CDI device names to a repo. Each name is checked against the machine's CDI devices; "
+                + "the call returns once the machine's gates enforce the grant (or says it is recorded but not yet "
+                + "enforced, exit 5).",
+                "With several --device, each is granted on its own: one line per device, and the exit code of the "
+                        + "most severe outcome."},
+        footerHeading = "%nExamples:%n",
+        footer = {"  rdc repo gpu grant train-a@gpu-host-1 --device nvidia.com/gpu=0",
+                "  rdc repo gpu grant gpu-a@wsl-gpu --device nvidia.com/gpu=all --exclusive",
+                "  rdc repo gpu grant train-a --device nvidia.com/gpu=0 --device nvidia.com/gpu=1 --wait 10s",
+                "  rdc repo gpu grant render-b@amd-1 --device rediacc.io/amd=gpu0 --device rediacc.io/dri=renderD128"})
+public class GrantCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "<repo-ref>", description = "The repo: name, or name@machine")
+    String repo;
+
+    @Option(names = "--device", required = true, paramLabel = "<cdi-name>",
+            description = "A CDI device name, e.g. nvidia.com/gpu=0; repeat for several")
+    List<String> devices;
+
+    @Option(names = "--exclusive", description = "Reserve each name for this repo alone")
+    boolean exclusive;
+
+    @Option(names = "--wait", paramLabel = "<duration>",
+            description = "How long grant-service waits for the gates: 0, 500ms, 5s, 1m (default: the service's, 5s)")
+    String wait;
+
+    @Override
+    public Integer call() {
+        Session session = Session.of(spec);
+        RepoRef ref = CommandInput.repo(repo);
+        List<CdiName> names = CommandInput.devices(devices, session.err());
+        Duration waitFor = CommandInput.wait(wait);
+        GrantClient grants = session.grants();
+        List<DeviceOutcome> outcomes = new ArrayList<>();
+        for (CdiName name : names) {
+            // an unreachable service ends the command here, with its one line
+            outcomes.add(outcome(name, grants.grant(ref, name, exclusive, waitFor), ref));
+        }
+        return DeviceOutcome.report(session, outcomes);
+    }
+
+    private static DeviceOutcome outcome(CdiName device, Reply reply, RepoRef ref) {
+        int exit = reply.exitCode();
+        if (!reply.ok()) {
+            return new DeviceOutcome(device.qualified(), reply.status(), exit,
+                    device + ": " + reply.error().line(), reply.document());
+        }
+        GrantResult result = reply.as(GrantResult.class);
+        String repoRef = result.repo() != null && result.machine() != null ? result.repo() + "@" + result.machine() : ref.toString();
+        String mode = result.exclusive() ? " (exclusive)" : "";
+        String line = switch (reply.status()) {
+            case 201 -> "granted " + device + " to " + repoRef + mode;
+            case 202 -> "recorded " + device + " for " + repoRef + mode + ", not yet enforced";
+            default -> device + " is granted to " + repoRef + mode;
+        };
+        if (result.enforcement() != null) {
+            line += ": " + result.enforcement();
+        }
+        if (!result.overlaps().isEmpty()) {
+            line += " (shares a card with " + result.overlaps().stream()
+                    .map(o -> o.repo() + "'s " + o.device() + (o.exclusive() ? " (exclusive)" : ""))
+                    .collect(Collectors.joining(", ")) + ")";
+        }
+        return new DeviceOutcome(device.qualified(), reply.status(), exit, line, reply.json());
+    }
+}

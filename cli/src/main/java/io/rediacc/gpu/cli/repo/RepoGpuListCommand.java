@@ -1,0 +1,58 @@
+package io.rediacc.gpu.cli.repo;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.rediacc.gpu.cli.ExitCodes;
+import io.rediacc.gpu.cli.Session;
+import io.rediacc.gpu.cli.client.GrantViews.RepoGrant;
+import io.rediacc.gpu.cli.client.GrantViews.RepoGrants;
+import io.rediacc.gpu.cli.client.Json;
+import io.rediacc.gpu.cli.output.Documents;
+import io.rediacc.gpu.cli.output.OutputFormat;
+import io.rediacc.gpu.cli.output.Table;
+import io.rediacc.gpu.contracts.identity.RepoRef;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import java.util.concurrent.Callable;
+
+/** {@code rdc repo gpu list <repo-ref>}. */
+@Command(name = "list", mixinStandardHelpOptions = true,
+        description = "The CDI device names a repo is granted (grant-service's record).",
+        footerHeading = "%nExamples:%n",
+        footer = {"  rdc repo gpu list train-a@gpu-host-1",
+                "  rdc repo gpu list train-a            # when the name is unique in the fleet",
+                "  rdc repo gpu list gpu-a@wsl-gpu -o yaml"})
+public class RepoGpuListCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "<repo-ref>", description = "The repo: name, or name@machine")
+    String repo;
+
+    @Override
+    public Integer call() {
+        Session session = Session.of(spec);
+        RepoRef ref = CommandInput.repo(repo);
+        JsonNode answer = session.grants().repoGrants(ref).orFail().json();
+        if (session.format() != OutputFormat.table) {
+            Documents.print(session.out(), session.format(), answer);
+            return ExitCodes.OK;
+        }
+        RepoGrants grants = Json.mapper().convertValue(answer, RepoGrants.class);
+        String who = grants.repo() + "@" + grants.machine();
+        if (grants.grants().isEmpty()) {
+            session.out().println(who + " has no GPU grants.");
+        } else {
+            Table table = new Table("REPO", "DEVICE", "EXCLUSIVE", "GRANTED BY", "GRANTED AT");
+            for (RepoGrant g : grants.grants()) {
+                table.row(who, g.device(), g.exclusive() ? "yes" : "no", g.grantedBy(), g.grantedAt());
+            }
+            table.print(session.out());
+        }
+        session.out().flush();
+        return ExitCodes.OK;
+    }
+}

@@ -1,0 +1,127 @@
+package io.rediacc.gpu.cli;
+
+import io.quarkus.test.junit.main.LaunchResult;
+import io.rediacc.gpu.cli.support.Golden;
+import io.rediacc.gpu.cli.support.Rdc;
+import io.rediacc.gpu.cli.support.Recordings;
+import io.rediacc.gpu.cli.support.StandInService;
+import io.rediacc.gpu.cli.support.StandInService.Answer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import static io.rediacc.gpu.cli.support.Rdc.stderr;
+import static io.rediacc.gpu.cli.support.Rdc.stdout;
+import static org.assertj.core.api.Assertions.assertThat;
+
+class MachineGpuListTest {
+
+    static final String INVENTORY = "inventory-service";
+    static final String GRANTS = "grant-service";
+
+    StandInService inventory;
+    StandInService grants;
+
+    @BeforeEach
+    void startServices() {
+        inventory = StandInService.start()
+                .on("GET", "/api/v1/machines/gpu-host-1", Answer.recorded(200, INVENTORY, "machine-gpu-host-1.json"))
+                .on("GET", "/api/v1/machines/wsl-gpu", Answer.recorded(200, INVENTORY, "machine-wsl-gpu.json"))
+                .on("GET", "/api/v1/machines/wsl-gpu/inventory", Answer.recorded(200, INVENTORY, "inventory-wsl-gpu.json"))
+                .on("GET", "/api/v1/machines/nope", Answer.recorded(404, INVENTORY, "error-unknown-machine.json"));
+        grants = StandInService.start()
+                .on("GET", "/api/v1/machines/gpu-host-1/grants", Answer.recorded(200, GRANTS, "machine-grants-gpu-host-1.json"))
+                .on("GET", "/api/v1/machines/wsl-gpu/grants", Answer.recorded(404, GRANTS, "error-unknown-machine.json"));
+    }
+
+    @AfterEach
+    void stopServices() {
+        inventory.close();
+        grants.close();
+    }
+
+    @Test
+    void tableShowsEachGpuAndWhoHoldsEveryGrantableName() {
+        LaunchResult result = new Rdc(inventory, grants).run("machine", "gpu", "list", "gpu-host-1");
+
+        assertThat(result.exitCode()).isZero();
+        Golden.assertMatches(stdout(result), "machine-gpu-list-gpu-host-1.txt");
+        assertThat(result.getErrorOutput()).isEmpty();
+        assertThat(inventory.requests()).extracting(StandInService.Request::line)
+                .containsExactly("GET /api/v1/machines/gpu-host-1");
+        assertThat(grants.requests()).extracting(StandInService.Request::line)
+                .containsExactly("GET /api/v1/machines/gpu-host-1/grants");
+    }
+
+    @Test
+    void jsonPrintsTheInventoryExactlyAsTheMachineRecordedIt() {
+        LaunchResult result = new Rdc(inventory, grants).run("machine", "gpu", "list", "wsl-gpu", "-o", "json");
+
+        assertThat(result.exitCode()).isZero();
+        assertThat(stdout(result)).isEqualTo(Recordings.read(INVENTORY, "inventory-wsl-gpu.json"));
+        assertThat(grants.requests()).isEmpty();
+    }
+
+    @Test
+    void yamlPrintsTheSameInventoryAsYaml() {
+        LaunchResult result = new Rdc(inventory, grants).run("machine", "gpu", "list", "wsl-gpu", "-o", "yaml");
+
+        assertThat(result.exitCode()).isZero();
+        Golden.assertMatches(stdout(result), "machine-gpu-list-wsl-gpu.yaml");
+    }
+
+    @Test
+    void aStaleInventoryAndAMachineWithoutLiveGateAreFlagged() {
+        LaunchResult result = new Rdc(inventory, grants).run("machine", "gpu", "list", "wsl-gpu");
+
+        assertThat(result.exitCode()).isZero();
+        Golden.assertMatches(stdout(result), "machine-gpu-list-wsl-gpu.txt");
+        assertThat(result.getErrorStream()).containsExactly(
+                "warning: the inventory of wsl-gpu is 12m34s old (stale: more than 3 heartbeats); is its node-agent running?",
+                "warning: no live gate on wsl-gpu: nothing is enforced there now; holders marked (db only) are granted but not enforced");
+    }
+
+    @Test
+    void anUnknownMachineIsOneLineAndExit3() {
+        LaunchResult result = new Rdc(inventory, grants).run("machine", "gpu", "list", "nope");
+
+        assertThat(result.exitCode()).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(result.getErrorStream()).containsExactly("unknown machine: no inventory of machine \"nope\" has been received"
+                + " (hint: check the name with 'rdc machine list' (GET /api/v1/machines); a machine appears once its node-agent has published an inventory)");
+        assertThat(result.getOutput()).isEmpty();
+    }
+
+    @Test
+    void anInvalidMachineNameIsAUsageErrorAndNothingIsAsked() {
+        LaunchResult result = new Rdc(inventory, grants).run("machine", "gpu", "list", "bad/name");
+
+        assertThat(result.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(result.getErrorStream()).hasSize(1);
+        assertThat(result.getErrorOutput()).startsWith("machine name \"bad/name\" is invalid");
+        assertThat(inventory.requests()).isEmpty();
+    }
+
+    @Test
+    void withGrantServiceDownTheGatesViewIsStillListedWithAWarning() {
+        String down = Rdc.nothingListening();
+        LaunchResult result = new Rdc(inventory, null)
+                .run("--grant-server", down, "machine", "gpu", "list", "gpu-host-1");
+
+        assertThat(result.exitCode()).isZero();
+        assertThat(result.getErrorStream()).singleElement().asString()
+                .startsWith("warning: cannot compare with grant-service's database: cannot reach grant-service at " + down + ": ");
+        assertThat(result.getOutput()).contains("nvidia.com/gpu=all  infer-b, train-a").doesNotContain("db only");
+    }
+
+    @Test
+    void anUnreachableInventoryServiceIsOneLineAndExit1() {
+        String down = Rdc.nothingListening();
+        LaunchResult result = new Rdc(null, grants)
+                .run("--inventory-server", down, "machine", "gpu", "list", "gpu-host-1");
+
+        assertThat(result.exitCode()).isEqualTo(ExitCodes.ERROR);
+        assertThat(result.getErrorStream()).singleElement().asString()
+                .startsWith("cannot reach inventory-service at " + down + ": ");
+        assertThat(stderr(result)).doesNotContain("Exception", "\tat ");
+    }
+}

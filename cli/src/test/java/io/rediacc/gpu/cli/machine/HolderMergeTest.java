@@ -1,0 +1,70 @@
+package io.rediacc.gpu.cli.machine;
+
+import io.rediacc.gpu.cli.client.InventoryViews.CdiDevice;
+import io.rediacc.gpu.cli.client.InventoryViews.Holder;
+import io.rediacc.gpu.contracts.events.Grant;
+import org.junit.jupiter.api.Test;
+
+import java.time.Instant;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class HolderMergeTest {
+
+    static final String A = "3f2b8c1e-9d4a-4e57-8f0a-2c6d7e9b1a43";
+    static final String B = "7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f";
+
+    @Test
+    void holdersTheGateAndTheDatabaseAgreeOnAreNotFlagged() {
+        var rows = HolderMerge.merge(List.of(device("nvidia.com/gpu=0", gate("train-a", A, true))),
+                List.of(db("train-a", A, "nvidia.com/gpu=0", true)));
+
+        assertThat(rows).singleElement().satisfies(r -> assertThat(r.holders()).containsExactly("train-a (exclusive)"));
+    }
+
+    @Test
+    void aGrantNotYetEnforcedIsDbOnlyAndARevocationNotYetEnforcedIsGateOnly() {
+        var rows = HolderMerge.merge(List.of(device("nvidia.com/gpu=all", gate("train-a", A, false))),
+                List.of(db("infer-b", B, "nvidia.com/gpu=all", false)));
+
+        assertThat(rows.get(0).holders()).containsExactly("infer-b (db only)", "train-a (gate only)");
+    }
+
+    @Test
+    void aDifferenceInExclusivenessIsShown() {
+        var rows = HolderMerge.merge(List.of(device("nvidia.com/gpu=0", gate("train-a", A, false))),
+                List.of(db("train-a", A, "nvidia.com/gpu=0", true)));
+
+        assertThat(rows.get(0).holders()).containsExactly("train-a (exclusive in db only)");
+    }
+
+    @Test
+    void aGrantOfANameTheMachineNoLongerDefinesIsListedApart() {
+        var rows = HolderMerge.merge(List.of(device("nvidia.com/gpu=0")), List.of(db("eval-c", B, "nvidia.com/gpu=3", false)));
+
+        assertThat(rows).hasSize(2);
+        assertThat(rows.get(1).device()).isEqualTo("nvidia.com/gpu=3");
+        assertThat(rows.get(1).inInventory()).isFalse();
+        assertThat(rows.get(1).holders()).containsExactly("eval-c (db only)");
+    }
+
+    @Test
+    void withoutTheDatabasesViewNothingIsFlagged() {
+        var rows = HolderMerge.merge(List.of(device("nvidia.com/gpu=0", gate("train-a", A, true))), null);
+
+        assertThat(rows.get(0).holders()).containsExactly("train-a (exclusive)");
+    }
+
+    private static CdiDevice device(String name, Holder... holders) {
+        return new CdiDevice(name, List.of(), "/etc/cdi/nvidia.yaml", List.of(holders));
+    }
+
+    private static Holder gate(String repo, String guid, boolean exclusive) {
+        return new Holder(repo, guid, exclusive, "gate");
+    }
+
+    private static Grant db(String repo, String guid, String device, boolean exclusive) {
+        return new Grant(guid, repo, device, exclusive, "alice", Instant.EPOCH);
+    }
+}
