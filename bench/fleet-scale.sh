@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Bench 4 — fleet scale. A simulator publishes MACHINES (10,000) machines x 8 GPUs to gpu.inventory.v1.
+#  a) inventory-service ingest rate (first record sent → last record processed, from its
+#     inventory_ingested_records_total), rounds alternating with the anchor: a plain consumer reading
+#     the same topic to its end. Target >= 5,000 machines/s.
+#  b) GET /api/v1/machines/{m} (random machine) and GET /api/v1/gpus?size=50 p99 at that size
+#     (wrk, 4 connections), alternating with the service's /q/health/live as the framework floor.
+#     Target p99 < 10 ms.
+#  c) a new gate catching up on MACHINES machines' grant snapshots on gpu.grants.v1 (8 grants each):
+#     launch → "in sync" and the feed's own read (end offsets known → in sync), alternating with
+#     a plain consumer reading the compacted topic to its end in a fresh JVM. Target < 2 s.
+# Env: ROUNDS (3), MACHINES (10000), DURATION (8s).
+source "$(dirname "$0")/lib/common.sh"
+MACHINES="${MACHINES:-10000}"; DURATION="${DURATION:-8s}"
+RESULTS="$RUN_DIR/results.txt"; : >"$RESULTS"
+ensure_tools; ensure_drivers; build_service inventory-service; build_service docker-gate
+log "run dir $RUN_DIR; $(machine_line); load $(load_now)"
+start_kafka
+DB="$(create_db inventory)"
+INV_PORT="$(free_port)"
+INVENTORY_DB_URL="postgresql://$PGHOST:$PGPORT/$DB" INVENTORY_DB_USER="$PGUSER" INVENTORY_DB_PASSWORD="$PGPASSWORD" \
+  KAFKA_BOOTSTRAP_SERVERS="$KAFKA" INVENTORY_CONSUMER_GROUP="bench-$RUN_ID" \
+  start_bg inventory-service java ${INV_JAVA_OPTS:-} -Dquarkus.http.port="$INV_PORT" -jar "$INVENTORY_SERVICE_JAR"
+INV_PID=$LAST_PID; INV="http://127.0.0.1:$INV_PORT"
+wait_http "$INV/q/health/ready" 180 || { tail -30 "$RUN_DIR/inventory-service.log" >&2; exit 1; }
+log "inventory-service at $INV"
+# warm-up: 500 machines of their own
+driver FleetSim inventory "$KAFKA" "warm-%05d" 0 500 8 2 --await-metrics "$INV/q/metrics" 500 >"$RUN_DIR/warmup.txt"
+
+# --- a) ingest ------------------------------------------------------------------------------------
+for r in $(seq 1 "$ROUNDS"); do
+  # round 1 inserts the machines, later rounds replace them (a new driver version: a real change)
+  driver FleetSim inventory "$KAFKA" "fm-%05d" 0 "$MACHINES" 8 2 "570.86.$r" --await-metrics "$INV/q/metrics" "$MACHINES" >"$RUN_DIR/ingest-$r.txt"
+  rate="$(awk '$1=="ingest_rate" {print $2}' "$RUN_DIR/ingest-$r.txt")"
+  anchor="$(driver ReadToEnd "$KAFKA" gpu.inventory.v1 0 2>/dev/null | awk '$1=="read_ms" {print $2, $4}')"
+  read -r anchor_ms anchor_records <<<"$anchor"
+  anchor_rate="$(awk -v n="$anchor_records" -v ms="$anchor_ms" 'BEGIN {printf "%.1f", n/(ms/1000)}')"
+  echo "$r $rate $anchor_rate $anchor_records $anchor_ms" >>"$RUN_DIR/ingest-rounds.txt"
+  log "ingest round $r: $rate machines/s; plain consumer $anchor_rate records/s ($anchor_records records); load $(load_now)"
+done
+
+# --- b) read p99 at that size ------------------------------------------------------------------------
+cat >"$RUN_DIR/machine.lua" <<LUA
+math.randomseed(os.time())
+request = function()
+  return wrk.format("GET", string.format("/api/v1/machines/fm-%05d", math.random(0, $MACHINES - 1)))
+end
+LUA
+cat >"$RUN_DIR/gpus.lua" <<LUA
+math.randomseed(os.time())
+request = function()
+  return wrk.format("GET", string.format("/api/v1/gpus?page=%d&size=50", math.random(0, 1500)))
+end
+LUA
+wrk_run warm-machine "$INV/" 3s 4 "$RUN_DIR/machine.lua" >/dev/null
+wrk_run warm-gpus "$INV/" 3s 4 "$RUN_DIR/gpus.lua" >/dev/null
+for r in $(seq 1 "$ROUNDS"); do
+  read -r m_rps m_p50 m_p99 m_bad < <(wrk_run "$r-machine" "$INV/" "$DURATION" 4 "$RUN_DIR/machine.lua")
+  read -r g_rps g_p50 g_p99 g_bad < <(wrk_run "$r-gpus" "$INV/" "$DURATION" 4 "$RUN_DIR/gpus.lua")
+  read -r h_rps h_p50 h_p99 h_bad < <(wrk_run "$r-live" "$INV/q/health/live" "$DURATION" 4)
+  echo "$r $m_rps $m_p50 $m_p99 $m_bad $g_rps $g_p50 $g_p99 $g_bad $h_rps $h_p50 $h_p99" >>"$RUN_DIR/read-rounds.txt"
+  log "read round $r: machine p99 ${m_p99}ms ($m_rps/s, non-2xx $m_bad), gpus p99 ${g_p99}ms ($g_rps/s, non-2xx $g_bad), live p99 ${h_p99}ms; load $(load_now)"
+done
+INV_RSS="$(rss_mib "$INV_PID")"
+stop_pid "$INV_PID"
+
+# --- c) a new gate catching up on the grants topic --------------------------------------------
+driver FleetSim grants "$KAFKA" "fm-%05d" 0 "$MACHINES" 8 >&2
+NGX_PORT=1  # the gate never connects to a daemon here
+GATE_MACHINE="$(printf 'fm-%05d' $(( MACHINES / 2 )))"
+for r in $(seq 1 "$ROUNDS"); do
+  d="$RUN_DIR/gate-$r"; mkdir -p "$d"
+  cat >"$d/repos.yaml" <<YAML
+machine: $GATE_MACHINE
+repos:
+  - name: repo-0
+    guid: $(driver FleetSim guid "$GATE_MACHINE" repo-0)
+    listen: tcp://127.0.0.1:0
+    daemon: tcp://127.0.0.1:$(free_port)
+YAML
+  t_launch="$(date +%s%3N)"
+  start_gate "gate-$r" "$d/repos.yaml" "$d/state" '-Dquarkus.log.category."io.rediacc.gpu.gate.grants".level=DEBUG'
+  for i in $(seq 1 600); do grep -q "are in sync" "$RUN_DIR/gate-$r.log" && break; sleep 0.05; done
+  stop_pid "$GATE_PID"
+  ts() { grep -m1 "$1" "$RUN_DIR/gate-$r.log" | awk '{print $1" "$2}' | sed 's/,/./' | xargs -I{} date -d "{}" +%s%3N; }
+  t_sync="$(ts 'are in sync')"; t_end="$(ts 'to end offsets')"; t_started="$(ts 'started in')"
+  cold="$(driver ReadToEnd "$KAFKA" gpu.grants.v1 0 2>/dev/null | awk '$1=="read_ms" {print $2, $4}')"
+  # cold read in a fresh JVM: time to build the consumer and read to the end offsets (JVM start not included)
+  read -r cold_ms cold_records <<<"$cold"
+  echo "$r $((t_sync - t_launch)) $((t_sync - t_end)) $((t_started - t_launch)) $cold_ms $cold_records" >>"$RUN_DIR/gate-rounds.txt"
+  log "gate round $r: launch→in-sync $((t_sync - t_launch)) ms, feed read $((t_sync - t_end)) ms, launch→started $((t_started - t_launch)) ms; plain consumer $cold_ms ms ($cold_records records); load $(load_now)"
+done
+
+col() { awk -v c="$2" '{print $c}' "$RUN_DIR/$1" | median; }
+{
+  echo "## fleet scale  ($(date -u +'%Y-%m-%d %H:%M UTC'); $(machine_line); load at end $(load_now); $MACHINES machines x 8 GPUs, $ROUNDS rounds)"
+  printf '| figure | median | anchor (same run) | target |\n|---|---|---|---|\n'
+  printf '| inventory ingest, machines/s | %s | plain consumer reading gpu.inventory.v1: %s records/s | >= 5,000 |\n' "$(col ingest-rounds.txt 2)" "$(col ingest-rounds.txt 3)"
+  printf '| GET /api/v1/machines/{m} p99 ms (p50) | %s (%s) | /q/health/live p99 %s ms | < 10 |\n' "$(col read-rounds.txt 4)" "$(col read-rounds.txt 3)" "$(col read-rounds.txt 12)"
+  printf '| GET /api/v1/gpus?size=50 p99 ms (p50) | %s (%s) | | < 10 |\n' "$(col read-rounds.txt 8)" "$(col read-rounds.txt 7)"
+  printf '| gate catch-up: launch → in sync, ms | %s | JVM+Quarkus boot (launch → started) %s ms | < 2,000 |\n' "$(col gate-rounds.txt 2)" "$(col gate-rounds.txt 4)"
+  printf '| gate catch-up: feed read (end offsets → in sync), ms | %s | plain consumer, fresh JVM, reading gpu.grants.v1 to its end: %s ms | < 2,000 |\n' "$(col gate-rounds.txt 3)" "$(col gate-rounds.txt 5)"
+  echo
+  echo "inventory-service RSS after the reads: $INV_RSS MiB"
+  echo "per-round data: ingest (round rate anchor_rate anchor_records anchor_ms), read (round m_rps m_p50 m_p99 bad g_rps g_p50 g_p99 bad live_rps live_p50 live_p99), gate (round launch_sync feed_read launch_started cold_ms records)"
+  for f in ingest-rounds read-rounds gate-rounds; do echo "$f:"; sed 's/^/    /' "$RUN_DIR/$f.txt"; done
+} | tee "$RUN_DIR/summary.md"

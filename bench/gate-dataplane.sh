@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# Bench 1 — the gate's data plane against HAProxy pass-through, in one run, same upstream, same load.
+#   upstream: nginx answering GET /_ping and POST /v1.47/containers/create like the Docker daemon
+#   A: direct to nginx   B: HAProxy keep-alive to upstream   C: HAProxy option http-server-close
+#   D: docker-gate, repo holding grants (TCP listener), 4 KiB create body naming a granted CDI device
+# Rounds alternate B/C/D/A; medians of requests/s, p50, p99; ratios gate/HAProxy.
+# Then the gate's RSS at that load and with 1,000 repos and 100,000 grants loaded.
+# Env: ROUNDS (3), DURATION (8s), CONNS (32), GATE_JAVA_OPTS (none: the JVM's defaults, as shipped).
+source "$(dirname "$0")/lib/common.sh"
+DURATION="${DURATION:-8s}"; CONNS="${CONNS:-32}"
+GATE_JAVA_OPTS="${GATE_JAVA_OPTS:-}"
+SMALL_JAVA_OPTS="${SMALL_JAVA_OPTS:--Xmx64m -Xss512k -XX:+UseSerialGC -XX:MaxMetaspaceSize=96m -XX:ReservedCodeCacheSize=32m -XX:TieredStopAtLevel=1}"
+RESULTS="$RUN_DIR/results.txt"; : >"$RESULTS"
+ensure_tools; ensure_drivers; build_service docker-gate
+log "run dir $RUN_DIR; $(machine_line); load $(load_now)"
+echo "load_start $(load_now | tr ' ' ,)" >>"$RESULTS"
+
+# --- upstream: nginx as the daemon ------------------------------------------------------------
+start_nginx_daemon
+NGINX_PID=$LAST_PID
+
+# --- HAProxy: keep-alive to the upstream, and http-server-close ---------------------------------
+HA_KA="$(free_port)"; HA_CLOSE="$(free_port)"
+cat >"$RUN_DIR/haproxy.cfg" <<CONF
+global
+  maxconn 8192
+defaults
+  mode http
+  timeout connect 5s
+  timeout client 120s
+  timeout server 120s
+frontend keepalive
+  bind 127.0.0.1:$HA_KA
+  default_backend daemon_keepalive
+backend daemon_keepalive
+  http-reuse always
+  server daemon 127.0.0.1:$NGX_PORT
+frontend serverclose
+  bind 127.0.0.1:$HA_CLOSE
+  option http-server-close
+  default_backend daemon_close
+backend daemon_close
+  option http-server-close
+  server daemon 127.0.0.1:$NGX_PORT
+CONF
+start_bg haproxy haproxy -db -f "$RUN_DIR/haproxy.cfg"
+
+# --- the gate: one repo holding grants, its daemon is nginx -------------------------------------
+start_kafka
+MACHINE=gate-bench
+GUID="$(driver FleetSim guid "$MACHINE" repo-0)"
+GATE_PORT="$(free_port)"
+cat >"$RUN_DIR/repos.yaml" <<YAML
+machine: $MACHINE
+repos:
+  - name: repo-0
+    guid: $GUID
+    listen: tcp://127.0.0.1:$GATE_PORT
+    daemon: tcp://127.0.0.1:$NGX_PORT
+YAML
+# repo-0 holds nvidia.com/gpu=0..7 (the snapshot grant-service would publish)
+driver FleetSim grants "$KAFKA" "$MACHINE" 0 1 8 >&2
+# shellcheck disable=SC2086
+start_gate gate "$RUN_DIR/repos.yaml" "$RUN_DIR/gate-state" $GATE_JAVA_OPTS
+wait_http "http://127.0.0.1:$GATE_MGMT/q/health/ready" 120
+
+python3 "$BENCH_DIR/lib/create-body.py" nvidia.com/gpu=0 4096 >"$RUN_DIR/create.json"
+cat >"$RUN_DIR/create.lua" <<LUA
+local f = io.open("$RUN_DIR/create.json", "rb")
+wrk.method = "POST"
+wrk.body = f:read("*a"):gsub("%s+$", "")
+f:close()
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["User-Agent"] = "Docker-Client/27.5.1 (linux)"
+LUA
+for i in $(seq 1 100); do
+  code="$(curl -s -o "$RUN_DIR/probe.txt" -w '%{http_code}' -H 'Content-Type: application/json' \
+    --data-binary @"$RUN_DIR/create.json" "http://127.0.0.1:$GATE_PORT/v1.47/containers/create?name=bench")"
+  [ "$code" = 201 ] && break
+  sleep 0.3
+done
+[ "$code" = 201 ] || { log "the gate does not admit the create body ($code): $(cat "$RUN_DIR/probe.txt")"; exit 1; }
+log "gate admits the 4 KiB create naming nvidia.com/gpu=0 ($(wc -c <"$RUN_DIR/create.json") bytes)"
+
+declare -A TARGET=([direct]=$NGX_PORT [haproxy-ka]=$HA_KA [haproxy-close]=$HA_CLOSE [gate]=$GATE_PORT)
+ORDER=(haproxy-ka haproxy-close gate direct)
+# warm-up (JIT, connection pools): not counted
+for t in "${ORDER[@]}"; do
+  wrk_run "warm-$t" "http://127.0.0.1:${TARGET[$t]}/_ping" 3s "$CONNS" >/dev/null
+  wrk_run "warm-$t-create" "http://127.0.0.1:${TARGET[$t]}/v1.47/containers/create" 3s "$CONNS" "$RUN_DIR/create.lua" >/dev/null
+done
+
+RSS_MAX=0
+sample_rss() { # background sampler of the gate's RSS while it is under load
+  while kill -0 "$GATE_PID" 2>/dev/null; do rss_mib "$GATE_PID"; sleep 0.5; done >"$RUN_DIR/rss-$1.txt"
+}
+for r in $(seq 1 "$ROUNDS"); do
+  for endpoint in ping create; do
+    for t in "${ORDER[@]}"; do
+      if [ "$endpoint" = ping ]; then url="http://127.0.0.1:${TARGET[$t]}/_ping"; lua=""
+      else url="http://127.0.0.1:${TARGET[$t]}/v1.47/containers/create"; lua="$RUN_DIR/create.lua"; fi
+      sampler=""
+      if [ "$t" = gate ]; then sample_rss "$r-$endpoint" & sampler=$!; fi
+      read -r rps p50 p99 bad < <(wrk_run "$r-$endpoint-$t" "$url" "$DURATION" "$CONNS" "$lua")
+      [ -n "$sampler" ] && { kill "$sampler" 2>/dev/null || true; wait "$sampler" 2>/dev/null || true; }
+      [ "$bad" = 0 ] || log "WARNING: $t $endpoint had $bad non-2xx answers (see $RUN_DIR/wrk-$r-$endpoint-$t.txt)"
+      echo "$r $endpoint $t $rps $p50 $p99 $bad" >>"$RUN_DIR/rounds.txt"
+      log "round $r $endpoint $t: $rps req/s p50 ${p50}ms p99 ${p99}ms (load $(load_now))"
+    done
+  done
+done
+RSS_LOAD="$(cat "$RUN_DIR"/rss-*.txt | sort -g | tail -1)"
+
+# --- the gate's RSS with 1,000 repos and 100,000 grants ------------------------------------------
+big_gate() { # big_gate label java-opts...
+  local label="$1"; shift
+  local dir="$RUN_DIR/big-$label"; mkdir -p "$dir/state"
+  python3 - "$dir" "$NGX_PORT" <<'PY'
+import json, sys, uuid, datetime
+d, ngx = sys.argv[1], sys.argv[2]
+m = "gate-big"
+now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+repos, grants = [], []
+for r in range(1000):
+    g = str(uuid.uuid5(uuid.NAMESPACE_URL, "bench/%s/repo-%d" % (m, r)))
+    repos.append("  - name: repo-%d\n    guid: %s\n    listen: tcp://127.0.0.1:0\n    daemon: tcp://127.0.0.1:%s\n" % (r, g, ngx))
+    for k in range(100):  # 100 grants per repo: gpu=0..7, all, dri, amd... as distinct names
+        grants.append({"repoGuid": g, "repoName": "repo-%d" % r, "device": "vendor%d.example.com/gpu=%d" % (k // 10, k % 10),
+                       "exclusive": False, "grantedBy": "bench", "grantedAt": now})
+open(d + "/repos.yaml", "w").write("machine: %s\nrepos:\n%s" % (m, "".join(repos)))
+snap = {"machine": m, "version": 100000, "updatedAt": now, "grants": grants}
+open(d + "/state/grants-%s.json" % m, "w").write(json.dumps(snap, separators=(",", ":")))
+PY
+  start_gate "big-$label" "$dir/repos.yaml" "$dir/state" "$@"
+  local pid=$GATE_PID
+  wait_http "http://127.0.0.1:$GATE_MGMT/q/health/ready" 180
+  local i; for i in $(seq 1 600); do grep -q "serves 1000 repo" "$RUN_DIR/big-$label.log" && break; sleep 0.2; done
+  sleep 5
+  local idle; idle="$(rss_mib "$pid")"
+  # a short load on one of the 1,000 repos, through a listener the gate opened (port 0: read it from ss)
+  local port; port="$(ss -ltnpH 2>/dev/null | awk -v p="pid=$pid," '$0 ~ p {split($4,a,":"); print a[length(a)]}' | grep -v "^$GATE_MGMT\$" | head -1)"
+  local loaded="$idle"
+  if [ -n "$port" ]; then
+    ( while kill -0 "$pid" 2>/dev/null; do rss_mib "$pid"; sleep 0.5; done >"$dir/rss.txt" ) & local s=$!
+    wrk_run "big-$label" "http://127.0.0.1:$port/_ping" "$DURATION" "$CONNS" >/dev/null
+    kill "$s" 2>/dev/null || true; wait "$s" 2>/dev/null || true
+    loaded="$(sort -g "$dir/rss.txt" | tail -1)"
+  fi
+  echo "$idle $loaded $(ls -l "$dir/state/grants-gate-big.json" | awk '{printf "%.1f", $5/1048576}')" >"$dir/result.txt"
+  stop_pid "$pid"
+}
+stop_pid "$GATE_PID"
+# shellcheck disable=SC2086
+big_gate default $GATE_JAVA_OPTS; read -r BIG_IDLE BIG_LOAD SNAP_MIB <"$RUN_DIR/big-default/result.txt"
+# shellcheck disable=SC2086
+big_gate small $SMALL_JAVA_OPTS; read -r SMALL_IDLE SMALL_LOAD _ <"$RUN_DIR/big-small/result.txt"
+
+# --- report -------------------------------------------------------------------------------------
+med() { awk -v e="$1" -v t="$2" -v c="$3" '$2==e && $3==t {print $c}' "$RUN_DIR/rounds.txt" | median; }
+{
+  echo "## gate data plane  ($(date -u +'%Y-%m-%d %H:%M UTC'); $(machine_line); load at end $(load_now); rounds $ROUNDS x $DURATION, $CONNS connections, wrk -t2)"
+  printf '| endpoint | path | req/s (median) | p50 ms | p99 ms |\n|---|---|---|---|---|\n'
+  for e in ping create; do for t in direct haproxy-ka haproxy-close gate; do
+    printf '| %s | %s | %s | %s | %s |\n' "$e" "$t" "$(med $e $t 4)" "$(med $e $t 5)" "$(med $e $t 6)"
+  done; done
+  echo
+  printf '| endpoint | gate/HAProxy-keepalive req/s | gate/HAProxy-close req/s | p99 gate/keepalive | p99 gate/close |\n|---|---|---|---|---|\n'
+  for e in ping create; do
+    # ratios per round, then the median of the same-round ratios
+    rr() { awk -v e="$e" -v col="$1" -v base="$2" '$2==e && $3=="gate" {g[$1]=$col} $2==e && $3==base {b[$1]=$col} END {for (r in g) if (b[r]>0) printf "%.3f\n", g[r]/b[r]}' "$RUN_DIR/rounds.txt" | median; }
+    printf '| %s | %s | %s | %s | %s |\n' "$e" "$(rr 4 haproxy-ka)" "$(rr 4 haproxy-close)" "$(rr 6 haproxy-ka)" "$(rr 6 haproxy-close)"
+  done
+  echo
+  echo "targets: gate req/s >= 1.0x HAProxy, gate p99 <= 1.5x HAProxy"
+  echo "gate RSS at load (max sampled, JVM flags: '${GATE_JAVA_OPTS:-defaults}'): $RSS_LOAD MiB"
+  echo "gate RSS with 1,000 repos + 100,000 grants (snapshot $SNAP_MIB MiB on disk), JVM defaults: idle $BIG_IDLE MiB, under load $BIG_LOAD MiB"
+  echo "  same, with '$SMALL_JAVA_OPTS': idle $SMALL_IDLE MiB, under load $SMALL_LOAD MiB   (target <= 128 MiB)"
+} | tee "$RUN_DIR/summary.md"
+echo "rounds: $RUN_DIR/rounds.txt" >&2

@@ -1,0 +1,78 @@
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Properties;
+
+/**
+ * The anchor of grant propagation: raw produce→consume latency on the same broker, one record at a
+ * time (send, wait until the consumer has it, next), with the outbox relay's producer settings
+ * (acks=all, idempotent, linger 0) and a ~1 KiB value (a grant snapshot's size).
+ *
+ * <pre>KafkaLatency BOOTSTRAP N</pre> prints p50_ms, p99_ms, n.
+ */
+public class KafkaLatency {
+    public static void main(String[] args) throws Exception {
+        String bootstrap = args[0];
+        int n = Integer.parseInt(args[1]);
+        Properties pp = new Properties();
+        pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        pp.put(ProducerConfig.ACKS_CONFIG, "all");
+        pp.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        pp.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+        pp.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        pp.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        Properties cp = new Properties();
+        cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        cp.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        cp.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"); // as the gate reads
+        cp.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        cp.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        byte[] value = new byte[1024];
+        TopicPartition tp = new TopicPartition("bench.latency", 0);
+        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(pp);
+             KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(cp)) {
+            consumer.assign(List.of(tp));
+            consumer.seekToEnd(List.of(tp));
+            consumer.position(tp);
+            // warm up: connections, metadata, JIT
+            for (int i = 0; i < 50; i++) {
+                roundTrip(producer, consumer, value, "w" + i);
+            }
+            long[] lat = new long[n];
+            for (int i = 0; i < n; i++) {
+                lat[i] = roundTrip(producer, consumer, value, "k" + i);
+            }
+            double[] ms = Bench.sortedMillis(lat, n);
+            System.out.println("p50_ms " + Bench.fmt(Bench.percentile(ms, 50)));
+            System.out.println("p99_ms " + Bench.fmt(Bench.percentile(ms, 99)));
+            System.out.println("n " + n);
+        }
+    }
+
+    private static long roundTrip(KafkaProducer<String, byte[]> producer, KafkaConsumer<String, byte[]> consumer,
+                                  byte[] value, String key) {
+        long t0 = System.nanoTime();
+        producer.send(new ProducerRecord<>("bench.latency", key, value));
+        while (true) {
+            for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(1000))) {
+                if (key.equals(r.key())) {
+                    return System.nanoTime() - t0;
+                }
+            }
+            if (System.nanoTime() - t0 > 30_000_000_000L) {
+                throw new IllegalStateException("record " + key + " not consumed within 30 s");
+            }
+        }
+    }
+}

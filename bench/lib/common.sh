@@ -1,0 +1,269 @@
+# Shared helpers of the benchmarks: tools, builds of the committed services, a real Kafka broker,
+# a fresh PostgreSQL database, medians. Sourced by bench/*.sh; everything it starts is stopped on exit.
+set -euo pipefail
+
+BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+REPO_ROOT="$(cd "$BENCH_DIR/.." && pwd)"
+WORK="$BENCH_DIR/.work"
+RUN_ID="$(date -u +%Y%m%d%H%M%S)-$$"
+RUN_DIR="$WORK/runs/$RUN_ID"
+mkdir -p "$RUN_DIR"
+ROUNDS="${ROUNDS:-3}"
+PGHOST="${PGHOST:-127.0.0.1}"; PGPORT="${PGPORT:-5432}"; PGUSER="${PGUSER:-rediacc}"; PGPASSWORD="${PGPASSWORD:-rediacc}"
+export PGHOST PGPORT PGUSER PGPASSWORD
+BENCH_PIDS=()
+BENCH_DBS=()
+
+log() { printf '[%s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+
+cleanup() {
+  local pid
+  for pid in "${BENCH_PIDS[@]:-}"; do
+    [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+  done
+  sleep 1
+  for pid in "${BENCH_PIDS[@]:-}"; do
+    [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null || true
+  done
+  local db
+  for db in "${BENCH_DBS[@]:-}"; do
+    [ -n "$db" ] && psql -q -d postgres -c "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)" >/dev/null 2>&1 || true
+  done
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Installs the load tools from Debian's packages when they are missing (idempotent).
+ensure_tools() {
+  local missing=()
+  command -v wrk >/dev/null || missing+=(wrk)
+  command -v haproxy >/dev/null || missing+=(haproxy)
+  [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
+  command -v pgbench >/dev/null || missing+=(postgresql-contrib)
+  command -v psql >/dev/null || missing+=(postgresql-client)
+  if [ "${#missing[@]}" -gt 0 ]; then
+    log "installing ${missing[*]}"
+    local sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
+    $sudo apt-get install -y -q "${missing[@]}" >"$WORK/apt.log" 2>&1 \
+      || { $sudo apt-get update -q >>"$WORK/apt.log" 2>&1 && $sudo apt-get install -y -q "${missing[@]}" >>"$WORK/apt.log" 2>&1; }
+  fi
+}
+
+# The drivers' class path (bench/pom.xml) and the compiled drivers (bench/java/*.java).
+ensure_drivers() {
+  local stamp
+  stamp="$(cat "$BENCH_DIR/pom.xml" | md5sum | cut -c1-12)"
+  if [ ! -s "$WORK/cp-$stamp.txt" ]; then
+    log "resolving the drivers' class path"
+    mvn -B -q -f "$BENCH_DIR/pom.xml" dependency:build-classpath -Dmdep.outputFile="$WORK/cp-$stamp.txt" >"$WORK/mvn-cp.log" 2>&1
+  fi
+  CP="$(cat "$WORK/cp-$stamp.txt")"
+  local src
+  src="$(cat "$BENCH_DIR"/java/*.java | md5sum | cut -c1-12)"
+  if [ ! -f "$WORK/classes-$src/.ok" ]; then
+    log "compiling the drivers"
+    mkdir -p "$WORK/classes-$src"
+    javac -nowarn -d "$WORK/classes-$src" -cp "$CP" "$BENCH_DIR"/java/*.java
+    touch "$WORK/classes-$src/.ok"
+  fi
+  DRIVER_CP="$WORK/classes-$src:$CP"
+}
+
+driver() { # driver <MainClass> args...
+  java -Xmx1g -XX:+UseParallelGC -Dlog4j2.level=WARN -cp "$DRIVER_CP" "$@"
+}
+
+# Packages a service from the COMMITTED tree (git archive HEAD) in bench/.work, so the benchmark
+# measures what is on main and never touches the module's own target/ while its owner builds there.
+# Sets <MODULE>_JAR (e.g. DOCKER_GATE_JAR).
+build_service() {
+  local module="$1" tree var
+  tree="$(git -C "$REPO_ROOT" rev-parse "HEAD:$module")"
+  var="$(echo "$module" | tr 'a-z-' 'A-Z_')_JAR"
+  local dir="$WORK/build/$module-${tree:0:12}"
+  if [ ! -f "$dir/$module/target/quarkus-app/quarkus-run.jar" ]; then
+    log "packaging $module (tree ${tree:0:12})"
+    rm -rf "$dir"; mkdir -p "$dir"
+    git -C "$REPO_ROOT" archive HEAD pom.xml "$module" | tar -x -C "$dir"
+    mvn -B -q -DskipTests -f "$dir/$module/pom.xml" package >"$dir/build.log" 2>&1 \
+      || { tail -40 "$dir/build.log" >&2; return 1; }
+  fi
+  printf -v "$var" '%s' "$dir/$module/target/quarkus-app/quarkus-run.jar"
+  log "$module: ${!var}"
+}
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+wait_http() { # wait_http url seconds
+  local url="$1" deadline=$(( $(date +%s) + ${2:-120} ))
+  until curl -fsS -o /dev/null "$url" 2>/dev/null; do
+    [ "$(date +%s)" -lt "$deadline" ] || { log "timed out waiting for $url"; return 1; }
+    sleep 0.3
+  done
+}
+
+# start_bg name cmd... : starts a child process with its log in the run dir; sets LAST_PID.
+start_bg() {
+  local name="$1"; shift
+  "$@" >"$RUN_DIR/$name.log" 2>&1 &
+  LAST_PID=$!
+  BENCH_PIDS+=("$LAST_PID")
+}
+
+stop_pid() {
+  local pid="$1" i
+  kill "$pid" 2>/dev/null || return 0
+  for i in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+  kill -9 "$pid" 2>/dev/null || true
+}
+
+# A real KRaft broker (kafka_2.13 4.1.2 from bench/pom.xml) with the product's topics
+# (contracts Topics.ALL, their cleanup policies, 4 partitions). Sets KAFKA (bootstrap servers).
+start_kafka() {
+  local port cport dir
+  port="$(free_port)"; cport="$(free_port)"
+  dir="$RUN_DIR/kafka"; mkdir -p "$dir"
+  cat >"$dir/server.properties" <<PROPS
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@127.0.0.1:$cport
+listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport
+advertised.listeners=PLAINTEXT://127.0.0.1:$port
+controller.listener.names=CONTROLLER
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+inter.broker.listener.name=PLAINTEXT
+log.dirs=$dir/data
+num.partitions=4
+offsets.topic.replication.factor=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+group.initial.rebalance.delay.ms=0
+auto.create.topics.enable=false
+PROPS
+  cat >"$dir/log4j2.properties" <<'PROPS'
+rootLogger.level=WARN
+rootLogger.appenderRef.out.ref=out
+appender.out.type=Console
+appender.out.name=out
+appender.out.layout.type=PatternLayout
+appender.out.layout.pattern=[%d] %p %m (%c)%n
+PROPS
+  local java=(java -Xms256m -Xmx512m -XX:+UseG1GC "-Dlog4j2.configurationFile=$dir/log4j2.properties" -cp "$CP")
+  "${java[@]}" kafka.tools.StorageTool format -t "$("${java[@]}" kafka.tools.StorageTool random-uuid 2>/dev/null | tail -1)" \
+    -c "$dir/server.properties" >"$RUN_DIR/kafka-format.log" 2>&1
+  start_bg kafka "${java[@]}" kafka.Kafka "$dir/server.properties"
+  KAFKA_PID=$LAST_PID
+  KAFKA="127.0.0.1:$port"
+  driver BenchTopics "$KAFKA" >"$RUN_DIR/topics.log" 2>&1 || { cat "$RUN_DIR/topics.log" "$RUN_DIR/kafka.log" >&2; return 1; }
+  log "kafka at $KAFKA (pid $KAFKA_PID)"
+}
+
+# A fresh database on the local PostgreSQL server, dropped on exit. Prints its name.
+create_db() {
+  local name="bench_$1_$(date +%s)_$$"
+  psql -q -d postgres -c "CREATE DATABASE \"$name\"" >/dev/null
+  BENCH_DBS+=("$name")
+  echo "$name"
+}
+
+# median of the numbers on stdin (one per line)
+median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) {print "nan"} else if (NR%2) {print a[(NR+1)/2]} else {printf "%.4g\n", (a[NR/2]+a[NR/2+1])/2}}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b+0 == 0) print "nan"; else printf "%.2f\n", a/b }'; }
+
+rss_mib() { awk '/VmRSS/ {printf "%.1f\n", $2/1024}' "/proc/$1/status"; }
+
+machine_line() {
+  echo "machine: $(nproc) cores, $(free -m | awk '/Mem:/ {print $2}') MiB memory, $(uname -r); java $(java -version 2>&1 | head -1 | cut -d'"' -f2)"
+}
+load_now() { cut -d' ' -f1-3 /proc/loadavg; }
+
+# results: one line per figure, appended to $RESULTS (key value)
+result() { echo "$1 $2" | tee -a "$RESULTS" >&2; }
+
+# wrk_run name url duration connections [lua] : runs wrk --latency; prints "rps p50_ms p99_ms non2xx"
+wrk_run() {
+  local name="$1" url="$2" dur="$3" conns="$4" lua="${5:-}"
+  local out="$RUN_DIR/wrk-$name.txt"
+  local args=(-t2 -c"$conns" -d"$dur" --latency --timeout 10s)
+  [ -n "$lua" ] && args+=(-s "$lua")
+  wrk "${args[@]}" "$url" >"$out" 2>&1 || true
+  awk '
+    function ms(v) { if (v ~ /us$/) return v/1000; if (v ~ /ms$/) return v+0; if (v ~ /s$/) return v*1000; return v }
+    /Requests\/sec:/ { rps=$2 }
+    /^ +50%/ { p50=ms($2) } /^ +99%/ { p99=ms($2) }
+    /Non-2xx or 3xx responses:/ { bad=$5 }
+    /Socket errors:/ { err=$0 }
+    END { if (bad=="") bad=0; printf "%s %.3f %.3f %s\n", rps, p50, p99, bad }' "$out"
+}
+
+# A docker-gate from the committed tree. start_gate name manifest statedir [java opts...]; sets GATE_PID, GATE_MGMT.
+start_gate() {
+  local name="$1" manifest="$2" state="$3"; shift 3
+  GATE_MGMT="$(free_port)"
+  mkdir -p "$state"
+  start_bg "$name" java "$@" -Dquarkus.http.port="$GATE_MGMT" -Dkafka.bootstrap.servers="$KAFKA" \
+    -Dgate.manifest="$manifest" -Dgate.state-dir="$state" -Dgate.heartbeat=5s -jar "$DOCKER_GATE_JAR"
+  GATE_PID=$LAST_PID
+}
+
+# grant-service from the committed tree on database $1; sets GS_URL, GS_PID.
+start_grant_service() {
+  local db="$1" port; port="$(free_port)"
+  start_bg grant-service java ${GS_JAVA_OPTS:-} -Dquarkus.http.port="$port" -Dkafka.bootstrap.servers="$KAFKA" \
+    -Dquarkus.datasource.reactive.url="postgresql://$PGHOST:$PGPORT/$db" \
+    -Dquarkus.datasource.username="$PGUSER" -Dquarkus.datasource.password="$PGPASSWORD" -jar "$GRANT_SERVICE_JAR"
+  GS_PID=$LAST_PID; GS_URL="http://127.0.0.1:$port"
+  wait_http "$GS_URL/q/health/ready" 180 || { tail -30 "$RUN_DIR/grant-service.log" >&2; return 1; }
+  log "grant-service at $GS_URL (pid $GS_PID)"
+}
+
+# the pgbench anchor's tables: copies of grant-service's, in the same database (see lib/grant-tx.sql)
+prepare_pgbench_tables() {
+  psql -q -d "$1" -c "CREATE TABLE IF NOT EXISTS bench_grants (LIKE grants INCLUDING ALL);
+    CREATE TABLE IF NOT EXISTS bench_machine_versions (LIKE machine_versions INCLUDING ALL);
+    CREATE TABLE IF NOT EXISTS bench_outbox (LIKE outbox INCLUDING ALL);" >/dev/null
+}
+
+# pgbench_run db clients seconds|tN : prints "tps latency_avg_ms"
+pgbench_run() {
+  local db="$1" clients="$2" len="$3" out="$RUN_DIR/pgbench-$(date +%s%N).txt"
+  local what=(-T "$len"); case "$len" in t*) what=(-t "${len#t}");; esac
+  pgbench -n -M prepared -c "$clients" -j 2 "${what[@]}" -f "$BENCH_DIR/lib/grant-tx.sql" "$db" >"$out" 2>&1 || { cat "$out" >&2; return 1; }
+  awk '/^tps = / {tps=$3} /^latency average/ {lat=$4} END {printf "%s %s\n", tps, lat}' "$out"
+}
+
+# nginx answering like a Docker daemon (/_ping, POST /containers/create); sets NGX_PORT.
+start_nginx_daemon() {
+  NGX_PORT="$(free_port)"; local ngx="$RUN_DIR/nginx"; mkdir -p "$ngx/tmp"
+  local id; id="$(printf 'b%.0s' $(seq 1 64))"
+  cat >"$ngx/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+pid $ngx/nginx.pid;
+error_log $ngx/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $ngx/tmp; proxy_temp_path $ngx/tmp; fastcgi_temp_path $ngx/tmp;
+  uwsgi_temp_path $ngx/tmp; scgi_temp_path $ngx/tmp;
+  client_body_buffer_size 64k; client_max_body_size 8m;
+  keepalive_requests 10000000; keepalive_timeout 120s;
+  server {
+    listen 127.0.0.1:$NGX_PORT backlog=4096;
+    add_header Api-Version 1.47 always;
+    add_header Docker-Experimental false always;
+    add_header Ostype linux always;
+    add_header Server "Docker/27.5.1 (linux)" always;
+    location ~ ^(/v[0-9.]+)?/_ping\$ { default_type text/plain; return 200 "OK"; }
+    location ~ ^(/v[0-9.]+)?/containers/create\$ {
+      default_type application/json;
+      return 201 '{"Id":"$id","Warnings":[]}\n';
+    }
+    location / { default_type application/json; return 404 '{"message":"page not found"}\n'; }
+  }
+}
+CONF
+  start_bg nginx /usr/sbin/nginx -p "$ngx" -c "$ngx/nginx.conf" -e "$ngx/error.log"
+}
