@@ -11,6 +11,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
+import java.io.IOException;
 import java.util.concurrent.Callable;
 
 /** {@code node-agent run}: publish the inventory until stopped. */
@@ -50,6 +51,9 @@ public class RunCommand implements Callable<Integer> {
         } catch (InvalidIdentifierException e) {
             spec.commandLine().getErr().println("node-agent run: " + e.getMessage() + " (set it with --machine or agent.machine)");
             return 2;
+        } catch (IOException e) {
+            spec.commandLine().getErr().println("node-agent run: " + WriteFailure.describe(e, settings.host()));
+            return WriteFailure.EXIT_CODE;
         }
         return 0;
     }

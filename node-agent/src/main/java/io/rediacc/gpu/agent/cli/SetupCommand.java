@@ -12,6 +12,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 
@@ -21,7 +22,8 @@ import java.util.concurrent.Callable;
                 + "/etc/rediacc/gpu/inventory.json, then exit. Safe to run again; run it after driver or hardware changes.",
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:done", "1:done, but a toolkit install or spec generation failed (see the summary; inventory.json was written)",
-                "2:invalid options or root"})
+                "2:invalid options, root or machine name (nothing written)",
+                "3:the machine's files could not be written (permissions, a file in the way)"})
 public class SetupCommand implements Callable<Integer> {
 
     @Option(names = "--install-nvidia-toolkit", paramLabel = "auto|true|false",
@@ -64,6 +66,9 @@ public class SetupCommand implements Callable<Integer> {
         } catch (InvalidIdentifierException e) {
             err.println("node-agent setup: " + e.getMessage() + " (set it with --machine or agent.machine)");
             return 2;
+        } catch (IOException e) {
+            err.println("node-agent setup: " + WriteFailure.describe(e, settings.host()));
+            return WriteFailure.EXIT_CODE;
         }
         print(report, out, err);
         return report.failed() ? 1 : 0;

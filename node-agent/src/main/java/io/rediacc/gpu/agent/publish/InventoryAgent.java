@@ -44,6 +44,11 @@ public class InventoryAgent {
     }
 
     public RunningAgent start(AgentSettings settings) throws IOException {
+        return start(settings, config.heartbeat());
+    }
+
+    /** As {@link #start(AgentSettings)}, with another heartbeat (simulations of many machines, tests). */
+    public RunningAgent start(AgentSettings settings, Duration heartbeat) throws IOException {
         String machine = assembler.current(settings).machine();
         Map<String, Object> props = new HashMap<>(PRODUCER_DEFAULTS);
         kafkaConfig.forEach((k, v) -> {
@@ -58,6 +63,6 @@ public class InventoryAgent {
         long block = Long.parseLong(props.get(ProducerConfig.MAX_BLOCK_MS_CONFIG).toString());
         InventoryPublisher publisher = new InventoryPublisher(new KafkaProducer<>(props), "/node-agent/" + machine,
                 config.publish().backoffMin(), config.publish().backoffMax(), Duration.ofMillis(delivery + block + 5000));
-        return new RunningAgent(settings, assembler, publisher, config.heartbeat(), config.debounce());
+        return new RunningAgent(settings, assembler, publisher, heartbeat, config.debounce());
     }
 }

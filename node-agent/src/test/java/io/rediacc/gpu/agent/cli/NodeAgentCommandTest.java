@@ -136,4 +136,17 @@ class NodeAgentCommandTest {
         assertThat(again.exitCode()).isEqualTo(2);
         assertThat(again.getErrorOutput()).contains("is not empty");
     }
+
+    @Test
+    void aFileInTheWayOfEtcCdiIsNamedInsteadOfAStackTrace(QuarkusMainLauncher launcher) throws IOException {
+        FixtureRoot f = machine().build();
+        Files.createDirectories(f.path("/etc"));
+        Files.writeString(f.path(HostRoot.CDI_DIR), "not a directory");
+
+        LaunchResult r = launcher.launch("setup", "--root", f.root().toString());
+
+        assertThat(r.exitCode()).isEqualTo(3);
+        assertThat(r.getErrorOutput()).contains("/etc/cdi is in the way", "move that file away")
+                .doesNotContain("Exception", f.root().toString());
+    }
 }
