@@ -143,6 +143,7 @@ public class OutboxRelay {
             LOG.errorf("outbox relay not started: the schema is not ready (%s)", e.getMessage());
             return;
         }
+        int failures = 0;
         while (running) {
             try {
                 signal.await(config.relay().pollInterval());
@@ -150,9 +151,7 @@ public class OutboxRelay {
                 do {
                     pass = pass();
                 } while (running && pass.full() && pass.failure() == null);
-                if (pass.failure() != null) {
-                    Thread.sleep(config.relay().pollInterval().toMillis());
-                }
+                failures = pass.failure() == null ? 0 : failures + 1;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
@@ -160,9 +159,14 @@ public class OutboxRelay {
                 if (!running) {
                     return;
                 }
+                failures++;
                 state = new RelayState(Instant.now(), state.lastPublishedAt(), state.pendingSeen(), describe(e));
-                LOG.warnf("outbox pass failed, retrying: %s", describe(e));
-                sleepQuietly(config.relay().pollInterval());
+                if (failures == 1 || failures % 20 == 0) { // a long outage is reported, not shouted every pass
+                    LOG.warnf("outbox pass failed (%d in a row), retrying: %s", failures, describe(e));
+                }
+            }
+            if (failures > 0) {
+                sleepQuietly(backoff(failures));
             }
         }
     }
@@ -257,6 +261,12 @@ public class OutboxRelay {
         } catch (RuntimeException ignored) {
             // the connection is closed right after; PostgreSQL rolls back then
         }
+    }
+
+    /** Poll interval doubled per failed pass in a row, at most 10 s: recovers fast, idles politely in an outage. */
+    private Duration backoff(int failures) {
+        long base = config.relay().pollInterval().toMillis();
+        return Duration.ofMillis(Math.min(10_000, base << Math.min(failures - 1, 5)));
     }
 
     private static void sleepQuietly(Duration d) {

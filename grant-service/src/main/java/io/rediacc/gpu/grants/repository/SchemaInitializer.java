@@ -51,6 +51,8 @@ public class SchemaInitializer {
         List<String> statements = statements();
         return pool.withTransaction(connection -> connection
                         .query("select pg_advisory_xact_lock(" + SCHEMA_LOCK + ")").execute()
+                        // the replica that waited finds every table there: no "already exists" notices
+                        .chain(() -> connection.query("set local client_min_messages = warning").execute())
                         .chain(() -> runAll(connection, statements)))
                 .invoke(() -> LOG.debugf("schema ready (%d statements)", statements.size()));
     }

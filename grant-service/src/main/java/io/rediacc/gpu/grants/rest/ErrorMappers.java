@@ -17,6 +17,7 @@ import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
 import java.net.ConnectException;
+import java.sql.SQLException;
 import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Collectors;
@@ -94,8 +95,21 @@ public class ErrorMappers {
             return respond(400, new ApiError("malformed-body", describeJson(json),
                     "send JSON such as {\"machine\": \"gpu-host-1\", \"device\": \"nvidia.com/gpu=0\", \"exclusive\": false}"));
         }
-        if (e instanceof PgException pg && pg.getSqlState() != null) {
-            return database(pg);
+        if (e instanceof jakarta.persistence.LockTimeoutException
+                || e instanceof org.hibernate.exception.LockTimeoutException) {
+            return machineBusy();
+        }
+        if (e instanceof org.hibernate.exception.JDBCConnectionException) {
+            return unavailable("the database cannot be reached: " + e.getMessage());
+        }
+        // Hibernate Reactive reports the server's errors as SQLException, the bare client as PgException
+        String sqlState = e instanceof PgException pg ? pg.getSqlState()
+                : e instanceof SQLException sql ? sql.getSQLState() : null;
+        if (sqlState != null) {
+            Response byState = database(sqlState, e.getMessage());
+            if (byState != null) {
+                return byState;
+            }
         }
         if (e instanceof ConnectException || e instanceof ClosedConnectionException
                 || e instanceof io.vertx.core.impl.NoStackTraceThrowable && String.valueOf(e.getMessage()).contains("Timeout")) {
@@ -108,17 +122,20 @@ public class ErrorMappers {
         return null;
     }
 
-    private static Response database(PgException pg) {
-        String state = pg.getSqlState();
+    private static Response database(String state, String message) {
         if ("55P03".equals(state)) { // lock_not_available: lock_timeout passed while another change held the machine
-            return respond(503, new ApiError("machine-busy",
-                    "another change of this machine held its lock past the lock timeout",
-                    "retry in a moment"), 1);
+            return machineBusy();
         }
         if (state.startsWith("08") || state.startsWith("53") || state.startsWith("57")) {
-            return unavailable("the database refused the work (SQLSTATE " + state + ": " + pg.getErrorMessage() + ")");
+            return unavailable("the database refused the work (SQLSTATE " + state + "): " + message);
         }
         return null;
+    }
+
+    private static Response machineBusy() {
+        return respond(503, new ApiError("machine-busy",
+                "another change of this machine held its lock longer than the lock timeout",
+                "retry in a moment; nothing was changed by this request"), 1);
     }
 
     private static Response unavailable(String detail) {
