@@ -399,4 +399,16 @@ class SetupScenariosTest {
         assertThat(Files.getLastModifiedTime(f.path(HostRoot.DRI_SPEC)).toMillis()).isEqualTo(driModified);
         assertThat(f.calls("systemctl")).containsExactly("daemon-reload");
     }
+
+    @Test
+    void withoutAPackageManagerSetupSaysHowToInstallTheToolkitByHand() throws IOException {
+        FixtureRoot f = FixtureRoot.builder(tmp).nvidia(1).packageManager(null).build();
+
+        SetupReport r = setup(f, ToolkitPolicy.AUTO);
+
+        assertThat(r.failed()).isTrue();
+        assertThat(r.inventory().toolkit().state()).isEqualTo("failed");
+        assertThat(r.inventory().toolkit().detail()).contains("no supported package manager", "install it by hand");
+        assertThat(names(r.inventory())).containsExactly("rediacc.io/dri=renderD128");
+    }
 }
