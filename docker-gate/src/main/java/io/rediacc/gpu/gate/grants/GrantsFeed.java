@@ -39,10 +39,10 @@ public final class GrantsFeed implements AutoCloseable {
     private volatile boolean running = true;
     private volatile KafkaConsumer<String, byte[]> consumer;
 
-    public GrantsFeed(GrantStore store, String bootstrapServers, String groupId, Duration apiTimeout) {
+    /** @param kafka client settings (bootstrap servers, security); the feed's own settings override them */
+    public GrantsFeed(GrantStore store, Map<String, Object> kafka, String groupId, Duration apiTimeout) {
         this.store = store;
-        this.consumerConfig = new Properties();
-        consumerConfig.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        this.consumerConfig = KafkaClientSettings.from(kafka);
         consumerConfig.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
         consumerConfig.put(ConsumerConfig.CLIENT_ID_CONFIG, groupId);
         consumerConfig.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");

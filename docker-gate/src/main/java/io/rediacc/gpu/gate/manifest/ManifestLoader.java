@@ -53,14 +53,16 @@ public final class ManifestLoader {
             throw new InvalidManifestException("not valid YAML: " + e.getMessage(), e);
         }
         if (root == null || !root.isObject()) {
-            throw new InvalidManifestException("expected a mapping with 'machine' and 'repos'");
+            throw new InvalidManifestException("expected a mapping with 'repos' (and optionally 'machine')");
         }
         unknownFields(root, TOP_FIELDS, "");
         String machine;
         try {
-            machine = Identifiers.machine(text(root, "machine", ""));
+            // Same default as node-agent: without a machine in the manifest, the host name.
+            machine = Identifiers.machine(root.hasNonNull("machine") ? text(root, "machine", "") : hostName());
         } catch (InvalidIdentifierException e) {
-            throw new InvalidManifestException("machine: " + e.getMessage());
+            throw new InvalidManifestException("machine: " + e.getMessage()
+                    + (root.hasNonNull("machine") ? "" : " (the host name; set machine: in the manifest)"));
         }
         JsonNode repos = root.get("repos");
         if (repos != null && !repos.isNull() && !repos.isArray()) {
@@ -90,6 +92,22 @@ public final class ManifestLoader {
             }
         }
         return new ReposManifest(machine, entries);
+    }
+
+    static String hostName() {
+        try {
+            String fromKernel = Files.readString(Path.of("/proc/sys/kernel/hostname")).trim();
+            if (!fromKernel.isEmpty()) {
+                return fromKernel;
+            }
+        } catch (IOException | RuntimeException ignored) {
+            // not Linux: ask the JDK
+        }
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            return System.getenv().getOrDefault("HOSTNAME", "");
+        }
     }
 
     private static RepoEntry repo(JsonNode node, String where) {

@@ -11,6 +11,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.jboss.logging.Logger;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -30,9 +31,9 @@ public final class GateEventsProducer implements AutoCloseable {
     private final String source;
     private final ThreadPoolExecutor sender;
 
-    public GateEventsProducer(String bootstrapServers, String clientId, String source, Duration apiTimeout) {
-        Properties config = new Properties();
-        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    /** @param kafka client settings (bootstrap servers, security); the producer's own settings override them */
+    public GateEventsProducer(Map<String, Object> kafka, String clientId, String source, Duration apiTimeout) {
+        Properties config = io.rediacc.gpu.gate.grants.KafkaClientSettings.from(kafka);
         config.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
         config.put(ProducerConfig.ACKS_CONFIG, "all");
         config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");

@@ -50,7 +50,7 @@ public final class Gate implements AutoCloseable {
         String clientId = "gate-" + machine + "-" + gateId;
         this.grants = new GrantStore(machine, new GrantSnapshotFile(settings.stateDir(), machine));
         this.metrics = new GateMetrics(registry, grants);
-        this.producer = new GateEventsProducer(settings.bootstrapServers(), clientId,
+        this.producer = new GateEventsProducer(settings.kafka(), clientId,
                 "/docker-gate/" + machine + "/" + gateId, settings.kafkaApiTimeout());
         this.status = new GateStatusPublisher(producer, grants, gateId, settings.heartbeat(),
                 () -> this.manifest.repoInfos());
@@ -60,7 +60,7 @@ public final class Gate implements AutoCloseable {
                 new RefusalLog(gateId, metrics, decisions), transport, settings.daemonConnectTimeout(),
                 settings.daemonInspectTimeout());
         this.server = new GateServer(plane);
-        this.feed = new GrantsFeed(grants, settings.bootstrapServers(), clientId, settings.kafkaApiTimeout());
+        this.feed = new GrantsFeed(grants, settings.kafka(), clientId, settings.kafkaApiTimeout());
     }
 
     /** Reads the manifest, loads grants from disk, starts following Kafka and opens the listeners. */

@@ -9,7 +9,9 @@ import io.rediacc.gpu.gate.proxy.NettyTransport;
 import io.vertx.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
+import io.smallrye.common.annotation.Identifier;
+
+import java.util.Map;
 
 /** Starts the {@link Gate} with the application and closes it on shutdown. */
 @Startup
@@ -19,19 +21,19 @@ public class GateLifecycle {
     private final GateConfig config;
     private final Vertx vertx;
     private final MeterRegistry registry;
-    private final String bootstrapServers;
+    private final Map<String, Object> kafka;
     private volatile Gate gate;
 
     public GateLifecycle(GateConfig config, Vertx vertx, MeterRegistry registry,
-                         @ConfigProperty(name = "kafka.bootstrap.servers") String bootstrapServers) {
+                         @Identifier("default-kafka-broker") Map<String, Object> kafka) {
         this.config = config;
         this.vertx = vertx;
         this.registry = registry;
-        this.bootstrapServers = bootstrapServers;
+        this.kafka = kafka;
     }
 
     void onStart(@Observes StartupEvent event) {
-        gate = Gate.start(GateSettings.of(config, bootstrapServers), NettyTransport.of(vertx), registry);
+        gate = Gate.start(GateSettings.of(config, kafka), NettyTransport.of(vertx), registry);
     }
 
     void onStop(@Observes ShutdownEvent event) {

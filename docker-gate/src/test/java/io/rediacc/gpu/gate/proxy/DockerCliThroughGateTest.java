@@ -25,7 +25,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 import static io.rediacc.gpu.gate.support.GateTestResource.MACHINE;
@@ -38,9 +37,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 @QuarkusTestResource(KafkaTestResource.class)
 @QuarkusTestResource(GateTestResource.class)
 class DockerCliThroughGateTest {
-
-    /** Grant versions rise across tests of this class (the broker outlives each test). */
-    private static final AtomicLong VERSION = new AtomicLong(100);
 
     @Inject
     GateLifecycle lifecycle;
@@ -57,7 +53,7 @@ class DockerCliThroughGateTest {
     }
 
     private void grants(String... devices) {
-        long version = VERSION.incrementAndGet();
+        long version = GrantsTopic.nextVersion();
         GrantsTopic.publish(MACHINE, version, Stream.of(devices)
                 .map(d -> GrantsTopic.grant(REPO_GUID, REPO, d)).toArray(io.rediacc.gpu.contracts.events.Grant[]::new));
         Await.until("grant version " + version + " applied", Duration.ofSeconds(20),
@@ -155,6 +151,55 @@ class DockerCliThroughGateTest {
         assertThat(exec.ok()).as(exec.toString()).isTrue();
         assertThat(exec.stdout()).isEqualTo("one\ntwo\n");
         assertThat(daemon.saw("POST", "/exec/[^/]+/start")).isTrue();
+    }
+
+    @Test
+    void terminalRunAndExecStreamBothWaysThroughTheHijack() throws Exception {
+        String id = daemon.addContainer("tty-target", "{\"Image\":\"busybox\",\"Tty\":true,\"HostConfig\":{}}");
+        for (String command : List.of("run -it --name tty busybox sh", "exec -it " + id + " sh")) {
+            daemon.clear();
+            // script gives the CLI the terminal that -t needs; Ctrl-D ends the stand-in's "shell".
+            Process p = docker.start(List.of("script", "-q", "-e", "-c", DockerCli.binary() + " " + command, "/dev/null"));
+            try {
+                BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+                // Type only once the stream is up: before that the terminal is not in raw mode yet
+                // and would echo (and swallow Ctrl-D) itself.
+                Await.until("the hijacked stream is up", Duration.ofSeconds(15), () ->
+                        daemon.saw("POST", "/containers/[^/]+/start") || daemon.saw("POST", "/exec/[^/]+/start"));
+                Thread.sleep(300);
+                p.getOutputStream().write("typed through a tty\r".getBytes(StandardCharsets.UTF_8));
+                p.getOutputStream().flush();
+                String echoed = CompletableFuture.supplyAsync(() -> readUntil(out, "typed through a tty"))
+                        .get(15, TimeUnit.SECONDS);
+                assertThat(echoed).as(command).contains("typed through a tty");
+
+                p.getOutputStream().write(4);
+                p.getOutputStream().flush();
+                boolean ended = p.waitFor(15, TimeUnit.SECONDS);
+                assertThat(ended).as(command + " ends; daemon saw " + daemon.received().stream()
+                        .map(r -> r.method() + " " + r.uri()).toList()).isTrue();
+                assertThat(p.exitValue()).as(command).isZero();
+            } finally {
+                p.destroyForcibly();
+            }
+        }
+        assertThat(daemon.saw("POST", "/exec/[^/]+/start")).isTrue();
+    }
+
+    private static String readUntil(BufferedReader reader, String text) {
+        StringBuilder seen = new StringBuilder();
+        try {
+            int c;
+            while ((c = reader.read()) >= 0) {
+                seen.append((char) c);
+                if (seen.indexOf(text) >= 0) {
+                    return seen.toString();
+                }
+            }
+            return seen.toString();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     @Test

@@ -28,6 +28,11 @@ public final class DockerCli {
 
     private static final String DOCKER = Files.isExecutable(Path.of("/usr/bin/docker")) ? "/usr/bin/docker" : "docker";
 
+    /** The docker binary the tests run. */
+    public static String binary() {
+        return DOCKER;
+    }
+
     private final String host;
     private final Path config;
 

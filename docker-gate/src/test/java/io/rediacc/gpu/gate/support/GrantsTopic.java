@@ -29,7 +29,14 @@ import java.util.function.Predicate;
 /** Plays grant-service on the real broker: publishes snapshots, and reads what gates publish. */
 public final class GrantsTopic {
 
+    private static final java.util.concurrent.atomic.AtomicLong VERSIONS = new java.util.concurrent.atomic.AtomicLong(1000);
+
     private GrantsTopic() {
+    }
+
+    /** A version higher than any this JVM published before (the broker keeps snapshots across test classes). */
+    public static long nextVersion() {
+        return VERSIONS.incrementAndGet();
     }
 
     public static Grant grant(String repoGuid, String repoName, String device) {

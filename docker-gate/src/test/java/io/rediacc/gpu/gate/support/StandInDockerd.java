@@ -316,6 +316,12 @@ public final class StandInDockerd implements AutoCloseable {
             json(ctx, request, 201, out);
             return;
         }
+        if (path.equals("/version")) {
+            json(ctx, request, 200, JSON.createObjectNode().put("Version", "28.2.2").put("ApiVersion", "1.50")
+                    .put("MinAPIVersion", "1.24").put("Os", "linux").put("Arch", "amd64")
+                    .put("GitCommit", "stand-in").put("GoVersion", "go1.24").put("KernelVersion", "6.1"));
+            return;
+        }
         if (method.equals("POST") && path.equals("/images/load")) {
             json(ctx, request, 200, JSON.createObjectNode().put("stream", "Loaded " + body.length + " bytes\n"));
             return;
@@ -428,7 +434,15 @@ public final class StandInDockerd implements AutoCloseable {
                         ByteBuf in = (ByteBuf) msg;
                         String text = in.toString(StandardCharsets.UTF_8);
                         in.release();
-                        ctx.writeAndFlush(Unpooled.wrappedBuffer(frame(tty, text)));
+                        int eot = tty ? text.indexOf('\u0004') : -1;
+                        // On a terminal, Ctrl-D ends the "shell" as it would end a real one.
+                        String echoed = eot >= 0 ? text.substring(0, eot) : text;
+                        if (!echoed.isEmpty()) {
+                            ctx.writeAndFlush(Unpooled.wrappedBuffer(frame(tty, echoed)));
+                        }
+                        if (eot >= 0) {
+                            finish(ctx.channel(), container);
+                        }
                     }
 
                     @Override

@@ -1,0 +1,102 @@
+package io.rediacc.gpu.gate.grants;
+
+import io.rediacc.gpu.contracts.events.Grant;
+import io.rediacc.gpu.contracts.events.GrantSnapshot;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class GrantStoreTest {
+
+    private static final String A = "3f2b8c1e-9d4a-4e57-8f0a-2c6d7e9b1a43";
+    private static final String FORK = "7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f";
+
+    @TempDir
+    Path dir;
+
+    private static GrantSnapshot snapshot(String machine, long version, Grant... grants) {
+        return new GrantSnapshot(machine, version, Instant.now(), List.of(grants));
+    }
+
+    private static Grant grant(String guid, String device) {
+        return new Grant(guid, "repo", device, false, "op", Instant.now());
+    }
+
+    @Test
+    void nothingIsLoadedBeforeKafkaOrDiskSaySo() {
+        GrantStore store = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"));
+
+        assertThat(store.loaded()).isFalse();
+        store.markCaughtUp();
+        assertThat(store.loaded()).isTrue();
+    }
+
+    @Test
+    void onlyNewerSnapshotsOfThisMachineApply() {
+        GrantStore store = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"));
+
+        assertThat(store.apply(snapshot("m1", 5, grant(A, "nvidia.com/gpu=0")))).isTrue();
+        assertThat(store.apply(snapshot("m1", 4, grant(A, "nvidia.com/gpu=1")))).as("older").isFalse();
+        assertThat(store.apply(snapshot("m1", 5))).as("same version replayed").isFalse();
+        assertThat(store.apply(snapshot("m2", 9, grant(A, "nvidia.com/gpu=1")))).as("other machine").isFalse();
+
+        assertThat(store.state().version()).isEqualTo(5);
+        assertThat(store.holds(A, "nvidia.com/gpu=0")).isTrue();
+        assertThat(store.holds(A, "nvidia.com/gpu=1")).isFalse();
+    }
+
+    @Test
+    void grantsBelongToTheGuidAndTheExactName() {
+        GrantStore store = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"));
+        store.apply(snapshot("m1", 1, grant(A, "nvidia.com/gpu=all")));
+
+        assertThat(store.holds(A, "nvidia.com/gpu=all")).isTrue();
+        assertThat(store.holds(A, "nvidia.com/gpu=0")).as("all does not admit card 0").isFalse();
+        assertThat(store.holds(FORK, "nvidia.com/gpu=all")).as("a fork holds nothing of its parent").isFalse();
+    }
+
+    @Test
+    void aRevocationReplacesTheWholeSet() {
+        GrantStore store = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"));
+        store.apply(snapshot("m1", 1, grant(A, "nvidia.com/gpu=0")));
+        store.apply(snapshot("m1", 2));
+
+        assertThat(store.holds(A, "nvidia.com/gpu=0")).isFalse();
+    }
+
+    @Test
+    void theLastAppliedSnapshotSurvivesARestartThroughTheDisk() throws Exception {
+        GrantStore before = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"));
+        before.apply(snapshot("m1", 3, grant(A, "nvidia.com/gpu=0")));
+        before.apply(snapshot("m1", 4, grant(A, "nvidia.com/gpu=1")));
+
+        GrantStore after = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"));
+        after.loadFromDisk();
+
+        assertThat(after.loaded()).isTrue();
+        assertThat(after.state().fromDisk()).isTrue();
+        assertThat(after.state().caughtUp()).isFalse();
+        assertThat(after.state().version()).isEqualTo(4);
+        assertThat(after.holds(A, "nvidia.com/gpu=1")).isTrue();
+        try (var files = Files.list(dir)) {
+            assertThat(files.map(p -> p.getFileName().toString())).as("no temporary files left")
+                    .containsExactly("grants-m1.json");
+        }
+    }
+
+    @Test
+    void anUnreadableSnapshotOnDiskIsIgnored() throws Exception {
+        Files.writeString(dir.resolve("grants-m1.json"), "{not json");
+        GrantStore store = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"));
+
+        store.loadFromDisk();
+
+        assertThat(store.loaded()).isFalse();
+    }
+}
