@@ -44,7 +44,8 @@ class GrantCommandTest {
 
         assertThat(result.exitCode()).isZero();
         assertThat(result.getOutputStream()).containsExactly("granted nvidia.com/gpu=1 to train-a@gpu-host-1: "
-                + "enforced by gate-1 at version 14 (shares a card with infer-b's nvidia.com/gpu=all)");
+                + "enforced: every live gate of gpu-host-1 (gate-1) applies version 14 or newer"
+                + " (shares a card with infer-b's nvidia.com/gpu=all)");
         Request sent = grants.requests().get(0);
         assertThat(sent.line()).isEqualTo("POST " + TRAIN_A);
         assertThat(sent.header("Content-Type")).isEqualTo("application/json");
@@ -62,7 +63,8 @@ class GrantCommandTest {
 
         assertThat(result.exitCode()).isZero();
         assertThat(result.getOutput()).isEqualTo(
-                "nvidia.com/gpu=all is granted to train-a@gpu-host-1: enforced by gate-1 at version 13");
+                "nvidia.com/gpu=all is granted to train-a@gpu-host-1: "
+                        + "enforced: every live gate of gpu-host-1 (gate-1) applies version 13 or newer");
     }
 
     @Test
@@ -74,7 +76,8 @@ class GrantCommandTest {
 
         assertThat(result.exitCode()).isEqualTo(ExitCodes.NOT_ENFORCED);
         assertThat(result.getOutput()).isEqualTo("recorded nvidia.com/gpu=1 for train-a@gpu-host-1 (exclusive), not yet "
-                + "enforced: recorded at version 15; gate-1 (at version 14) has not applied it within 5s");
+                + "enforced: recorded at version 15 but not yet enforced after waiting 5s: gate gate-1 is at version 14; "
+                + "it applies the change when it catches up");
         assertThat(grants.requests().get(0).line()).isEqualTo("POST " + TRAIN_A + "?wait=5000ms");
         assertThat(grants.requests().get(0).body()).contains("\"exclusive\":true");
     }

@@ -40,7 +40,8 @@ class RevokeCommandTest {
 
         assertThat(result.exitCode()).isZero();
         assertThat(result.getOutput()).isEqualTo(
-                "revoked nvidia.com/gpu=0 from train-a@gpu-host-1: enforced by gate-1 at version 16");
+                "revoked nvidia.com/gpu=0 from train-a@gpu-host-1: "
+                        + "enforced: every live gate of gpu-host-1 (gate-1) applies version 16 or newer");
         assertThat(grants.requests()).extracting(Request::line).containsExactly("DELETE " + GPU_0 + "?wait=2000ms");
     }
 
@@ -51,7 +52,8 @@ class RevokeCommandTest {
 
         assertThat(result.exitCode()).isEqualTo(ExitCodes.NOT_ENFORCED);
         assertThat(result.getOutput()).isEqualTo("revoked nvidia.com/gpu=all from train-a@gpu-host-1, not yet enforced: "
-                + "recorded at version 17; no live gate on gpu-host-1 to enforce it");
+                + "recorded at version 17 but not enforced: machine gpu-host-1 has no live gate (none has reported on "
+                + "gpu.gate-status.v1 within 3 heartbeats); the change takes effect once the machine's docker-gate runs and loads it");
     }
 
     @Test
