@@ -64,11 +64,14 @@ class TwoReplicasIT {
         db = LocalPostgres.createDatabase();
         dbProxyOfB = new TcpProxy(freePort(), db.host(), db.port());
         fleet = new Fleet(kafka.bootstrapServers());
+        // the first consumer group makes the broker create its offsets topic: do it while the replicas boot
+        CompletableFuture<Void> warmUp = CompletableFuture.runAsync(() -> TopicReader.joinGroup(kafka.bootstrapServers()));
         // both start at once on an empty database: schema creation must not race
         a = Replica.start("replica-a", config("a", db.reactiveUrl()));
         b = Replica.start("replica-b", config("b", "postgresql://127.0.0.1:" + dbProxyOfB.port() + "/" + db.database()));
         a.awaitReady(Duration.ofSeconds(120));
         b.awaitReady(Duration.ofSeconds(120));
+        warmUp.join();
     }
 
     @AfterAll
@@ -89,6 +92,8 @@ class TwoReplicasIT {
                 // the replicas share one inventory consumer group, as in production
                 "mp.messaging.incoming.inventory.group.id", "grant-service-inventory-" + db.database(),
                 "grants.event-source", "/grant-service/replica-" + replica,
+                // the test is about mutual exclusion, not latency: a slow CI machine must not turn 409s into 503s
+                "grants.lock-timeout", "30s",
                 "quarkus.log.category.\"org.apache.kafka\".level", "WARN");
     }
 

@@ -20,6 +20,21 @@ public final class TopicReader {
     private TopicReader() {
     }
 
+    /** Joins a throw-away consumer group once: the broker creates its group coordinator's topic on first use. */
+    public static void joinGroup(String bootstrapServers) {
+        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+                ConsumerConfig.GROUP_ID_CONFIG, "warm-up",
+                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName(),
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName()))) {
+            consumer.subscribe(List.of(io.rediacc.gpu.contracts.events.Topics.GATE_DECISIONS));
+            Instant deadline = Instant.now().plusSeconds(60);
+            while (consumer.assignment().isEmpty() && Instant.now().isBefore(deadline)) {
+                consumer.poll(Duration.ofMillis(200));
+            }
+        }
+    }
+
     /**
      * Reads every record of {@code topic} with {@code key} until {@code done} holds for what was read,
      * or fails after {@code timeout}.
