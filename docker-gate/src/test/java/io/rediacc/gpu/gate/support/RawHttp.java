@@ -43,6 +43,15 @@ public final class RawHttp {
         }
     }
 
+    /** Sends one request with a UTF-8 body and {@code Connection: close}; returns the raw answer. */
+    public static String request(SocketAddress gate, String method, String target, String extraHeaders, String body) {
+        byte[] bytes = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
+        String head = method + " " + target + " HTTP/1.1\r\nHost: docker\r\nConnection: close\r\n" + extraHeaders
+                + (body == null ? "" : "Content-Type: application/json\r\nContent-Length: " + bytes.length + "\r\n")
+                + "\r\n";
+        return exchange(gate, head + new String(bytes, StandardCharsets.ISO_8859_1));
+    }
+
     /** Writes {@code request}, closes the write side (half-close), then reads like {@link #exchange}. */
     public static String sendThenHalfClose(SocketAddress gate, String request) {
         InetSocketAddress address = (InetSocketAddress) gate;
