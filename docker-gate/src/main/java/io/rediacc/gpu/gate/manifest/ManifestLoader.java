@@ -23,7 +23,9 @@ public final class ManifestLoader {
 
     private static final Set<String> TOP_FIELDS = Set.of("machine", "repos");
     private static final Set<String> REPO_FIELDS = Set.of("name", "guid", "forkOf", "listen", "daemon",
-            "buildkitDeviceEntitlementDisabled");
+            "buildkitDeviceEntitlementDisabled", "listenMode", "listenGroup");
+    private static final java.util.regex.Pattern MODE = java.util.regex.Pattern.compile("0?[0-7]{3}");
+    private static final java.util.regex.Pattern GROUP = java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_.-]{0,31}");
     private static final YAMLMapper YAML = new YAMLMapper();
 
     private ManifestLoader() {
@@ -134,7 +136,26 @@ public final class ManifestLoader {
             if (bk != null && !bk.isNull() && !bk.isBoolean()) {
                 throw new InvalidManifestException(where + ".buildkitDeviceEntitlementDisabled must be true or false");
             }
-            return new RepoEntry(name, guid, forkOf, listen, daemon, bk != null && bk.asBoolean(false));
+            Integer mode = null;
+            String group = null;
+            if (node.hasNonNull("listenMode")) {
+                String text = text(node, "listenMode", where + ".");
+                if (!MODE.matcher(text).matches()) {
+                    throw new InvalidManifestException(where + ".listenMode \"" + text
+                            + "\" must be octal permission bits written as a string, e.g. \"0660\"");
+                }
+                mode = Integer.parseInt(text, 8);
+            }
+            if (node.hasNonNull("listenGroup")) {
+                group = text(node, "listenGroup", where + ".");
+                if (!GROUP.matcher(group).matches()) {
+                    throw new InvalidManifestException(where + ".listenGroup \"" + group + "\" is not a group name");
+                }
+            }
+            if ((mode != null || group != null) && listen.kind() != SocketEndpoint.Kind.UNIX) {
+                throw new InvalidManifestException(where + ": listenMode and listenGroup apply to unix sockets only");
+            }
+            return new RepoEntry(name, guid, forkOf, listen, daemon, bk != null && bk.asBoolean(false), mode, group);
         } catch (InvalidIdentifierException e) {
             throw new InvalidManifestException(where + ": " + e.getMessage());
         }

@@ -9,9 +9,16 @@ import io.rediacc.gpu.contracts.events.RepoInfo;
  * @param forkOf GUID of the repo this one was forked from; informational, never a source of grants
  * @param buildkitDeviceEntitlementDisabled true when the repo daemon's BuildKit cannot grant devices,
  *        so BuildKit sessions may pass
+ * @param listenMode  permission bits for a unix listen socket (e.g. {@code 0660}), or null to keep the umask's
+ * @param listenGroup group that owns a unix listen socket (the repo's users), or null to keep the gate's
  */
 public record RepoEntry(String name, String guid, String forkOf, SocketEndpoint listen, SocketEndpoint daemon,
-                        boolean buildkitDeviceEntitlementDisabled) {
+                        boolean buildkitDeviceEntitlementDisabled, Integer listenMode, String listenGroup) {
+
+    public RepoEntry(String name, String guid, String forkOf, SocketEndpoint listen, SocketEndpoint daemon,
+                     boolean buildkitDeviceEntitlementDisabled) {
+        this(name, guid, forkOf, listen, daemon, buildkitDeviceEntitlementDisabled, null, null);
+    }
 
     public RepoInfo info() {
         return new RepoInfo(name, guid, forkOf);

@@ -124,9 +124,50 @@ public final class GateServer implements AutoCloseable {
             throw new IllegalStateException("cannot listen on " + entry.listen() + ": "
                     + (cause == null ? "unknown error" : cause.getMessage()), cause);
         }
+        try {
+            applySocketAccess(entry);
+        } catch (RuntimeException e) {
+            bound.channel().close().awaitUninterruptibly();
+            throw e;
+        }
         LOG.infof("serving repo %s (%s) on %s -> daemon %s", entry.name(), entry.guid(),
                 bound.channel().localAddress(), entry.daemon());
         return new Listener(entry, bound.channel(), connections);
+    }
+
+    /** Who may connect to a unix listener: the repo's users, through the manifest's mode and group. */
+    private static void applySocketAccess(RepoEntry entry) {
+        if (entry.listen().kind() != SocketEndpoint.Kind.UNIX) {
+            return;
+        }
+        Path path = entry.listen().path();
+        try {
+            if (entry.listenGroup() != null) {
+                var group = path.getFileSystem().getUserPrincipalLookupService()
+                        .lookupPrincipalByGroupName(entry.listenGroup());
+                Files.getFileAttributeView(path, java.nio.file.attribute.PosixFileAttributeView.class).setGroup(group);
+            }
+            if (entry.listenMode() != null) {
+                Files.setPosixFilePermissions(path, permissions(entry.listenMode()));
+            }
+        } catch (java.nio.file.attribute.UserPrincipalNotFoundException e) {
+            throw new IllegalStateException("listenGroup " + entry.listenGroup() + " of repo " + entry.name()
+                    + " does not exist on this machine", e);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot set the access of socket " + path + " for repo " + entry.name()
+                    + ": " + e.getMessage(), e);
+        }
+    }
+
+    static java.util.Set<java.nio.file.attribute.PosixFilePermission> permissions(int mode) {
+        var all = java.nio.file.attribute.PosixFilePermission.values(); // OWNER_READ .. OTHERS_EXECUTE
+        var set = java.util.EnumSet.noneOf(java.nio.file.attribute.PosixFilePermission.class);
+        for (int i = 0; i < 9; i++) {
+            if ((mode & (1 << (8 - i))) != 0) {
+                set.add(all[i]);
+            }
+        }
+        return set;
     }
 
     /** A stale socket file from a previous run would make bind fail; only sockets are removed. */

@@ -123,6 +123,27 @@ class ManifestLoaderTest {
     }
 
     @Test
+    void socketAccessIsForUnixListenersAndWrittenInOctal() {
+        RepoEntry entry = parse("""
+                machine: m1
+                repos:
+                  - {name: a, guid: %s, listen: "unix:///run/a.sock", daemon: "tcp://127.0.0.1:1", listenMode: "0660", listenGroup: repo-a}
+                """.formatted(GUID_A)).repos().get(0);
+        assertThat(entry.listenMode()).isEqualTo(0660);
+        assertThat(entry.listenGroup()).isEqualTo("repo-a");
+        assertThatThrownBy(() -> parse("""
+                machine: m1
+                repos:
+                  - {name: a, guid: %s, listen: "unix:///run/a.sock", daemon: "tcp://127.0.0.1:1", listenMode: "rw-rw----"}
+                """.formatted(GUID_A))).hasMessageContaining("listenMode").hasMessageContaining("\"0660\"");
+        assertThatThrownBy(() -> parse("""
+                machine: m1
+                repos:
+                  - {name: a, guid: %s, listen: "tcp://127.0.0.1:0", daemon: "tcp://127.0.0.1:1", listenMode: "0660"}
+                """.formatted(GUID_A))).hasMessageContaining("unix sockets only");
+    }
+
+    @Test
     void aMissingManifestNamesTheSettingToFix(@TempDir Path dir) {
         assertThatThrownBy(() -> ManifestLoader.load(dir.resolve("nope.yaml")))
                 .hasMessageContaining("nope.yaml does not exist").hasMessageContaining("gate.manifest");

@@ -41,9 +41,13 @@ class ManifestReloadTest {
             try (Gate gate = gates.start(manifest, dir.resolve("state"), "gate-reload")) {
                 assertThat(gate.boundAddress("b")).isEmpty();
 
+                String group = Files.readAttributes(dir, java.nio.file.attribute.PosixFileAttributes.class).group().getName();
                 Files.writeString(manifest, "machine: m-reload\nrepos:\n" + repoA
-                        + repo("b", "bbbbbbbb-0000-4000-8000-000000000002", "unix://" + socketB, daemonB.address()));
+                        + repo("b", "bbbbbbbb-0000-4000-8000-000000000002", "unix://" + socketB, daemonB.address())
+                        + "    listenMode: \"0660\"\n    listenGroup: " + group + "\n");
                 Await.until("repo b served", Duration.ofSeconds(10), () -> gate.boundAddress("b").isPresent());
+                assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(socketB)))
+                        .isEqualTo("rw-rw----");
                 DockerCli.Result version = new DockerCli("unix://" + socketB).run("version", "--format", "{{.Server.APIVersion}}");
                 assertThat(version.stdout().trim()).as(version.toString()).isEqualTo("1.50");
                 assertThat(daemonB.saw("HEAD", "/_ping") || daemonB.saw("GET", "/_ping")).isTrue();
