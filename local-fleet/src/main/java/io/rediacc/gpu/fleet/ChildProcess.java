@@ -1,0 +1,123 @@
+package io.rediacc.gpu.fleet;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+
+/** A process the fleet started: its log file, its pid (recorded for {@code ./fleet down}), how to stop it. */
+final class ChildProcess {
+
+    private final String name;
+    private final Process process;
+    private final Path log;
+
+    private ChildProcess(String name, Process process, Path log) {
+        this.name = name;
+        this.process = process;
+        this.log = log;
+    }
+
+    static ChildProcess start(String name, List<String> command, Path workDir, Path logDir, java.util.Map<String, String> env)
+            throws IOException {
+        Files.createDirectories(logDir);
+        Path log = logDir.resolve(name + ".log");
+        ProcessBuilder pb = new ProcessBuilder(command).directory(workDir.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        return new ChildProcess(name, p, log);
+    }
+
+    String name() {
+        return name;
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    Path log() {
+        return log;
+    }
+
+    boolean alive() {
+        return process.isAlive();
+    }
+
+    /** Waits until {@code ready} holds; fails with the tail of the log when the process dies or time runs out. */
+    void awaitReady(BooleanSupplier ready, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new FleetException(name + " exited with code " + process.exitValue() + " while starting; last lines of "
+                        + log + ":\n" + tail(30));
+            }
+            if (ready.getAsBoolean()) {
+                return;
+            }
+            sleep(200);
+        }
+        throw new FleetException(name + " did not become ready within " + timeout.toSeconds() + " s; last lines of " + log
+                + ":\n" + tail(30));
+    }
+
+    void awaitHttpOk(String url, Duration timeout) {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+        awaitReady(() -> {
+            try {
+                HttpResponse<Void> r = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(2)).build(),
+                        HttpResponse.BodyHandlers.discarding());
+                return r.statusCode() == 200;
+            } catch (IOException e) {
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }, timeout);
+    }
+
+    /** Asks the process to end (SIGTERM), then kills it if it is still there after {@code grace}. */
+    void stop(Duration grace) {
+        if (!process.isAlive()) {
+            return;
+        }
+        process.descendants().forEach(ProcessHandle::destroy);
+        process.destroy();
+        try {
+            if (!process.waitFor(grace.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                process.descendants().forEach(ProcessHandle::destroyForcibly);
+                process.destroyForcibly().waitFor(5, java.util.concurrent.TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+        }
+    }
+
+    String tail(int lines) {
+        try {
+            List<String> all = Files.readAllLines(log);
+            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
+        }
+    }
+
+    static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new FleetException("interrupted");
+        }
+    }
+}

@@ -1,0 +1,220 @@
+package io.rediacc.gpu.fleet;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code ./fleet up}: the whole fleet on this machine, on embedded defaults — a real Kafka broker,
+ * PostgreSQL, grant-service, inventory-service, and one simulated GPU machine (node-agent on a
+ * fixture root with 2 NVIDIA GPUs and 1 AMD GPU, and a docker-gate with two repos, one a fork of the
+ * other, in front of a stand-in Docker daemon). State lives in {@code .fleet/}; a second run reuses it.
+ */
+public final class Fleet {
+
+    static final String MACHINE = "local-gpu";
+
+    private final Path repoRoot;
+    private final Path state;
+    private final List<ChildProcess> children = new ArrayList<>();
+    private FleetPostgres postgres;
+
+    Fleet(Path repoRoot, Path state) {
+        this.repoRoot = repoRoot.toAbsolutePath().normalize();
+        this.state = state.toAbsolutePath().normalize();
+    }
+
+    public static void main(String[] args) {
+        Path root = Path.of(System.getProperty("fleet.root", "."));
+        // fleet.state lets a test run its own fleet beside a developer's .fleet/
+        Path state = Path.of(System.getProperty("fleet.state", root.resolve(".fleet").toString()));
+        String command = args.length == 0 ? "up" : args[0];
+        Fleet fleet = new Fleet(root, state);
+        try {
+            switch (command) {
+                case "up" -> fleet.up();
+                case "down" -> fleet.down();
+                default -> {
+                    System.err.println("usage: fleet up [-d] | fleet down");
+                    System.exit(2);
+                }
+            }
+        } catch (FleetException e) {
+            System.err.println("fleet: " + e.getMessage());
+            fleet.stopAll();
+            System.exit(1);
+        } catch (IOException e) {
+            System.err.println("fleet: " + e);
+            fleet.stopAll();
+            System.exit(1);
+        }
+    }
+
+    void up() throws IOException {
+        Files.createDirectories(state.resolve("logs"));
+        Files.deleteIfExists(state.resolve("fleet.env"));
+        Runtime.getRuntime().addShutdownHook(new Thread(this::stopAll, "fleet-shutdown"));
+        FleetPorts ports = new FleetPorts(state.resolve("ports.properties"));
+        Path logs = state.resolve("logs");
+        say("state in " + state);
+
+        KafkaBroker kafka = new KafkaBroker(state.resolve("kafka"), ports.port("kafka"), ports.port("kafka-controller"),
+                libClasspath());
+        track(kafka.start(logs));
+        say("kafka        " + kafka.bootstrapServers());
+
+        postgres = FleetPostgres.open(state.resolve("postgres"));
+        postgres.ensureDatabase("gpu_grants");
+        postgres.ensureDatabase("gpu_inventory");
+        var pg = postgres.credentials();
+        say("postgresql   " + pg.host() + ":" + pg.port() + (postgres.embedded() ? " (embedded)" : " (local server)"));
+
+        LocalMachine machine = LocalMachine.prepare(state.resolve("machine"), MACHINE, repoRoot);
+
+        int grantPort = ports.port("grant-service");
+        ChildProcess grants = track(Services.start("grant-service", repoRoot, logs, Map.of(
+                "quarkus.http.port", grantPort,
+                "kafka.bootstrap.servers", kafka.bootstrapServers(),
+                "quarkus.datasource.reactive.url", pg.reactiveUrl("gpu_grants"),
+                "quarkus.datasource.username", pg.user(),
+                "quarkus.datasource.password", pg.password())));
+        int inventoryPort = ports.port("inventory-service");
+        ChildProcess inventory = track(Services.start("inventory-service", repoRoot, logs, Map.of(
+                "quarkus.http.port", inventoryPort,
+                "kafka.bootstrap.servers", kafka.bootstrapServers(),
+                "quarkus.datasource.reactive.url", pg.reactiveUrl("gpu_inventory"),
+                "quarkus.datasource.username", pg.user(),
+                "quarkus.datasource.password", pg.password())));
+
+        track(machine.startDaemons(logs, libClasspath()));
+        machine.runSetup(repoRoot, logs);
+        ChildProcess agent = track(Services.start("node-agent", repoRoot, logs, machine.agentConfig(
+                kafka.bootstrapServers(), ports.port("node-agent")), "run"));
+        int gatePort = ports.port("docker-gate");
+        ChildProcess gate = track(Services.start("docker-gate", repoRoot, logs, machine.gateConfig(
+                kafka.bootstrapServers(), gatePort)));
+
+        grants.awaitHttpOk("http://127.0.0.1:" + grantPort + "/q/health/ready", Duration.ofSeconds(120));
+        inventory.awaitHttpOk("http://127.0.0.1:" + inventoryPort + "/q/health/ready", Duration.ofSeconds(120));
+        gate.awaitHttpOk("http://127.0.0.1:" + gatePort + "/q/health/ready", Duration.ofSeconds(120));
+        String grantUrl = "http://127.0.0.1:" + grantPort;
+        String inventoryUrl = "http://127.0.0.1:" + inventoryPort;
+        machine.awaitInventory(agent, inventoryUrl, Duration.ofSeconds(120));
+
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("FLEET_MACHINE", MACHINE);
+        env.put("RDC_GRANT_URL", grantUrl);
+        env.put("RDC_INVENTORY_URL", inventoryUrl);
+        env.put("KAFKA_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
+        env.put("RDC", repoRoot.resolve("cli/rdc").toString());
+        machine.repos().forEach(r -> env.put("DOCKER_HOST_" + r.envName(), "unix://" + r.gateSocket()));
+        writeEnv(env);
+        writePids();
+
+        say("");
+        say("grant-service      " + grantUrl + "   (OpenAPI: " + grantUrl + "/q/openapi)");
+        say("inventory-service  " + inventoryUrl);
+        say("machine            " + MACHINE + " (fixture root " + machine.root() + ")");
+        machine.repos().forEach(r -> say("DOCKER_HOST=unix://" + r.gateSocket() + "   # repo " + r.name()
+                + (r.forkOf() != null ? " (fork of " + r.forkOfName() + ")" : "")));
+        say("");
+        say("next:  source " + repoRoot.relativize(state.resolve("fleet.env")));
+        say("       $RDC machine gpu list " + MACHINE);
+        say("       DOCKER_HOST=$DOCKER_HOST_GPU_A docker run --rm --device nvidia.com/gpu=all ubuntu:24.04 nvidia-smi -L");
+        say("       $RDC repo gpu grant gpu-a@" + MACHINE + " --device nvidia.com/gpu=all");
+        say("fleet ready");
+        Files.writeString(state.resolve("ready"), Long.toString(ProcessHandle.current().pid()));
+
+        // Stay in the foreground until Ctrl-C (or ./fleet down); a child that dies is reported.
+        while (true) {
+            for (ChildProcess c : List.copyOf(children)) {
+                if (!c.alive()) {
+                    throw new FleetException(c.name() + " stopped unexpectedly; last lines of " + c.log() + ":\n" + c.tail(20));
+                }
+            }
+            ChildProcess.sleep(1000);
+        }
+    }
+
+    void down() throws IOException {
+        Path pids = state.resolve("pids");
+        if (!Files.exists(pids)) {
+            say("no fleet is running here");
+            return;
+        }
+        for (String line : Files.readAllLines(pids)) {
+            if (line.isBlank()) {
+                continue;
+            }
+            ProcessHandle.of(Long.parseLong(line.trim())).ifPresent(ProcessHandle::destroy);
+        }
+        Files.deleteIfExists(pids);
+        Files.deleteIfExists(state.resolve("ready"));
+        say("fleet stopped");
+    }
+
+    private ChildProcess track(ChildProcess child) {
+        children.add(child);
+        return child;
+    }
+
+    synchronized void stopAll() {
+        List<ChildProcess> reversed = new ArrayList<>(children);
+        java.util.Collections.reverse(reversed);
+        for (ChildProcess c : reversed) {
+            c.stop(Duration.ofSeconds(10));
+        }
+        children.clear();
+        if (postgres != null) {
+            try {
+                postgres.close();
+            } catch (Exception ignored) {
+                // the embedded server goes with the JVM
+            }
+            postgres = null;
+        }
+        try {
+            Files.deleteIfExists(state.resolve("ready"));
+            Files.deleteIfExists(state.resolve("pids"));
+        } catch (IOException ignored) {
+            // nothing to clean
+        }
+    }
+
+    private void writeEnv(Map<String, String> env) throws IOException {
+        StringBuilder out = new StringBuilder("# written by ./fleet up; source it: . .fleet/fleet.env\n");
+        env.forEach((k, v) -> out.append("export ").append(k).append("='").append(v).append("'\n"));
+        Path tmp = state.resolve("fleet.env.tmp");
+        Files.writeString(tmp, out);
+        Files.move(tmp, state.resolve("fleet.env"), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    private void writePids() throws IOException {
+        StringBuilder out = new StringBuilder();
+        out.append(ProcessHandle.current().pid()).append('\n');
+        for (ChildProcess c : children) {
+            out.append(c.pid()).append('\n');
+        }
+        Files.writeString(state.resolve("pids"), out);
+    }
+
+    /** The jars beside this one (target/lib): they hold the Kafka broker too. */
+    private String libClasspath() {
+        Path lib = repoRoot.resolve("local-fleet/target/lib");
+        if (!Files.isDirectory(lib)) {
+            throw new FleetException("local-fleet/target/lib is missing; build first (./fleet up does: mvn -B -DskipTests package)");
+        }
+        return lib.toAbsolutePath() + "/*";
+    }
+
+    static void say(String line) {
+        System.out.println(line);
+        System.out.flush();
+    }
+}

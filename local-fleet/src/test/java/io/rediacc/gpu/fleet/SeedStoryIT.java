@@ -1,0 +1,213 @@
+package io.rediacc.gpu.fleet;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The seed's story, end to end, on a running local fleet ({@code ./fleet up}), driven the way an
+ * operator and a developer drive it: the real {@code docker} CLI through the gate, and {@code rdc}.
+ * No sleeps between a grant and the next {@code docker run}: "takes effect from the next request".
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class SeedStoryIT {
+
+    static final Path REPO = Path.of("..").toAbsolutePath().normalize();
+    static final Path STATE = Path.of("target/e2e-fleet").toAbsolutePath();
+    static final String MACHINE = Fleet.MACHINE;
+    static Process fleet;
+    static Map<String, String> env = new HashMap<>();
+
+    record Result(int exit, String out, String err) {
+        String all() {
+            return out + err;
+        }
+    }
+
+    @BeforeAll
+    static void startFleet() throws Exception {
+        Files.createDirectories(STATE);
+        Path log = STATE.resolve("fleet-up.log");
+        fleet = new ProcessBuilder(KafkaBroker.javaBin(), "-Dfleet.root=" + REPO, "-Dfleet.state=" + STATE,
+                "-jar", REPO.resolve("local-fleet/target/local-fleet.jar").toString(), "up")
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+        while (!Files.exists(STATE.resolve("ready"))) {
+            if (!fleet.isAlive() || System.nanoTime() > deadline) {
+                throw new IllegalStateException("the fleet did not start:\n" + Files.readString(log));
+            }
+            Thread.sleep(300);
+        }
+        assertThat(Files.readString(log)).contains("fleet ready");
+        for (String line : Files.readAllLines(STATE.resolve("fleet.env"))) {
+            if (line.startsWith("export ")) {
+                String kv = line.substring("export ".length());
+                int eq = kv.indexOf('=');
+                env.put(kv.substring(0, eq), kv.substring(eq + 2, kv.length() - 1));
+            }
+        }
+    }
+
+    @AfterAll
+    static void stopFleet() throws Exception {
+        if (fleet != null) {
+            fleet.destroy();
+            if (!fleet.waitFor(60, TimeUnit.SECONDS)) {
+                fleet.destroyForcibly();
+            }
+        }
+    }
+
+    @Test
+    @Order(1)
+    void fleetEnvNamesEveryServiceAndRepo() {
+        assertThat(env).containsKeys("RDC_GRANT_URL", "RDC_INVENTORY_URL", "RDC", "FLEET_MACHINE",
+                "DOCKER_HOST_GPU_A", "DOCKER_HOST_GPU_A_FORK");
+        assertThat(env.get("DOCKER_HOST_GPU_A")).startsWith("unix://");
+    }
+
+    @Test
+    @Order(2)
+    void gpuListShowsTheGpusAndEveryGrantableName() throws Exception {
+        Result r = rdc("machine", "gpu", "list", MACHINE);
+        assertThat(r.exit()).as(r.all()).isZero();
+        assertThat(r.out()).contains("nvidia.com/gpu=all", "nvidia.com/gpu=0", "nvidia.com/gpu=1",
+                "rediacc.io/amd=gpu0", "rediacc.io/amd=all", "rediacc.io/dri=renderD128");
+        Result json = rdc("machine", "gpu", "list", MACHINE, "-o", "json");
+        assertThat(json.exit()).isZero();
+        assertThat(json.out()).contains("\"machine\"", "\"cdiDevices\"", "\"platform\"");
+    }
+
+    @Test
+    @Order(3)
+    void aRepoWithoutAGrantIsRefusedAndTheMessageNamesTheMissingGrant() throws Exception {
+        Result r = docker("GPU_A", "run", "--rm", "--device", "nvidia.com/gpu=all", "ubuntu:24.04", "nvidia-smi", "-L");
+        assertThat(r.exit()).isNotZero();
+        assertThat(r.err()).contains("nvidia.com/gpu=all is not granted to repo gpu-a on machine " + MACHINE)
+                .contains("rdc repo gpu grant gpu-a@" + MACHINE + " --device nvidia.com/gpu=all");
+    }
+
+    @Test
+    @Order(4)
+    void afterAGrantTheVeryNextRunIsAdmitted() throws Exception {
+        Result grant = rdc("repo", "gpu", "grant", "gpu-a@" + MACHINE, "--device", "nvidia.com/gpu=all");
+        assertThat(grant.exit()).as(grant.all()).isZero();
+        Result r = docker("GPU_A", "run", "--rm", "--device", "nvidia.com/gpu=all", "ubuntu:24.04", "nvidia-smi", "-L");
+        assertThat(r.exit()).as(r.all()).isZero();
+    }
+
+    @Test
+    @Order(5)
+    void aGrantOfAllDoesNotAdmitCardZero() throws Exception {
+        Result r = docker("GPU_A", "run", "--rm", "--device", "nvidia.com/gpu=0", "ubuntu:24.04", "true");
+        assertThat(r.exit()).isNotZero();
+        assertThat(r.err()).contains("nvidia.com/gpu=0 is not granted to repo gpu-a");
+    }
+
+    @Test
+    @Order(6)
+    void theForkIsRefusedAlthoughItsParentHoldsTheGrant() throws Exception {
+        Result r = docker("GPU_A_FORK", "run", "--rm", "--device", "nvidia.com/gpu=all", "ubuntu:24.04", "true");
+        assertThat(r.exit()).isNotZero();
+        assertThat(r.err()).contains("nvidia.com/gpu=all is not granted to repo gpu-a-fork");
+    }
+
+    @Test
+    @Order(7)
+    void anExclusiveGrantMakesTheSameGrantForAnotherRepoFailNamingTheHolder() throws Exception {
+        Result exclusive = rdc("repo", "gpu", "grant", "gpu-a@" + MACHINE, "--device", "rediacc.io/dri=renderD128", "--exclusive");
+        assertThat(exclusive.exit()).as(exclusive.all()).isZero();
+        Result other = rdc("repo", "gpu", "grant", "gpu-a-fork@" + MACHINE, "--device", "rediacc.io/dri=renderD128");
+        assertThat(other.exit()).as(other.all()).isEqualTo(4);
+        assertThat(other.all()).contains("gpu-a");
+    }
+
+    @Test
+    @Order(8)
+    void aRevokeMakesTheVeryNextRunAndTheStartOfAnEarlierContainerFail() throws Exception {
+        Result created = docker("GPU_A", "create", "--device", "nvidia.com/gpu=all", "ubuntu:24.04", "nvidia-smi", "-L");
+        assertThat(created.exit()).as(created.all()).isZero();
+        String id = created.out().trim();
+        Result revoke = rdc("repo", "gpu", "revoke", "gpu-a@" + MACHINE, "--device", "nvidia.com/gpu=all");
+        assertThat(revoke.exit()).as(revoke.all()).isZero();
+        Result run = docker("GPU_A", "run", "--rm", "--device", "nvidia.com/gpu=all", "ubuntu:24.04", "true");
+        assertThat(run.exit()).isNotZero();
+        assertThat(run.err()).contains("nvidia.com/gpu=all is not granted to repo gpu-a");
+        Result start = docker("GPU_A", "start", id);
+        assertThat(start.exit()).isNotZero();
+        assertThat(start.err()).contains("nvidia.com/gpu=all");
+    }
+
+    @Test
+    @Order(9)
+    void gpusAllIsRefusedWithItsReplacementSpelledOut() throws Exception {
+        Result r = docker("GPU_A", "run", "--rm", "--gpus", "all", "ubuntu:24.04", "true");
+        assertThat(r.exit()).isNotZero();
+        assertThat(r.err()).contains("--device nvidia.com/gpu=all");
+    }
+
+    @Test
+    @Order(10)
+    void aComposeStyleRequestWithRuntimeNvidiaIsRefused() throws Exception {
+        String body = """
+                {"Image":"ubuntu:24.04","Cmd":["nvidia-smi"],
+                 "Labels":{"com.docker.compose.project":"demo","com.docker.compose.service":"train"},
+                 "HostConfig":{"Runtime":"nvidia","NetworkMode":"demo_default"}}""";
+        Result r = run(List.of("curl", "-sS", "--unix-socket", socket("GPU_A"), "-H", "Content-Type: application/json",
+                "-d", body, "-w", "\\n%{http_code}", "http://docker/v1.47/containers/create?name=demo-train-1"), Map.of());
+        assertThat(r.out()).contains("403").contains("nvidia");
+    }
+
+    @Test
+    @Order(11)
+    void groupAddVideoPasses() throws Exception {
+        Result r = docker("GPU_A", "run", "--rm", "--group-add", "video", "ubuntu:24.04", "true");
+        assertThat(r.exit()).as(r.all()).isZero();
+    }
+
+    private static String socket(String repo) {
+        return env.get("DOCKER_HOST_" + repo).substring("unix://".length());
+    }
+
+    private static Result rdc(String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of(env.get("RDC")));
+        cmd.addAll(List.of(args));
+        return run(cmd, Map.of("RDC_GRANT_URL", env.get("RDC_GRANT_URL"), "RDC_INVENTORY_URL", env.get("RDC_INVENTORY_URL")));
+    }
+
+    private static Result docker(String repo, String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of("docker"));
+        cmd.addAll(List.of(args));
+        return run(cmd, Map.of("DOCKER_HOST", env.get("DOCKER_HOST_" + repo)));
+    }
+
+    private static Result run(List<String> cmd, Map<String, String> extraEnv) throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().putAll(extraEnv);
+        pb.environment().putIfAbsent("DOCKER_CONFIG", STATE.resolve("docker-config").toString());
+        Path out = Files.createTempFile(STATE, "out", ".txt");
+        Path err = Files.createTempFile(STATE, "err", ".txt");
+        Process p = pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        if (!p.waitFor(Duration.ofSeconds(60).toSeconds(), TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError(cmd + " did not finish within 60 s");
+        }
+        return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
+    }
+}

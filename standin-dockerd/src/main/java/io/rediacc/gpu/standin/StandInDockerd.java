@@ -1,0 +1,606 @@
+package io.rediacc.gpu.standin;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.EpollEventLoopGroup;
+import io.netty.channel.epoll.EpollServerDomainSocketChannel;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.DuplexChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.unix.DomainSocketAddress;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.QueryStringDecoder;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A stand-in for dockerd behind the gate: answers the Engine API calls the docker CLI makes for
+ * run, exec, logs, events and volume create the way dockerd does (hijacked attach and exec
+ * start with {@code 101 UPGRADED}, multiplexed streams, long-poll wait) and records every request
+ * it receives, so a test can assert that a refused request never arrived.
+ *
+ * <p>Containers behave like {@code cat} when stdin is attached (echo until stdin closes) and
+ * like {@code echo hello} otherwise.
+ */
+public final class StandInDockerd implements AutoCloseable {
+
+    /** One request as the daemon received it. */
+    public record Received(String method, String uri, Map<String, String> headers, byte[] body) {
+        public String path() {
+            return new QueryStringDecoder(uri).path();
+        }
+
+        public String bodyText() {
+            return new String(body, StandardCharsets.UTF_8);
+        }
+    }
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Pattern VERSION = Pattern.compile("^/v[0-9.]+(/.*)$");
+    private static final Pattern CONTAINER = Pattern.compile("^/containers/([^/]+)/([a-z]+)$");
+    private static final Pattern EXEC = Pattern.compile("^/exec/([^/]+)/([a-z]+)$");
+
+    private final EventLoopGroup group;
+    private final Channel server;
+    private final Path socket;
+    private final List<Received> received = new CopyOnWriteArrayList<>();
+    private final Map<String, Container> containers = new ConcurrentHashMap<>();
+    private final Map<String, Exec> execs = new ConcurrentHashMap<>();
+    private final AtomicInteger ids = new AtomicInteger();
+    private volatile CountDownLatch streamGate = new CountDownLatch(0);
+
+    private static final class Container {
+        final String id;
+        final String name;
+        final ObjectNode config;
+        volatile Channel attach;
+        volatile boolean attachStdin;
+        volatile boolean running;
+        volatile boolean exited;
+        final List<Runnable> onExit = new CopyOnWriteArrayList<>();
+
+        Container(String id, String name, ObjectNode config) {
+            this.id = id;
+            this.name = name;
+            this.config = config;
+        }
+
+        synchronized void exit() {
+            if (exited) {
+                return;
+            }
+            exited = true;
+            running = false;
+            onExit.forEach(Runnable::run);
+        }
+
+        synchronized void whenExited(Runnable r) {
+            if (exited) {
+                r.run();
+            } else {
+                onExit.add(r);
+            }
+        }
+    }
+
+    private record Exec(String id, String containerId, boolean attachStdin, boolean tty, boolean privileged) {
+    }
+
+    private StandInDockerd(EventLoopGroup group, Channel server, Path socket) {
+        this.group = group;
+        this.server = server;
+        this.socket = socket;
+    }
+
+    /**
+     * Runs stand-in daemons until the process is stopped: {@code StandInDockerd SOCKET...}, one
+     * unix socket per repo daemon (the local fleet's simulated machine uses this; there is no
+     * Docker engine there).
+     */
+    public static void main(String[] args) throws InterruptedException {
+        if (args.length == 0) {
+            System.err.println("usage: StandInDockerd SOCKET [SOCKET...]");
+            System.exit(2);
+        }
+        List<StandInDockerd> daemons = new java.util.ArrayList<>();
+        for (String socket : args) {
+            Path path = Path.of(socket);
+            try {
+                Files.deleteIfExists(path);
+            } catch (java.io.IOException e) {
+                System.err.println("cannot remove stale socket " + path + ": " + e.getMessage());
+                System.exit(1);
+            }
+            daemons.add(startUnix(path));
+            System.out.println("stand-in dockerd listening on unix://" + path);
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> daemons.forEach(StandInDockerd::close)));
+        Thread.currentThread().join();
+    }
+
+    /** Starts on a free TCP port of 127.0.0.1. */
+    public static StandInDockerd startTcp() {
+        EventLoopGroup group = new NioEventLoopGroup(2);
+        StandInDockerd[] self = new StandInDockerd[1];
+        Channel ch = bootstrap(group, NioServerSocketChannel.class, self)
+                .bind(new InetSocketAddress("127.0.0.1", 0)).syncUninterruptibly().channel();
+        self[0] = new StandInDockerd(group, ch, null);
+        return self[0];
+    }
+
+    /** Starts on a unix socket (epoll), as a repo daemon runs in production. */
+    public static StandInDockerd startUnix(Path socket) {
+        EventLoopGroup group = new EpollEventLoopGroup(2);
+        StandInDockerd[] self = new StandInDockerd[1];
+        Channel ch = bootstrap(group, EpollServerDomainSocketChannel.class, self)
+                .bind(new DomainSocketAddress(socket.toString())).syncUninterruptibly().channel();
+        self[0] = new StandInDockerd(group, ch, socket);
+        return self[0];
+    }
+
+    private static ServerBootstrap bootstrap(EventLoopGroup group, Class<? extends ServerChannel> type,
+                                             StandInDockerd[] self) {
+        return new ServerBootstrap().group(group).channel(type)
+                .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
+                .childHandler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(64 * 1024 * 1024),
+                                new ApiHandler(self));
+                    }
+                });
+    }
+
+    /** The daemon address for a manifest: {@code tcp://127.0.0.1:port} or {@code unix:///path}. */
+    public String address() {
+        if (socket != null) {
+            return "unix://" + socket;
+        }
+        return "tcp://127.0.0.1:" + ((InetSocketAddress) server.localAddress()).getPort();
+    }
+
+    public List<Received> received() {
+        return List.copyOf(received);
+    }
+
+    public void clear() {
+        received.clear();
+    }
+
+    /** True when any request whose path (version prefix removed) matches {@code regex} arrived. */
+    public boolean saw(String method, String pathRegex) {
+        return received.stream().anyMatch(r -> r.method().equals(method) && unversioned(r.path()).matches(pathRegex));
+    }
+
+    public List<Received> requests(String method, String pathRegex) {
+        return received.stream().filter(r -> r.method().equals(method) && unversioned(r.path()).matches(pathRegex))
+                .toList();
+    }
+
+    /**
+     * Holds the second half of log and event streams until {@link #releaseStreams()}: a test sees
+     * the first line arrive while the stream is still open.
+     */
+    public void holdStreams() {
+        streamGate = new CountDownLatch(1);
+    }
+
+    public void releaseStreams() {
+        streamGate.countDown();
+    }
+
+    /** Stores a container as if it had been created earlier (for start re-checks). */
+    public String addContainer(String name, String createBody) {
+        try {
+            return create(name, (ObjectNode) JSON.readTree(createBody)).id;
+        } catch (Exception e) {
+            throw new IllegalArgumentException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        server.close().syncUninterruptibly();
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        if (socket != null) {
+            try {
+                Files.deleteIfExists(socket);
+            } catch (Exception ignored) {
+                // temp dir
+            }
+        }
+    }
+
+    static String unversioned(String path) {
+        Matcher m = VERSION.matcher(path);
+        return m.matches() ? m.group(1) : path;
+    }
+
+    private Container create(String name, ObjectNode body) {
+        String id = String.format("%064x", ids.incrementAndGet() + 0xc0ffeeL);
+        Container c = new Container(id, name == null ? "c" + ids.get() : name, body);
+        containers.put(id, c);
+        containers.put(c.name, c);
+        return c;
+    }
+
+    private Container find(String ref) {
+        Container c = containers.get(ref);
+        if (c != null) {
+            return c;
+        }
+        return containers.values().stream().filter(x -> x.id.startsWith(ref)).findFirst().orElse(null);
+    }
+
+    // ------------------------------------------------------------------------------------ API
+
+    private static final class ApiHandler extends ChannelInboundHandlerAdapter {
+        private final StandInDockerd[] self;
+
+        ApiHandler(StandInDockerd[] self) {
+            this.self = self;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (!(msg instanceof FullHttpRequest request)) {
+                io.netty.util.ReferenceCountUtil.release(msg);
+                return;
+            }
+            try {
+                self[0].handle(ctx, request);
+            } finally {
+                request.release();
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            ctx.close();
+        }
+    }
+
+    private void handle(ChannelHandlerContext ctx, FullHttpRequest request) {
+        Map<String, String> headers = new java.util.LinkedHashMap<>();
+        request.headers().forEach(h -> headers.put(h.getKey().toLowerCase(java.util.Locale.ROOT), h.getValue()));
+        byte[] body = ByteBufUtil.getBytes(request.content());
+        received.add(new Received(request.method().name(), request.uri(), headers, body));
+        QueryStringDecoder query = new QueryStringDecoder(request.uri());
+        String path = unversioned(query.path());
+        String method = request.method().name();
+        try {
+            route(ctx, request, method, path, query, body);
+        } catch (Exception e) {
+            json(ctx, request, 500, JSON.createObjectNode().put("message", "stand-in failed: " + e));
+        }
+    }
+
+    private void route(ChannelHandlerContext ctx, FullHttpRequest request, String method, String path,
+                       QueryStringDecoder query, byte[] body) throws Exception {
+        if (path.equals("/_ping")) {
+            FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
+                    method.equals("HEAD") ? Unpooled.EMPTY_BUFFER : Unpooled.copiedBuffer("OK", StandardCharsets.US_ASCII));
+            r.headers().set("Api-Version", "1.50").set("Ostype", "linux").set("Docker-Experimental", "false")
+                    .set("Builder-Version", "1").set("Swarm", "inactive")
+                    .set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8")
+                    .set(HttpHeaderNames.CONTENT_LENGTH, 2)
+                    .set(HttpHeaderNames.CACHE_CONTROL, "no-cache, no-store, must-revalidate");
+            send(ctx, request, r);
+            return;
+        }
+        if (method.equals("POST") && path.equals("/containers/create")) {
+            ObjectNode config = body.length == 0 ? JSON.createObjectNode() : (ObjectNode) JSON.readTree(body);
+            String name = query.parameters().getOrDefault("name", List.of()).stream().findFirst().orElse(null);
+            Container c = create(name, config);
+            json(ctx, request, 201, JSON.createObjectNode().put("Id", c.id).set("Warnings", JSON.createArrayNode()));
+            return;
+        }
+        if (method.equals("POST") && path.equals("/volumes/create")) {
+            JsonNode v = body.length == 0 ? JSON.createObjectNode() : JSON.readTree(body);
+            ObjectNode out = JSON.createObjectNode().put("Name", v.path("Name").asText("vol1")).put("Driver", "local")
+                    .put("Mountpoint", "/var/lib/docker/volumes/x/_data").put("Scope", "local");
+            json(ctx, request, 201, out);
+            return;
+        }
+        if (path.equals("/version")) {
+            json(ctx, request, 200, JSON.createObjectNode().put("Version", "28.2.2").put("ApiVersion", "1.50")
+                    .put("MinAPIVersion", "1.24").put("Os", "linux").put("Arch", "amd64")
+                    .put("GitCommit", "stand-in").put("GoVersion", "go1.24").put("KernelVersion", "6.1"));
+            return;
+        }
+        if (method.equals("POST") && path.equals("/images/load")) {
+            json(ctx, request, 200, JSON.createObjectNode().put("stream", "Loaded " + body.length + " bytes\n"));
+            return;
+        }
+        if (path.equals("/events")) {
+            stream(ctx, request, "application/json", List.of(
+                    event("start", "first").getBytes(StandardCharsets.UTF_8),
+                    event("die", "second").getBytes(StandardCharsets.UTF_8)), false);
+            return;
+        }
+        Matcher exec = EXEC.matcher(path);
+        if (exec.matches()) {
+            Exec e = execs.get(exec.group(1));
+            if (e == null) {
+                json(ctx, request, 404, JSON.createObjectNode().put("message", "No such exec instance: " + exec.group(1)));
+                return;
+            }
+            switch (exec.group(2)) {
+                case "start" -> {
+                    JsonNode b = body.length == 0 ? JSON.createObjectNode() : JSON.readTree(body);
+                    if (b.path("Detach").asBoolean(false)) {
+                        send(ctx, request, new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK));
+                        return;
+                    }
+                    hijack(ctx, request, channel -> runProcess(channel, e.attachStdin(), e.tty(), "exec output\n", null));
+                }
+                case "json" -> json(ctx, request, 200, JSON.createObjectNode().put("ID", e.id()).put("Running", false)
+                        .put("ExitCode", 0).put("ContainerID", e.containerId()).put("Pid", 42)
+                        .put("OpenStdin", e.attachStdin()).put("CanRemove", false));
+                case "resize" -> send(ctx, request, new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK));
+                default -> json(ctx, request, 404, JSON.createObjectNode().put("message", "page not found"));
+            }
+            return;
+        }
+        Matcher m = CONTAINER.matcher(path);
+        if (!m.matches()) {
+            json(ctx, request, 404, JSON.createObjectNode().put("message", "page not found"));
+            return;
+        }
+        Container c = find(m.group(1));
+        if (c == null) {
+            json(ctx, request, 404, JSON.createObjectNode().put("message", "No such container: " + m.group(1)));
+            return;
+        }
+        switch (method + " " + m.group(2)) {
+            case "GET json" -> json(ctx, request, 200, inspect(c));
+            case "POST attach" -> {
+                boolean stdin = "1".equals(first(query, "stdin")) || "true".equals(first(query, "stdin"));
+                hijack(ctx, request, channel -> {
+                    c.attach = channel;
+                    c.attachStdin = stdin;
+                    if (c.running) {
+                        startProcess(c);
+                    }
+                });
+            }
+            case "POST wait" -> {
+                HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+                head.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/json");
+                HttpUtil.setTransferEncodingChunked(head, true);
+                ctx.writeAndFlush(head);
+                c.whenExited(() -> ctx.channel().eventLoop().execute(() -> {
+                    ctx.write(new DefaultHttpContent(Unpooled.copiedBuffer("{\"StatusCode\":0}\n", StandardCharsets.UTF_8)));
+                    ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+                }));
+            }
+            case "POST start", "POST restart" -> {
+                c.running = true;
+                send(ctx, request, new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.NO_CONTENT));
+                if (c.attach != null) {
+                    startProcess(c);
+                } else if (!c.config.path("OpenStdin").asBoolean(false)
+                        && !c.config.path("AttachStdout").asBoolean(false)) {
+                    c.exit();
+                }
+            }
+            case "POST exec" -> {
+                JsonNode b = JSON.readTree(body);
+                String id = String.format("%064x", ids.incrementAndGet() + 0xe7ecL);
+                execs.put(id, new Exec(id, c.id, b.path("AttachStdin").asBoolean(false), b.path("Tty").asBoolean(false),
+                        b.path("Privileged").asBoolean(false)));
+                json(ctx, request, 201, JSON.createObjectNode().put("Id", id));
+            }
+            case "GET logs" -> {
+                boolean tty = c.config.path("Tty").asBoolean(false);
+                stream(ctx, request, tty ? "application/vnd.docker.raw-stream" : "application/vnd.docker.multiplexed-stream",
+                        List.of(frame(tty, "log line 1\n"), frame(tty, "log line 2\n")), true);
+            }
+            case "POST resize", "POST stop", "POST kill" ->
+                    send(ctx, request, new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.NO_CONTENT));
+            case "POST update" -> json(ctx, request, 200, JSON.createObjectNode().set("Warnings", JSON.createArrayNode()));
+            default -> json(ctx, request, 404, JSON.createObjectNode().put("message", "page not found"));
+        }
+    }
+
+    private void startProcess(Container c) {
+        Channel attach = c.attach;
+        boolean tty = c.config.path("Tty").asBoolean(false);
+        runProcess(attach, c.attachStdin && c.config.path("OpenStdin").asBoolean(false), tty,
+                "hello from " + c.name + "\n", c);
+    }
+
+    /** Echoes stdin back until it closes, or writes {@code output}; then ends the stream. */
+    private void runProcess(Channel channel, boolean stdin, boolean tty, String output, Container container) {
+        channel.eventLoop().execute(() -> {
+            if (stdin) {
+                channel.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        ByteBuf in = (ByteBuf) msg;
+                        String text = in.toString(StandardCharsets.UTF_8);
+                        in.release();
+                        int eot = tty ? text.indexOf('\u0004') : -1;
+                        // On a terminal, Ctrl-D ends the "shell" as it would end a real one.
+                        String echoed = eot >= 0 ? text.substring(0, eot) : text;
+                        if (!echoed.isEmpty()) {
+                            ctx.writeAndFlush(Unpooled.wrappedBuffer(frame(tty, echoed)));
+                        }
+                        if (eot >= 0) {
+                            finish(ctx.channel(), container);
+                        }
+                    }
+
+                    @Override
+                    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+                        if (evt instanceof ChannelInputShutdownEvent) {
+                            finish(ctx.channel(), container);
+                        }
+                    }
+                });
+                channel.config().setAutoRead(true);
+                channel.read();
+            } else {
+                channel.writeAndFlush(Unpooled.wrappedBuffer(frame(tty, output)));
+                finish(channel, container);
+            }
+        });
+    }
+
+    private static void finish(Channel channel, Container container) {
+        channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener((ChannelFutureListener) f -> {
+            ((DuplexChannel) channel).shutdownOutput().addListener(x -> channel.close());
+            if (container != null) {
+                container.exit();
+            }
+        });
+    }
+
+    /** Answers 101 UPGRADED like dockerd, removes the HTTP codec and hands over the raw connection. */
+    private void hijack(ChannelHandlerContext ctx, FullHttpRequest request, java.util.function.Consumer<Channel> then) {
+        boolean upgrade = request.headers().contains(HttpHeaderNames.UPGRADE);
+        String head = upgrade
+                ? "HTTP/1.1 101 UPGRADED\r\nContent-Type: application/vnd.docker.raw-stream\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n\r\n"
+                : "HTTP/1.1 200 OK\r\nContent-Type: application/vnd.docker.raw-stream\r\n\r\n";
+        Channel channel = ctx.channel();
+        channel.config().setAutoRead(false);
+        channel.pipeline().remove(HttpObjectAggregator.class);
+        channel.pipeline().remove(HttpServerCodec.class);
+        channel.pipeline().remove(ApiHandler.class);
+        channel.writeAndFlush(Unpooled.copiedBuffer(head, StandardCharsets.US_ASCII));
+        then.accept(channel);
+    }
+
+    private void stream(ChannelHandlerContext ctx, FullHttpRequest request, String type, List<byte[]> parts,
+                        boolean holdSecond) {
+        HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+        head.headers().set(HttpHeaderNames.CONTENT_TYPE, type);
+        HttpUtil.setTransferEncodingChunked(head, true);
+        ctx.write(head);
+        ctx.writeAndFlush(new DefaultHttpContent(Unpooled.wrappedBuffer(parts.get(0))));
+        CountDownLatch gate = streamGate;
+        Thread waiter = new Thread(() -> {
+            try {
+                gate.await(20, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            ctx.channel().eventLoop().execute(() -> {
+                for (int i = 1; i < parts.size(); i++) {
+                    ctx.write(new DefaultHttpContent(Unpooled.wrappedBuffer(parts.get(i))));
+                }
+                ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+            });
+        }, "stand-in-stream");
+        waiter.setDaemon(true);
+        waiter.start();
+    }
+
+    private static String event(String action, String name) {
+        long now = System.currentTimeMillis() / 1000;
+        return "{\"status\":\"" + action + "\",\"id\":\"abc\",\"from\":\"busybox\",\"Type\":\"container\",\"Action\":\""
+                + action + "\",\"Actor\":{\"ID\":\"abc\",\"Attributes\":{\"image\":\"busybox\",\"name\":\"" + name
+                + "\"}},\"scope\":\"local\",\"time\":" + now + ",\"timeNano\":" + now * 1_000_000_000L + "}\n";
+    }
+
+    /** Docker's stream multiplexing: an 8-byte header (stream 1 = stdout, big-endian size) per frame. */
+    static byte[] frame(boolean tty, String text) {
+        byte[] payload = text.getBytes(StandardCharsets.UTF_8);
+        if (tty) {
+            return payload;
+        }
+        byte[] out = new byte[8 + payload.length];
+        out[0] = 1;
+        out[4] = (byte) (payload.length >>> 24);
+        out[5] = (byte) (payload.length >>> 16);
+        out[6] = (byte) (payload.length >>> 8);
+        out[7] = (byte) payload.length;
+        System.arraycopy(payload, 0, out, 8, payload.length);
+        return out;
+    }
+
+    private ObjectNode inspect(Container c) {
+        ObjectNode out = JSON.createObjectNode();
+        out.put("Id", c.id).put("Name", "/" + c.name).put("Image", "sha256:0000").put("Created", "2026-01-01T00:00:00Z");
+        out.set("State", JSON.createObjectNode().put("Status", c.running ? "running" : (c.exited ? "exited" : "created"))
+                .put("Running", c.running).put("ExitCode", 0).put("Pid", c.running ? 42 : 0));
+        ObjectNode config = c.config.deepCopy();
+        ObjectNode hostConfig = config.has("HostConfig") && config.get("HostConfig").isObject()
+                ? (ObjectNode) config.remove("HostConfig") : JSON.createObjectNode();
+        config.remove("NetworkingConfig");
+        out.set("Config", config);
+        out.set("HostConfig", hostConfig);
+        return out;
+    }
+
+    private static String first(QueryStringDecoder q, String name) {
+        List<String> v = q.parameters().get(name);
+        return v == null || v.isEmpty() ? null : v.get(0);
+    }
+
+    private static void json(ChannelHandlerContext ctx, FullHttpRequest request, int status, JsonNode body) {
+        byte[] bytes;
+        try {
+            bytes = JSON.writeValueAsBytes(body);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(status),
+                Unpooled.wrappedBuffer(bytes));
+        r.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
+                .set("Api-Version", "1.50")
+                .setInt(HttpHeaderNames.CONTENT_LENGTH, bytes.length);
+        send(ctx, request, r);
+    }
+
+    private static void send(ChannelHandlerContext ctx, FullHttpRequest request, FullHttpResponse response) {
+        if (!response.headers().contains(HttpHeaderNames.CONTENT_LENGTH)) {
+            response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());
+        }
+        if (HttpMethod.HEAD.equals(request.method())) {
+            response.headers().set(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes() == 0 ? 2
+                    : response.content().readableBytes());
+        }
+        ctx.writeAndFlush(response);
+    }
+}
