@@ -10,7 +10,9 @@ CREATE TABLE machine (
     received_at         timestamptz  NOT NULL,
     toolkit_json        text,
     persistenced_socket text,
-    spec_problems_json  text         NOT NULL DEFAULT '[]'
+    spec_problems_json  text         NOT NULL DEFAULT '[]',
+    -- digest of the inventory without generatedAt: a heartbeat that repeats it rewrites nothing
+    content_digest      text         NOT NULL
 );
 CREATE INDEX machine_generated_at ON machine (generated_at);
 

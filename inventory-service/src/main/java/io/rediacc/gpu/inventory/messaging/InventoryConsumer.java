@@ -47,7 +47,7 @@ public class InventoryConsumer {
                 String raw = new String(record.value(), StandardCharsets.UTF_8);
                 applied = IngestRetry.withRetry(() -> ingest.apply(inventory, raw, Instant.now()))
                         .invoke(outcome -> {
-                            if (outcome == IngestOutcome.APPLIED) {
+                            if (outcome == IngestOutcome.APPLIED || outcome == IngestOutcome.REFRESHED) {
                                 metrics.inventoryApplied(inventory.generatedAt());
                             }
                         });

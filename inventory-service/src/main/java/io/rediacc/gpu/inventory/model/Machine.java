@@ -42,4 +42,8 @@ public class Machine {
     /** JSON array of the spec problems the agent reported. */
     @Column(name = "spec_problems_json")
     public String specProblemsJson;
+
+    /** SHA-256 of the inventory with generatedAt left out; equal digests mean equal lists. */
+    @Column(name = "content_digest")
+    public String contentDigest;
 }

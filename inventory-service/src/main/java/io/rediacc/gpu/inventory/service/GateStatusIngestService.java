@@ -56,6 +56,16 @@ public class GateStatusIngestService {
                     return Uni.createFrom().item(IngestOutcome.REFRESHED);
                 }
             }
+            if (held != null && held.appliedVersion == incoming.appliedVersion && java.util.Objects.equals(held.state, incoming.state)
+                    && java.util.Objects.equals(held.reposJson, incoming.reposJson)) {
+                // a later report of the same version: a version names one grant set, so the grants stay
+                held.syncedAt = incoming.syncedAt;
+                held.reportedAt = incoming.reportedAt;
+                held.heartbeatSeconds = incoming.heartbeatSeconds;
+                held.lastSeenAt = Timestamps.latest(held.lastSeenAt, incoming.lastSeenAt);
+                held.liveUntil = liveUntil(held.lastSeenAt, held.heartbeatSeconds);
+                return Uni.createFrom().item(IngestOutcome.REFRESHED);
+            }
             Gate gate = held != null ? held : incoming;
             if (held != null) {
                 gate.appliedVersion = incoming.appliedVersion;

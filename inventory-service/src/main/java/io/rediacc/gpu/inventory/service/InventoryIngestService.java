@@ -46,9 +46,16 @@ public class InventoryIngestService {
     public Uni<IngestOutcome> apply(MachineInventory inventory, String rawJson, Instant receivedAt) {
         String name = inventory.machine();
         Instant generatedAt = Timestamps.stored(inventory.generatedAt());
+        String digest = ContentDigest.of(inventory);
         return machines.findForUpdate(name).chain(held -> {
             if (held != null && !generatedAt.isAfter(held.generatedAt)) {
                 return Uni.createFrom().item(IngestOutcome.NOT_NEWER);
+            }
+            if (held != null && digest.equals(held.contentDigest)) {
+                // a heartbeat: same GPUs, devices and repos, only newer; the lists stay as they are
+                held.generatedAt = generatedAt;
+                held.receivedAt = Timestamps.stored(receivedAt);
+                return saveRaw(name, rawJson).replaceWith(IngestOutcome.REFRESHED);
             }
             Machine machine = held != null ? held : new Machine();
             machine.name = name;
@@ -60,6 +67,7 @@ public class InventoryIngestService {
             machine.toolkitJson = JsonText.write(inventory.toolkit());
             machine.persistencedSocket = inventory.persistencedSocket();
             machine.specProblemsJson = JsonText.write(inventory.specProblems());
+            machine.contentDigest = digest;
             // A new row is flushed first: the child rows below reference it.
             Uni<?> saved = held == null ? machines.persistAndFlush(machine) : Uni.createFrom().voidItem();
             return saved

@@ -94,6 +94,39 @@ class GateStatusIngestTest {
     }
 
     @Test
+    void aHeartbeatOfTheSameVersionKeepsItsGrantsAndKeepsTheGateLive() throws Exception {
+        String machine = Inventories.uniqueMachine("gate-beat");
+        FleetTopics.inventory(Inventories.nvidiaHost(machine, Inventories.now()));
+        Instant earlier = Inventories.now().minusSeconds(25);
+        FleetTopics.gateStatus(gate(machine, "gate-1", 5, earlier, grant("gpu-a", GPU_A_GUID, "nvidia.com/gpu=0", true)), earlier);
+        awaitMachine(machine);
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> machine(machine).body("gates", hasSize(1)));
+        java.util.List<String> grantRows = grantRowIds(machine);
+
+        Instant now = Inventories.now();
+        FleetTopics.gateStatus(gate(machine, "gate-1", 5, now, grant("gpu-a", GPU_A_GUID, "nvidia.com/gpu=0", true)));
+
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+                machine(machine).body("gates[0].syncedAt", equalTo(now.toString())));
+        machine(machine)
+                .body("gates[0].live", equalTo(true))
+                .body("cdiDevices.find { it.name == 'nvidia.com/gpu=0' }.holders.repo", contains("gpu-a"));
+        org.assertj.core.api.Assertions.assertThat(grantRowIds(machine)).isEqualTo(grantRows);
+    }
+
+    private static java.util.List<String> grantRowIds(String machine) throws java.sql.SQLException {
+        java.util.List<String> ids = new java.util.ArrayList<>();
+        try (var c = io.rediacc.gpu.testsupport.PostgresTestResource.current().connect(); var s = c.createStatement();
+             var rs = s.executeQuery("select id from gate_grant where machine = '" + machine + "' order by id")) {
+            while (rs.next()) {
+                ids.add(rs.getString(1));
+            }
+        }
+        org.assertj.core.api.Assertions.assertThat(ids).isNotEmpty();
+        return ids;
+    }
+
+    @Test
     void aRevocationTheGateAppliedRemovesTheHolder() {
         String machine = Inventories.uniqueMachine("revoked");
         FleetTopics.inventory(Inventories.nvidiaHost(machine, Inventories.now()));

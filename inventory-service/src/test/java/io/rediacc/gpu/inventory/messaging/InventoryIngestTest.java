@@ -133,6 +133,23 @@ class InventoryIngestTest {
     }
 
     @Test
+    void aHeartbeatRepeatingTheInventoryMovesItsAgeAndRewritesNoList() throws SQLException {
+        String machine = Inventories.uniqueMachine("heartbeat");
+        Instant first = Inventories.now().minusSeconds(60);
+        FleetTopics.inventory(Inventories.nvidiaHost(machine, first));
+        awaitMachine(machine);
+        List<String> gpuRows = gpuRowIds(machine);
+
+        Instant next = first.plusSeconds(60);
+        FleetTopics.inventory(Inventories.nvidiaHost(machine, next));
+
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+                given().get("/api/v1/machines/{m}", machine).then().body("generatedAt", equalTo(next.toString())));
+        assertThat(gpuRowIds(machine)).as("the same rows, not rewritten ones").isEqualTo(gpuRows);
+        assertThat(given().get("/api/v1/machines/{m}/inventory", machine).then().extract().asString()).contains(next.toString());
+    }
+
+    @Test
     void recordsThatCanNeverApplyAreSkippedAndTheNextRecordStillApplies() {
         String machine = Inventories.uniqueMachine("poison");
         FleetTopics.raw(Topics.INVENTORY_TOPIC, machine, "not json at all".getBytes(StandardCharsets.UTF_8));
@@ -155,6 +172,18 @@ class InventoryIngestTest {
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
                 given().get("/api/v1/machines/{m}", machine).then().statusCode(404));
         given().get("/api/v1/machines/{m}/inventory", machine).then().statusCode(404);
+    }
+
+    private static List<String> gpuRowIds(String machine) throws SQLException {
+        List<String> ids = new ArrayList<>();
+        try (Connection c = PostgresTestResource.current().connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("select id from gpu where machine = '" + machine + "' order by id")) {
+            while (rs.next()) {
+                ids.add(rs.getString(1));
+            }
+        }
+        assertThat(ids).isNotEmpty();
+        return ids;
     }
 
     private static List<String> rowsOf(String machine) throws SQLException {
