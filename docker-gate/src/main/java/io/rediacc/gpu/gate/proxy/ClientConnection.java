@@ -435,6 +435,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             return;
         }
         daemonPending.add(msg);
+        // Hold the client until the daemon is there: what it sends meanwhile would pile up here.
+        pauseForBackpressure(true);
         if (!daemonConnecting) {
             connectDaemon();
         }
@@ -463,6 +465,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             }
             if (!f.isSuccess()) {
                 releasePending();
+                pauseForBackpressure(false);
                 String why = f.cause() == null ? "connection failed" : f.cause().getMessage();
                 if (ex != null && !ex.responseStarted) {
                     respondLocally(502, "the Docker daemon of repo " + repo.name() + " is not reachable at "
@@ -478,9 +481,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
                 daemon.write(daemonPending.poll());
             }
             daemon.flush();
-            if (!daemon.isWritable()) {
-                pauseForBackpressure(true);
-            }
+            pauseForBackpressure(!daemon.isWritable());
         });
     }
 
@@ -543,6 +544,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
                 return;
             }
             daemon = null;
+            pauseForBackpressure(false);
             if (closing) {
                 return;
             }

@@ -454,6 +454,9 @@ public final class StandInDockerd implements AutoCloseable {
                 });
                 channel.config().setAutoRead(true);
                 channel.read();
+                if (((DuplexChannel) channel).isInputShutdown()) {
+                    finish(channel, container); // stdin closed before the process started
+                }
             } else {
                 channel.writeAndFlush(Unpooled.wrappedBuffer(frame(tty, output)));
                 finish(channel, container);
