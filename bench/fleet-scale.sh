@@ -9,7 +9,7 @@
 #  c) a new gate catching up on MACHINES machines' grant snapshots on gpu.grants.v1 (8 grants each):
 #     launch → "in sync" and the feed's own read (end offsets known → in sync), alternating with
 #     a plain consumer reading the compacted topic to its end in a fresh JVM. Target < 2 s.
-# Env: ROUNDS (3), MACHINES (10000), DURATION (8s).
+# Env: ROUNDS (3), INGEST_ROUNDS (ROUNDS), MACHINES (10000), DURATION (8s), JFR (1: record the services with JFR).
 source "$(dirname "$0")/lib/common.sh"
 MACHINES="${MACHINES:-10000}"; DURATION="${DURATION:-8s}"
 RESULTS="$RUN_DIR/results.txt"; : >"$RESULTS"
@@ -20,15 +20,16 @@ DB="$(create_db inventory)"
 INV_PORT="$(free_port)"
 INVENTORY_DB_URL="postgresql://$PGHOST:$PGPORT/$DB" INVENTORY_DB_USER="$PGUSER" INVENTORY_DB_PASSWORD="$PGPASSWORD" \
   KAFKA_BOOTSTRAP_SERVERS="$KAFKA" INVENTORY_CONSUMER_GROUP="bench-$RUN_ID" \
-  start_bg inventory-service java ${INV_JAVA_OPTS:-} -Dquarkus.http.port="$INV_PORT" -jar "$INVENTORY_SERVICE_JAR"
-INV_PID=$LAST_PID; INV="http://127.0.0.1:$INV_PORT"
+  start_bg inventory-service java ${INV_JAVA_OPTS:-} $(jfr_opt inventory-service) -Dquarkus.http.port="$INV_PORT" -jar "$INVENTORY_SERVICE_JAR"
+INV_PID=$LAST_PID; JFR_PIDS+=("$INV_PID"); INV="http://127.0.0.1:$INV_PORT"
 wait_http "$INV/q/health/ready" 180 || { tail -30 "$RUN_DIR/inventory-service.log" >&2; exit 1; }
 log "inventory-service at $INV"
 # warm-up: 500 machines of their own
 driver FleetSim inventory "$KAFKA" "warm-%05d" 0 500 8 2 --await-metrics "$INV/q/metrics" 500 >"$RUN_DIR/warmup.txt"
 
 # --- a) ingest ------------------------------------------------------------------------------------
-for r in $(seq 1 "$ROUNDS"); do
+INGEST_ROUNDS="${INGEST_ROUNDS:-$ROUNDS}"
+for r in $(seq 1 "$INGEST_ROUNDS"); do
   # round 1 inserts the machines, later rounds replace them (a new driver version: a real change)
   driver FleetSim inventory "$KAFKA" "fm-%05d" 0 "$MACHINES" 8 2 "570.86.$r" --await-metrics "$INV/q/metrics" "$MACHINES" >"$RUN_DIR/ingest-$r.txt"
   rate="$(awk '$1=="ingest_rate" {print $2}' "$RUN_DIR/ingest-$r.txt")"

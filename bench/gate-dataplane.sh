@@ -138,7 +138,7 @@ PY
   sleep 5
   local idle; idle="$(rss_mib "$pid")"
   # a short load on one of the 1,000 repos, through a listener the gate opened (port 0: read it from ss)
-  local port; port="$(ss -ltnpH 2>/dev/null | awk -v p="pid=$pid," '$0 ~ p {split($4,a,":"); print a[length(a)]}' | grep -v "^$GATE_MGMT\$" | head -1)"
+  local port; port="$(ss -ltnpH 2>/dev/null | awk -v p="pid=$pid," '$0 ~ p {split($4,a,":"); print a[length(a)]}' | grep -v "^$GATE_MGMT\$" | head -1 || true)"
   local loaded="$idle"
   if [ -n "$port" ]; then
     ( while kill -0 "$pid" 2>/dev/null; do rss_mib "$pid"; sleep 0.5; done >"$dir/rss.txt" ) & local s=$!

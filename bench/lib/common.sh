@@ -16,7 +16,20 @@ BENCH_DBS=()
 
 log() { printf '[%s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 
+# JFR=1: the services run with a JFR recording (settings=profile), dumped into the run dir at exit.
+JFR_PIDS=()
+jfr_opt() { # jfr_opt name : the JVM option, or nothing
+  [ "${JFR:-0}" = 1 ] && echo "-XX:StartFlightRecording=name=bench,settings=profile,filename=$RUN_DIR/$1.jfr" || true
+}
+jfr_dump() {
+  local pid
+  for pid in "${JFR_PIDS[@]:-}"; do
+    [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && jcmd "$pid" JFR.dump name=bench >/dev/null 2>&1 || true
+  done
+}
+
 cleanup() {
+  jfr_dump
   local pid
   for pid in "${BENCH_PIDS[@]:-}"; do
     [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
@@ -114,6 +127,7 @@ start_bg() {
 
 stop_pid() {
   local pid="$1" i
+  [ "${JFR:-0}" = 1 ] && jcmd "$pid" JFR.dump name=bench >/dev/null 2>&1 || true
   kill "$pid" 2>/dev/null || return 0
   for i in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
   kill -9 "$pid" 2>/dev/null || true
@@ -203,18 +217,18 @@ start_gate() {
   local name="$1" manifest="$2" state="$3"; shift 3
   GATE_MGMT="$(free_port)"
   mkdir -p "$state"
-  start_bg "$name" java "$@" -Dquarkus.http.port="$GATE_MGMT" -Dkafka.bootstrap.servers="$KAFKA" \
+  start_bg "$name" java "$@" $(jfr_opt "$name") -Dquarkus.http.port="$GATE_MGMT" -Dkafka.bootstrap.servers="$KAFKA" \
     -Dgate.manifest="$manifest" -Dgate.state-dir="$state" -Dgate.heartbeat=5s -jar "$DOCKER_GATE_JAR"
-  GATE_PID=$LAST_PID
+  GATE_PID=$LAST_PID; JFR_PIDS+=("$GATE_PID")
 }
 
 # grant-service from the committed tree on database $1; sets GS_URL, GS_PID.
 start_grant_service() {
   local db="$1" port; port="$(free_port)"
-  start_bg grant-service java ${GS_JAVA_OPTS:-} -Dquarkus.http.port="$port" -Dkafka.bootstrap.servers="$KAFKA" \
+  start_bg grant-service java ${GS_JAVA_OPTS:-} $(jfr_opt grant-service) -Dquarkus.http.port="$port" -Dkafka.bootstrap.servers="$KAFKA" \
     -Dquarkus.datasource.reactive.url="postgresql://$PGHOST:$PGPORT/$db" \
     -Dquarkus.datasource.username="$PGUSER" -Dquarkus.datasource.password="$PGPASSWORD" -jar "$GRANT_SERVICE_JAR"
-  GS_PID=$LAST_PID; GS_URL="http://127.0.0.1:$port"
+  GS_PID=$LAST_PID; GS_URL="http://127.0.0.1:$port"; JFR_PIDS+=("$GS_PID")
   wait_http "$GS_URL/q/health/ready" 180 || { tail -30 "$RUN_DIR/grant-service.log" >&2; return 1; }
   log "grant-service at $GS_URL (pid $GS_PID)"
 }
