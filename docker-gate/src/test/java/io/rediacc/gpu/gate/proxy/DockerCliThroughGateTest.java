@@ -137,7 +137,7 @@ class DockerCliThroughGateTest {
         DockerCli.Result run = docker.runWithInput("ping\npong\n", "run", "-i", "--name", "echo", "busybox", "cat");
 
         assertThat(run.ok()).as(run.toString()).isTrue();
-        assertThat(run.stdout()).isEqualTo("ping\npong\n");
+        assertThat(run.stdout()).as("output written after stdin closed arrives too").isEqualTo("ping\npong\nstdin closed\n");
         assertThat(daemon.requests("POST", "/containers/[^/]+/attach")).singleElement()
                 .satisfies(r -> assertThat(r.headers()).containsEntry("upgrade", "tcp"));
     }
@@ -149,7 +149,7 @@ class DockerCliThroughGateTest {
         DockerCli.Result exec = docker.runWithInput("one\ntwo\n", "exec", "-i", id, "cat");
 
         assertThat(exec.ok()).as(exec.toString()).isTrue();
-        assertThat(exec.stdout()).isEqualTo("one\ntwo\n");
+        assertThat(exec.stdout()).isEqualTo("one\ntwo\nstdin closed\n");
         assertThat(daemon.saw("POST", "/exec/[^/]+/start")).isTrue();
     }
 
@@ -200,6 +200,53 @@ class DockerCliThroughGateTest {
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
+    }
+
+    @Test
+    void attachWithoutUpgradeGetsTheRawStreamAndKeepsHalfClose() throws Exception {
+        String id = daemon.addContainer("old-client", "{\"Image\":\"busybox\",\"OpenStdin\":true,\"HostConfig\":{}}");
+        InetSocketAddress gate = (InetSocketAddress) lifecycle.gate().boundAddress(REPO).orElseThrow();
+        try (java.net.Socket attach = new java.net.Socket("127.0.0.1", gate.getPort())) {
+            attach.setSoTimeout(10_000);
+            // Old clients hijack without "Upgrade": the daemon answers 200 and a raw stream, no length.
+            attach.getOutputStream().write(("POST /v1.23/containers/" + id + "/attach?stream=1&stdin=1&stdout=1 HTTP/1.1\r\n"
+                    + "Host: docker\r\nContent-Length: 0\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            java.io.InputStream in = attach.getInputStream();
+            String head = readHead(in);
+            assertThat(head).startsWith("HTTP/1.1 200").containsIgnoringCase("application/vnd.docker.raw-stream");
+
+            assertThat(docker.run("start", id).ok()).isTrue();
+            attach.getOutputStream().write("raw bytes\n".getBytes(StandardCharsets.US_ASCII));
+            attach.shutdownOutput();
+            byte[] rest = in.readAllBytes();
+
+            assertThat(demultiplex(rest)).isEqualTo("raw bytes\nstdin closed\n");
+        }
+    }
+
+    private static String readHead(java.io.InputStream in) throws java.io.IOException {
+        StringBuilder head = new StringBuilder();
+        while (head.indexOf("\r\n\r\n") < 0) {
+            int c = in.read();
+            if (c < 0) {
+                break;
+            }
+            head.append((char) c);
+        }
+        return head.toString();
+    }
+
+    /** Payloads of Docker's multiplexed stream (8-byte frame headers). */
+    private static String demultiplex(byte[] stream) {
+        StringBuilder out = new StringBuilder();
+        int i = 0;
+        while (i + 8 <= stream.length) {
+            int size = ((stream[i + 4] & 0xff) << 24) | ((stream[i + 5] & 0xff) << 16) | ((stream[i + 6] & 0xff) << 8)
+                    | (stream[i + 7] & 0xff);
+            out.append(new String(stream, i + 8, size, StandardCharsets.UTF_8));
+            i += 8 + size;
+        }
+        return out.toString();
     }
 
     @Test

@@ -448,6 +448,8 @@ public final class StandInDockerd implements AutoCloseable {
                     @Override
                     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
                         if (evt instanceof ChannelInputShutdownEvent) {
+                            // Output after stdin closed: it must still reach the client (half-close).
+                            ctx.writeAndFlush(Unpooled.wrappedBuffer(frame(tty, "stdin closed\n")));
                             finish(ctx.channel(), container);
                         }
                     }
