@@ -79,7 +79,9 @@ public class GateTestResource implements QuarkusTestResourceLifecycleManager {
                 "gate.state-dir", dir.resolve("state").toString(),
                 "gate.id", "gate-test",
                 "gate.heartbeat", "2s",
-                "gate.max-body-bytes", "65536");
+                "gate.max-body-bytes", "65536",
+                // Every test class refuses on repo gpu-a; the rate limit has its own unit test.
+                "gate.decisions-burst", "100000");
     }
 
     @Override
