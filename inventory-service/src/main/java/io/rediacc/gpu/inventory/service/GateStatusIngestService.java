@@ -14,12 +14,14 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
+import java.util.Objects;
 
 /**
- * Applies gate status reports: the grant set each gate enforces now. A report replaces the held
- * one only when it is later — by {@code syncedAt} (the record's timestamp when the gate sent
- * none), then by {@code appliedVersion} — so a replay changes nothing. A report equal to the
- * held one is a heartbeat: it only extends how long the gate counts as live.
+ * Applies gate status reports: the grant set each gate enforces now. A report older than the held
+ * one — by {@code syncedAt} (the record's timestamp when the gate sent none), then
+ * {@code appliedVersion} — is ignored, so a replay changes nothing. A report of the same version,
+ * state and repos is a heartbeat: it only extends how long the gate counts as live. Anything else
+ * (a new version, a restarted gate loading again) replaces the gate's report and grant set.
  */
 @ApplicationScoped
 public class GateStatusIngestService {
@@ -47,24 +49,23 @@ public class GateStatusIngestService {
                 if (order < 0) {
                     return Uni.createFrom().item(IngestOutcome.NOT_NEWER);
                 }
-                if (order == 0) {
-                    if (!incoming.lastSeenAt.isAfter(held.lastSeenAt)) {
-                        return Uni.createFrom().item(IngestOutcome.NOT_NEWER);
-                    }
-                    held.lastSeenAt = incoming.lastSeenAt;
+                boolean sameVersion = held.appliedVersion == incoming.appliedVersion;
+                boolean sameReport = sameVersion && Objects.equals(held.state, incoming.state)
+                        && Objects.equals(held.reposJson, incoming.reposJson);
+                if (order == 0 && sameReport && !incoming.lastSeenAt.isAfter(held.lastSeenAt)) {
+                    return Uni.createFrom().item(IngestOutcome.NOT_NEWER); // a replay
+                }
+                if (sameReport) {
+                    // a heartbeat (docker-gate repeats its syncedAt), or a later report of the same
+                    // version: a version names one grant set, so the grants stay as they are
+                    held.syncedAt = incoming.syncedAt;
+                    held.reportedAt = incoming.reportedAt;
+                    held.heartbeatSeconds = incoming.heartbeatSeconds;
+                    held.lastSeenAt = Timestamps.latest(held.lastSeenAt, incoming.lastSeenAt);
                     held.liveUntil = liveUntil(held.lastSeenAt, held.heartbeatSeconds);
                     return Uni.createFrom().item(IngestOutcome.REFRESHED);
                 }
-            }
-            if (held != null && held.appliedVersion == incoming.appliedVersion && java.util.Objects.equals(held.state, incoming.state)
-                    && java.util.Objects.equals(held.reposJson, incoming.reposJson)) {
-                // a later report of the same version: a version names one grant set, so the grants stay
-                held.syncedAt = incoming.syncedAt;
-                held.reportedAt = incoming.reportedAt;
-                held.heartbeatSeconds = incoming.heartbeatSeconds;
-                held.lastSeenAt = Timestamps.latest(held.lastSeenAt, incoming.lastSeenAt);
-                held.liveUntil = liveUntil(held.lastSeenAt, held.heartbeatSeconds);
-                return Uni.createFrom().item(IngestOutcome.REFRESHED);
+                // otherwise something changed (version, or a restarted gate "loading" again): replace
             }
             Gate gate = held != null ? held : incoming;
             if (held != null) {

@@ -127,6 +127,26 @@ class GateStatusIngestTest {
     }
 
     @Test
+    void aRestartedGateThatIsLoadingAgainIsShownLoading() {
+        String machine = Inventories.uniqueMachine("gate-restart");
+        FleetTopics.inventory(Inventories.nvidiaHost(machine, Inventories.now()));
+        Instant synced = Inventories.now().minusSeconds(5);
+        io.rediacc.gpu.contracts.events.GateStatus before = gate(machine, "gate-1", 4, synced,
+                grant("gpu-a", GPU_A_GUID, "nvidia.com/gpu=0", false));
+        FleetTopics.gateStatus(before, synced);
+        awaitMachine(machine);
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> machine(machine).body("gates[0].state", equalTo("synced")));
+
+        // same version and syncedAt (restored from disk), but not caught up with the grants topic yet
+        FleetTopics.gateStatus(new io.rediacc.gpu.contracts.events.GateStatus(machine, "gate-1", 4,
+                io.rediacc.gpu.contracts.events.GateStatus.LOADING, before.grants(), before.repos(), 10, synced));
+
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> machine(machine)
+                .body("gates[0].state", equalTo("loading"))
+                .body("gates[0].live", equalTo(true)));
+    }
+
+    @Test
     void aRevocationTheGateAppliedRemovesTheHolder() {
         String machine = Inventories.uniqueMachine("revoked");
         FleetTopics.inventory(Inventories.nvidiaHost(machine, Inventories.now()));
