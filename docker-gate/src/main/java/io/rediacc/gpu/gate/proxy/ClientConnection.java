@@ -60,6 +60,7 @@ import java.util.Map;
 final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     private static final Logger LOG = Logger.getLogger(ClientConnection.class);
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
     private static final byte[] CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
 
     private enum Mode { STREAM, INSPECT, DISCARD }
@@ -801,7 +802,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     private static String daemonMessage(StoredContainerReader.Answer answer) {
         String text = new String(answer.body(), StandardCharsets.UTF_8);
         try {
-            var node = new com.fasterxml.jackson.databind.ObjectMapper().readTree(text);
+            var node = JSON.readTree(text);
             if (node != null && node.hasNonNull("message")) {
                 return node.get("message").asText();
             }
