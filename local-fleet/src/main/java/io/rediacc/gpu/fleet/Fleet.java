@@ -70,8 +70,10 @@ public final class Fleet {
         say("kafka        " + kafka.bootstrapServers());
 
         postgres = FleetPostgres.open(state.resolve("postgres"));
-        postgres.ensureDatabase("gpu_grants");
-        postgres.ensureDatabase("gpu_inventory");
+        String grantsDb = databaseName("grants");
+        String inventoryDb = databaseName("inventory");
+        postgres.ensureDatabase(grantsDb);
+        postgres.ensureDatabase(inventoryDb);
         var pg = postgres.credentials();
         say("postgresql   " + pg.host() + ":" + pg.port() + (postgres.embedded() ? " (embedded)" : " (local server)"));
 
@@ -81,21 +83,21 @@ public final class Fleet {
         ChildProcess grants = track(Services.start("grant-service", repoRoot, logs, Map.of(
                 "quarkus.http.port", grantPort,
                 "kafka.bootstrap.servers", kafka.bootstrapServers(),
-                "quarkus.datasource.reactive.url", pg.reactiveUrl("gpu_grants"),
+                "quarkus.datasource.reactive.url", pg.reactiveUrl(grantsDb),
                 "quarkus.datasource.username", pg.user(),
                 "quarkus.datasource.password", pg.password())));
         int inventoryPort = ports.port("inventory-service");
         ChildProcess inventory = track(Services.start("inventory-service", repoRoot, logs, Map.of(
                 "quarkus.http.port", inventoryPort,
                 "kafka.bootstrap.servers", kafka.bootstrapServers(),
-                "quarkus.datasource.reactive.url", pg.reactiveUrl("gpu_inventory"),
+                "quarkus.datasource.reactive.url", pg.reactiveUrl(inventoryDb),
                 "quarkus.datasource.username", pg.user(),
                 "quarkus.datasource.password", pg.password())));
 
         track(machine.startDaemons(logs, libClasspath()));
         machine.runSetup(repoRoot, logs);
         ChildProcess agent = track(Services.start("node-agent", repoRoot, logs, machine.agentConfig(
-                kafka.bootstrapServers(), ports.port("node-agent")), "run"));
+                kafka.bootstrapServers()), "run"));
         int gatePort = ports.port("docker-gate");
         ChildProcess gate = track(Services.start("docker-gate", repoRoot, logs, machine.gateConfig(
                 kafka.bootstrapServers(), gatePort)));
@@ -105,7 +107,7 @@ public final class Fleet {
         gate.awaitHttpOk("http://127.0.0.1:" + gatePort + "/q/health/ready", Duration.ofSeconds(120));
         String grantUrl = "http://127.0.0.1:" + grantPort;
         String inventoryUrl = "http://127.0.0.1:" + inventoryPort;
-        machine.awaitInventory(agent, inventoryUrl, Duration.ofSeconds(120));
+        machine.awaitInventory(agent, inventoryUrl, grantUrl, Duration.ofSeconds(120));
 
         Map<String, String> env = new LinkedHashMap<>();
         env.put("FLEET_MACHINE", MACHINE);
@@ -157,6 +159,18 @@ public final class Fleet {
         Files.deleteIfExists(pids);
         Files.deleteIfExists(state.resolve("ready"));
         say("fleet stopped");
+    }
+
+    /**
+     * A database per fleet state: the name carries a suffix chosen when the state directory was
+     * made, so a new {@code .fleet/} never inherits grants from another fleet on the same server.
+     */
+    String databaseName(String service) throws IOException {
+        Path file = state.resolve("database-suffix");
+        if (!Files.exists(file)) {
+            Files.writeString(file, java.util.UUID.randomUUID().toString().replace("-", "").substring(0, 8));
+        }
+        return "gpu_fleet_" + service + "_" + Files.readString(file).trim();
     }
 
     private ChildProcess track(ChildProcess child) {

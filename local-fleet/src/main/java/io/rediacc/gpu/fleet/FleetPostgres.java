@@ -95,6 +95,16 @@ final class FleetPostgres implements AutoCloseable {
         }
     }
 
+    /** Drops {@code database} if it exists (tests clean up after their own fleet). */
+    void dropDatabase(String database) {
+        try (Connection c = DriverManager.getConnection(credentials.jdbcUrl("postgres"), credentials.user(), credentials.password());
+             Statement s = c.createStatement()) {
+            s.execute("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
+        } catch (SQLException e) {
+            throw new FleetException("could not drop database " + database + ": " + e.getMessage(), e);
+        }
+    }
+
     @Override
     public void close() throws Exception {
         if (embedded != null) {

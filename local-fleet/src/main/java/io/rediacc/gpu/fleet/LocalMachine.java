@@ -110,7 +110,7 @@ final class LocalMachine {
         run(repoRoot, logs.resolve("node-agent-setup.log"), List.of("setup"), agentBase());
     }
 
-    Map<String, Object> agentConfig(String kafka, int port) {
+    Map<String, Object> agentConfig(String kafka) {
         Map<String, Object> c = new LinkedHashMap<>(agentBase());
         c.put("kafka.bootstrap.servers", kafka);
         c.put("agent.heartbeat", "30s");
@@ -122,7 +122,7 @@ final class LocalMachine {
         c.put("agent.root", root());
         c.put("agent.path", dir.resolve("bin"));
         c.put("agent.machine", machine);
-        c.put("agent.repos-manifest", manifest());
+        // the repos manifest is read at its default place under the root: /etc/rediacc/gate/repos.yaml
         return c;
     }
 
@@ -152,13 +152,17 @@ final class LocalMachine {
         return daemons;
     }
 
-    /** Waits until inventory-service knows this machine (the agent published it). */
-    void awaitInventory(ChildProcess agent, String inventoryUrl, Duration timeout) {
+    /**
+     * Waits until both central services know this machine and its repos (the agent published its
+     * inventory and both consumed it), so the first {@code rdc} command after "fleet ready" works.
+     */
+    void awaitInventory(ChildProcess agent, String inventoryUrl, String grantUrl, Duration timeout) {
         HttpClient http = HttpClient.newHttpClient();
         agent.awaitReady(() -> {
             try {
                 return http.send(HttpRequest.newBuilder(URI.create(inventoryUrl + "/api/v1/machines/" + machine)).build(),
-                        HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+                        HttpResponse.BodyHandlers.discarding()).statusCode() == 200
+                        && repos.stream().allMatch(r -> knows(http, grantUrl + "/api/v1/repos/" + r.name() + "/grants?machine=" + machine));
             } catch (IOException e) {
                 return false;
             } catch (InterruptedException e) {
@@ -166,6 +170,17 @@ final class LocalMachine {
                 return false;
             }
         }, timeout);
+    }
+
+    private static boolean knows(HttpClient http, String url) {
+        try {
+            return http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     private static void run(Path repoRoot, Path log, List<String> args, Map<String, Object> config) throws IOException {

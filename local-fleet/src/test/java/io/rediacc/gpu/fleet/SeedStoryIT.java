@@ -42,6 +42,12 @@ class SeedStoryIT {
 
     @BeforeAll
     static void startFleet() throws Exception {
+        // a fresh fleet: new machine, repo GUIDs, broker and databases
+        if (Files.exists(STATE)) {
+            try (var paths = Files.walk(STATE)) {
+                paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
         Files.createDirectories(STATE);
         Path log = STATE.resolve("fleet-up.log");
         fleet = new ProcessBuilder(KafkaBroker.javaBin(), "-Dfleet.root=" + REPO, "-Dfleet.state=" + STATE,
@@ -71,6 +77,11 @@ class SeedStoryIT {
             if (!fleet.waitFor(60, TimeUnit.SECONDS)) {
                 fleet.destroyForcibly();
             }
+        }
+        Fleet f = new Fleet(REPO, STATE);
+        try (FleetPostgres pg = FleetPostgres.open(STATE.resolve("postgres"))) {
+            pg.dropDatabase(f.databaseName("grants"));
+            pg.dropDatabase(f.databaseName("inventory"));
         }
     }
 

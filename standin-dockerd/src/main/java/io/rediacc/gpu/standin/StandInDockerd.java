@@ -474,12 +474,17 @@ public final class StandInDockerd implements AutoCloseable {
                     @Override
                     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
                         if (evt instanceof ChannelInputShutdownEvent) {
+                            // Output after stdin closed: it must still reach the client (half-close).
+                            ctx.writeAndFlush(Unpooled.wrappedBuffer(frame(tty, "stdin closed\n")));
                             finish(ctx.channel(), container);
                         }
                     }
                 });
                 channel.config().setAutoRead(true);
                 channel.read();
+                if (((DuplexChannel) channel).isInputShutdown()) {
+                    finish(channel, container); // stdin closed before the process started
+                }
             } else {
                 channel.writeAndFlush(Unpooled.wrappedBuffer(frame(tty, output)));
                 finish(channel, container);

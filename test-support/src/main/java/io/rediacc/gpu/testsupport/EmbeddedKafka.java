@@ -120,6 +120,8 @@ public final class EmbeddedKafka implements AutoCloseable {
             KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(nodes)
                     .setDeleteOnClose(false)
                     .setConfigProp("offsets.topic.replication.factor", "1")
+                    // one partition: the first consumer-group join otherwise waits for 50 to be created
+                    .setConfigProp("offsets.topic.num.partitions", "1")
                     .setConfigProp("transaction.state.log.replication.factor", "1")
                     .setConfigProp("transaction.state.log.min.isr", "1")
                     .setConfigProp("group.initial.rebalance.delay.ms", "0")

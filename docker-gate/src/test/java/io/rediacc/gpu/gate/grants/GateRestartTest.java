@@ -7,7 +7,7 @@ import io.rediacc.gpu.gate.service.Gate;
 import io.rediacc.gpu.gate.support.Await;
 import io.rediacc.gpu.gate.support.DockerCli;
 import io.rediacc.gpu.gate.support.GrantsTopic;
-import io.rediacc.gpu.gate.support.StandInDockerd;
+import io.rediacc.gpu.standin.StandInDockerd;
 import io.rediacc.gpu.gate.support.StandaloneGates;
 import io.rediacc.gpu.testsupport.EmbeddedKafka;
 import io.rediacc.gpu.testsupport.KafkaTestResource;

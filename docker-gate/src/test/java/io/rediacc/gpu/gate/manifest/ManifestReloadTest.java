@@ -3,7 +3,7 @@ package io.rediacc.gpu.gate.manifest;
 import io.rediacc.gpu.gate.service.Gate;
 import io.rediacc.gpu.gate.support.Await;
 import io.rediacc.gpu.gate.support.DockerCli;
-import io.rediacc.gpu.gate.support.StandInDockerd;
+import io.rediacc.gpu.standin.StandInDockerd;
 import io.rediacc.gpu.gate.support.StandaloneGates;
 import io.rediacc.gpu.testsupport.KafkaTestResource;
 import org.junit.jupiter.api.Test;

@@ -7,7 +7,7 @@ import io.rediacc.gpu.gate.support.Await;
 import io.rediacc.gpu.gate.support.DockerCli;
 import io.rediacc.gpu.gate.support.GateTestResource;
 import io.rediacc.gpu.gate.support.GrantsTopic;
-import io.rediacc.gpu.gate.support.StandInDockerd;
+import io.rediacc.gpu.standin.StandInDockerd;
 import io.rediacc.gpu.testsupport.KafkaTestResource;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.BeforeEach;

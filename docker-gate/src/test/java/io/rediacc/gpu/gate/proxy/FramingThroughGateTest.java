@@ -5,7 +5,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.rediacc.gpu.gate.service.GateLifecycle;
 import io.rediacc.gpu.gate.support.GateTestResource;
 import io.rediacc.gpu.gate.support.RawHttp;
-import io.rediacc.gpu.gate.support.StandInDockerd;
+import io.rediacc.gpu.standin.StandInDockerd;
 import io.rediacc.gpu.testsupport.KafkaTestResource;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.BeforeEach;

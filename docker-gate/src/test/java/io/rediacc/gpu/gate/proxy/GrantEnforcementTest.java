@@ -11,7 +11,7 @@ import io.rediacc.gpu.gate.service.GateLifecycle;
 import io.rediacc.gpu.gate.support.DockerCli;
 import io.rediacc.gpu.gate.support.GateTestResource;
 import io.rediacc.gpu.gate.support.GrantsTopic;
-import io.rediacc.gpu.gate.support.StandInDockerd;
+import io.rediacc.gpu.standin.StandInDockerd;
 import io.rediacc.gpu.testsupport.KafkaTestResource;
 import jakarta.inject.Inject;
 import org.apache.kafka.clients.consumer.ConsumerRecord;

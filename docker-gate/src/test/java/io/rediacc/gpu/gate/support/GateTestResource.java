@@ -1,5 +1,6 @@
 package io.rediacc.gpu.gate.support;
 
+import io.rediacc.gpu.standin.StandInDockerd;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 
 import java.io.IOException;
