@@ -105,8 +105,19 @@ build_service() {
   log "$module: ${!var}"
 }
 
+# a free port below the kernel's ephemeral range, so the gate's port-0 listeners cannot take it first
 free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+  python3 -c '
+import random, socket
+while True:
+    p = random.randint(20000, 32000)
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", p)); print(p); break
+    except OSError:
+        pass
+    finally:
+        s.close()'
 }
 
 wait_http() { # wait_http url seconds
