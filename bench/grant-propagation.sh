@@ -6,8 +6,8 @@
 # measured in the same run, rounds alternating A (grant→enforced) / B (Kafka) / C (PostgreSQL).
 # Target: p99 <= 2 x Kafka p99 + one PostgreSQL transaction.
 # Env: ROUNDS (5), OPS per round (200).
-source "$(dirname "$0")/lib/common.sh"
 ROUNDS="${ROUNDS:-5}"; OPS="${OPS:-200}"
+source "$(dirname "$0")/lib/common.sh"
 RESULTS="$RUN_DIR/results.txt"; : >"$RESULTS"
 ensure_tools; ensure_drivers; build_service grant-service; build_service docker-gate
 log "run dir $RUN_DIR; $(machine_line); load $(load_now)"
