@@ -111,7 +111,8 @@ public class ErrorMappers {
                 return byState;
             }
         }
-        if (e instanceof ConnectException || e instanceof ClosedConnectionException
+        // SocketException: a server that went away mid-transaction resets the connection (a restart)
+        if (e instanceof ConnectException || e instanceof java.net.SocketException || e instanceof ClosedConnectionException
                 || e instanceof io.vertx.core.impl.NoStackTraceThrowable && String.valueOf(e.getMessage()).contains("Timeout")) {
             return unavailable("the database cannot be reached: " + e.getMessage());
         }
