@@ -15,6 +15,16 @@ import java.util.UUID;
  */
 public final class LocalPostgres implements AutoCloseable {
 
+    static {
+        // A @TestProfile restarts Quarkus in a new class loader; DriverManager hands out only drivers whose
+        // class the caller's loader sees, so the driver must register itself in this loader too.
+        try {
+            Class.forName("org.postgresql.Driver");
+        } catch (ClassNotFoundException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     public static final String DEFAULT_USER = "rediacc";
     public static final String DEFAULT_PASSWORD = "rediacc";
 
