@@ -5,7 +5,8 @@
 #   D: docker-gate, repo holding grants (TCP listener), 4 KiB create body naming a granted CDI device
 # Rounds alternate B/C/D/A; medians of requests/s, p50, p99; ratios gate/HAProxy.
 # Then the gate's RSS at that load and with 1,000 repos and 100,000 grants loaded.
-# Env: ROUNDS (3), DURATION (8s), CONNS (32), GATE_JAVA_OPTS (none: the JVM's defaults, as shipped).
+# Env: ROUNDS (3), DURATION (8s), CONNS (32), GATE_JAVA_OPTS (none: the JVM's defaults, as shipped),
+#      SMALL_JAVA_OPTS (the small-footprint flags of the second RSS figure), SKIP_BIG (1: no RSS-at-size part), JFR.
 source "$(dirname "$0")/lib/common.sh"
 DURATION="${DURATION:-8s}"; CONNS="${CONNS:-32}"
 GATE_JAVA_OPTS="${GATE_JAVA_OPTS:-}"
@@ -150,10 +151,12 @@ PY
   stop_pid "$pid"
 }
 stop_pid "$GATE_PID"
+if [ "${SKIP_BIG:-0}" = 1 ]; then BIG_IDLE=-; BIG_LOAD=-; SNAP_MIB=-; SMALL_IDLE=-; SMALL_LOAD=-; else
 # shellcheck disable=SC2086
 big_gate default $GATE_JAVA_OPTS; read -r BIG_IDLE BIG_LOAD SNAP_MIB <"$RUN_DIR/big-default/result.txt"
 # shellcheck disable=SC2086
 big_gate small $SMALL_JAVA_OPTS; read -r SMALL_IDLE SMALL_LOAD _ <"$RUN_DIR/big-small/result.txt"
+fi
 
 # --- report -------------------------------------------------------------------------------------
 med() { awk -v e="$1" -v t="$2" -v c="$3" '$2==e && $3==t {print $c}' "$RUN_DIR/rounds.txt" | median; }
