@@ -84,17 +84,20 @@ class TwoReplicasIT {
     }
 
     private static Map<String, String> config(String replica, String dbUrl) {
-        return Map.of(
-                "quarkus.datasource.reactive.url", dbUrl,
-                "quarkus.datasource.username", db.user(),
-                "quarkus.datasource.password", db.password(),
-                "kafka.bootstrap.servers", kafka.bootstrapServers(),
+        return Map.ofEntries(
+                Map.entry("quarkus.datasource.reactive.url", dbUrl),
+                Map.entry("quarkus.datasource.username", db.user()),
+                Map.entry("quarkus.datasource.password", db.password()),
+                Map.entry("kafka.bootstrap.servers", kafka.bootstrapServers()),
                 // the replicas share one inventory consumer group, as in production
-                "mp.messaging.incoming.inventory.group.id", "grant-service-inventory-" + db.database(),
-                "grants.event-source", "/grant-service/replica-" + replica,
+                Map.entry("mp.messaging.incoming.inventory.group.id", "grant-service-inventory-" + db.database()),
+                Map.entry("grants.event-source", "/grant-service/replica-" + replica),
                 // the test is about mutual exclusion, not latency: a slow CI machine must not turn 409s into 503s
-                "grants.lock-timeout", "30s",
-                "quarkus.log.category.\"org.apache.kafka\".level", "WARN");
+                Map.entry("grants.lock-timeout", "30s"),
+                // the packaged application's default is fail-closed tokens mode: give the test's operator a token
+                Map.entry("grants.auth.tokens.test-operator.token", GrantApi.OPERATOR_TOKEN),
+                Map.entry("grants.auth.tokens.test-operator.roles", "operator"),
+                Map.entry("quarkus.log.category.\"org.apache.kafka\".level", "WARN"));
     }
 
     @Test

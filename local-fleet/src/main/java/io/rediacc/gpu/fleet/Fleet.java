@@ -80,12 +80,18 @@ public final class Fleet {
         LocalMachine machine = LocalMachine.prepare(state.resolve("machine"), MACHINE, repoRoot);
 
         int grantPort = ports.port("grant-service");
+        // grant-service answers 401 to callers without a token: the fleet's operator gets a fresh one per start,
+        // handed to rdc as RDC_TOKEN in fleet.env
+        String operatorToken = newToken();
         ChildProcess grants = track(Services.start("grant-service", repoRoot, logs, Map.of(
                 "quarkus.http.port", grantPort,
                 "kafka.bootstrap.servers", kafka.bootstrapServers(),
                 "quarkus.datasource.reactive.url", pg.reactiveUrl(grantsDb),
                 "quarkus.datasource.username", pg.user(),
-                "quarkus.datasource.password", pg.password())));
+                "quarkus.datasource.password", pg.password(),
+                "grants.auth.mode", "tokens",
+                "grants.auth.tokens.fleet-operator.token", operatorToken,
+                "grants.auth.tokens.fleet-operator.roles", "operator")));
         int inventoryPort = ports.port("inventory-service");
         ChildProcess inventory = track(Services.start("inventory-service", repoRoot, logs, Map.of(
                 "quarkus.http.port", inventoryPort,
@@ -107,12 +113,13 @@ public final class Fleet {
         gate.awaitHttpOk("http://127.0.0.1:" + gatePort + "/q/health/ready", Duration.ofSeconds(120));
         String grantUrl = "http://127.0.0.1:" + grantPort;
         String inventoryUrl = "http://127.0.0.1:" + inventoryPort;
-        machine.awaitInventory(agent, inventoryUrl, grantUrl, Duration.ofSeconds(120));
+        machine.awaitInventory(agent, inventoryUrl, grantUrl, operatorToken, Duration.ofSeconds(120));
 
         Map<String, String> env = new LinkedHashMap<>();
         env.put("FLEET_MACHINE", MACHINE);
         env.put("RDC_GRANT_URL", grantUrl);
         env.put("RDC_INVENTORY_URL", inventoryUrl);
+        env.put("RDC_TOKEN", operatorToken);
         env.put("KAFKA_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
         env.put("RDC", repoRoot.resolve("cli/rdc").toString());
         machine.repos().forEach(r -> env.put("DOCKER_HOST_" + r.envName(), "unix://" + r.gateSocket()));
@@ -199,6 +206,13 @@ public final class Fleet {
         } catch (IOException ignored) {
             // nothing to clean
         }
+    }
+
+    /** A random bearer token (256 bits, URL-safe base64). */
+    private static String newToken() {
+        byte[] bytes = new byte[32];
+        new java.security.SecureRandom().nextBytes(bytes);
+        return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
     }
 
     private void writeEnv(Map<String, String> env) throws IOException {

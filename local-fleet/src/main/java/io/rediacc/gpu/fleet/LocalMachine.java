@@ -156,13 +156,13 @@ final class LocalMachine {
      * Waits until both central services know this machine and its repos (the agent published its
      * inventory and both consumed it), so the first {@code rdc} command after "fleet ready" works.
      */
-    void awaitInventory(ChildProcess agent, String inventoryUrl, String grantUrl, Duration timeout) {
+    void awaitInventory(ChildProcess agent, String inventoryUrl, String grantUrl, String grantToken, Duration timeout) {
         HttpClient http = HttpClient.newHttpClient();
         agent.awaitReady(() -> {
             try {
                 return http.send(HttpRequest.newBuilder(URI.create(inventoryUrl + "/api/v1/machines/" + machine)).build(),
                         HttpResponse.BodyHandlers.discarding()).statusCode() == 200
-                        && repos.stream().allMatch(r -> knows(http, grantUrl + "/api/v1/repos/" + r.name() + "/grants?machine=" + machine));
+                        && repos.stream().allMatch(r -> knows(http, grantUrl + "/api/v1/repos/" + r.name() + "/grants?machine=" + machine, grantToken));
             } catch (IOException e) {
                 return false;
             } catch (InterruptedException e) {
@@ -172,9 +172,10 @@ final class LocalMachine {
         }, timeout);
     }
 
-    private static boolean knows(HttpClient http, String url) {
+    private static boolean knows(HttpClient http, String url, String token) {
         try {
-            return http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+            return http.send(HttpRequest.newBuilder(URI.create(url)).header("Authorization", "Bearer " + token).build(),
+                    HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
         } catch (IOException e) {
             return false;
         } catch (InterruptedException e) {

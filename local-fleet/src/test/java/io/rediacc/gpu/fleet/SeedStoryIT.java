@@ -88,7 +88,7 @@ class SeedStoryIT {
     @Test
     @Order(1)
     void fleetEnvNamesEveryServiceAndRepo() {
-        assertThat(env).containsKeys("RDC_GRANT_URL", "RDC_INVENTORY_URL", "RDC", "FLEET_MACHINE",
+        assertThat(env).containsKeys("RDC_GRANT_URL", "RDC_INVENTORY_URL", "RDC_TOKEN", "RDC", "FLEET_MACHINE",
                 "DOCKER_HOST_GPU_A", "DOCKER_HOST_GPU_A_FORK");
         assertThat(env.get("DOCKER_HOST_GPU_A")).startsWith("unix://");
     }
@@ -199,7 +199,8 @@ class SeedStoryIT {
     private static Result rdc(String... args) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of(env.get("RDC")));
         cmd.addAll(List.of(args));
-        return run(cmd, Map.of("RDC_GRANT_URL", env.get("RDC_GRANT_URL"), "RDC_INVENTORY_URL", env.get("RDC_INVENTORY_URL")));
+        return run(cmd, Map.of("RDC_GRANT_URL", env.get("RDC_GRANT_URL"), "RDC_INVENTORY_URL", env.get("RDC_INVENTORY_URL"),
+                "RDC_TOKEN", env.get("RDC_TOKEN")));
     }
 
     private static Result docker(String repo, String... args) throws IOException, InterruptedException {

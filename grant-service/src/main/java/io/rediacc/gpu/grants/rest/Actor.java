@@ -1,12 +1,16 @@
 package io.rediacc.gpu.grants.rest;
 
+import io.rediacc.gpu.grants.config.GrantsConfig;
 import io.rediacc.gpu.grants.service.Problem;
+import jakarta.ws.rs.core.SecurityContext;
 
 import java.util.regex.Pattern;
 
 /**
- * Who makes a change, for {@code grantedBy} and the audit trail: the {@code X-Actor} header until
- * authentication names the caller, else {@code anonymous}.
+ * Who makes a change, for {@code grantedBy} and the audit trail: the authenticated principal. Only
+ * when authentication is off ({@code grants.auth.mode=none}) does the {@code X-Actor} header name the
+ * caller (else {@code anonymous}); with authentication on, the header is ignored, so that nobody can
+ * record a change under someone else's name.
  */
 final class Actor {
 
@@ -16,7 +20,10 @@ final class Actor {
     private Actor() {
     }
 
-    static String of(String header) {
+    static String of(SecurityContext security, String header, GrantsConfig.AuthMode mode) {
+        if (mode != GrantsConfig.AuthMode.NONE) {
+            return security.getUserPrincipal().getName();
+        }
         if (header == null || header.isBlank()) {
             return "anonymous";
         }

@@ -2,7 +2,9 @@ package io.rediacc.gpu.grants.rest;
 
 import io.rediacc.gpu.grants.service.GateRegistry;
 import io.rediacc.gpu.grants.service.GrantService;
+import io.rediacc.gpu.grants.security.Roles;
 import io.smallrye.mutiny.Uni;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -31,6 +33,7 @@ public class MachineGrantsResource {
     }
 
     @GET
+    @RolesAllowed(Roles.VIEWER)
     @Operation(summary = "A machine's grants, version and gates",
             description = "grants and version as the database holds them; gates as each gate last reported on gpu.gate-status.v1")
     @APIResponse(responseCode = "200", description = "the machine's grants",

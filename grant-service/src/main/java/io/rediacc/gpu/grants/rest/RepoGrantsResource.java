@@ -3,10 +3,12 @@ package io.rediacc.gpu.grants.rest;
 import io.rediacc.gpu.contracts.cdi.CdiName;
 import io.rediacc.gpu.contracts.identity.RepoRef;
 import io.rediacc.gpu.grants.config.GrantsConfig;
+import io.rediacc.gpu.grants.security.Roles;
 import io.rediacc.gpu.grants.service.EnforcementWaiter;
 import io.rediacc.gpu.grants.service.GrantService;
 import io.rediacc.gpu.grants.service.Problem;
 import io.smallrye.mutiny.Uni;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
@@ -16,7 +18,9 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriBuilder;
 import org.eclipse.microprofile.openapi.annotations.Operation;
@@ -46,6 +50,7 @@ public class RepoGrantsResource {
     }
 
     @POST
+    @RolesAllowed(Roles.OPERATOR)
     @Consumes(MediaType.APPLICATION_JSON)
     @Operation(summary = "Grant one CDI device name to a repo",
             description = "Validates the name against the machine's CDI devices, applies the exclusive rules under the "
@@ -61,12 +66,15 @@ public class RepoGrantsResource {
     @APIResponse(responseCode = "409", description = "exclusive conflict (names the holder), no inventory from the machine, or an ambiguous repo name", content = @Content(schema = @Schema(implementation = ApiError.class)))
     @APIResponse(responseCode = "422", description = "the machine defines no such CDI device (lists grantable names and the closest match)", content = @Content(schema = @Schema(implementation = ApiError.class)))
     @APIResponse(responseCode = "503", description = "database unavailable or the machine's lock busy; retry", content = @Content(schema = @Schema(implementation = ApiError.class)))
+    @APIResponse(responseCode = "401", description = "no or unknown bearer token", content = @Content(schema = @Schema(implementation = ApiError.class)))
+    @APIResponse(responseCode = "403", description = "the caller is not an operator", content = @Content(schema = @Schema(implementation = ApiError.class)))
     public Uni<Response> grant(
             @Parameter(description = "repo name, or name@machine", examples = @org.eclipse.microprofile.openapi.annotations.media.ExampleObject(name = "repo", value = "train-a@gpu-host-1"))
             @PathParam("repo") String repo,
             @Parameter(description = "how long to wait for the gates: 0, 500ms, 5s (default 5s)", schema = @Schema(type = SchemaType.STRING))
             @QueryParam("wait") String wait,
-            @Parameter(description = "who grants, until authentication names the caller") @HeaderParam(Actor.HEADER) String actor,
+            @Parameter(description = "who grants, only when authentication is off (grants.auth.mode=none)") @HeaderParam(Actor.HEADER) String actor,
+            @Context SecurityContext security,
             GrantRequest body) {
         if (body == null) {
             throw new Problem(Problem.Kind.BAD_INPUT, "missing-body", "the request has no body",
@@ -76,7 +84,7 @@ public class RepoGrantsResource {
         CdiName device = CdiName.parse(body.device());
         boolean exclusive = Boolean.TRUE.equals(body.exclusive());
         Duration waitFor = waitFor(wait);
-        String who = Actor.of(actor);
+        String who = Actor.of(security, actor, config.auth().mode());
         return grants.grant(ref, body.machine(), device, exclusive, who)
                 .chain(change -> enforcement.await(change.machine(), change.version(), waitFor).map(enforced -> {
                     int status = !change.changed() ? 200 : !enforced.enforced() ? 202 : change.created() ? 201 : 200;
@@ -90,6 +98,7 @@ public class RepoGrantsResource {
     }
 
     @DELETE
+    @RolesAllowed(Roles.OPERATOR)
     @Path("{device: .+}")
     @Operation(summary = "Revoke one CDI device name from a repo",
             description = "The device segment is URL-encoded (nvidia.com%2Fgpu=0). Waits until the machine's gates enforce the revocation.")
@@ -100,17 +109,20 @@ public class RepoGrantsResource {
     @APIResponse(responseCode = "400", description = "invalid CDI name, repo reference or wait", content = @Content(schema = @Schema(implementation = ApiError.class)))
     @APIResponse(responseCode = "404", description = "the repo does not hold this grant, or is not on the machine", content = @Content(schema = @Schema(implementation = ApiError.class)))
     @APIResponse(responseCode = "503", description = "database unavailable or the machine's lock busy; retry", content = @Content(schema = @Schema(implementation = ApiError.class)))
+    @APIResponse(responseCode = "401", description = "no or unknown bearer token", content = @Content(schema = @Schema(implementation = ApiError.class)))
+    @APIResponse(responseCode = "403", description = "the caller is not an operator", content = @Content(schema = @Schema(implementation = ApiError.class)))
     public Uni<Response> revoke(@PathParam("repo") String repo,
                                 @Parameter(description = "qualified CDI name, URL-encoded", examples = @org.eclipse.microprofile.openapi.annotations.media.ExampleObject(name = "device", value = "nvidia.com%2Fgpu=0"))
                                 @PathParam("device") String device,
                                 @QueryParam("machine") String machine,
                                 @Parameter(description = "how long to wait for the gates: 0, 500ms, 5s (default 5s)", schema = @Schema(type = SchemaType.STRING))
                                 @QueryParam("wait") String wait,
-                                @HeaderParam(Actor.HEADER) String actor) {
+                                @HeaderParam(Actor.HEADER) String actor,
+                                @Context SecurityContext security) {
         RepoRef ref = RepoRef.parse(repo);
         CdiName name = CdiName.parse(device);
         Duration waitFor = waitFor(wait);
-        String who = Actor.of(actor);
+        String who = Actor.of(security, actor, config.auth().mode());
         return grants.revoke(ref, machine, name, who)
                 .chain(change -> enforcement.await(change.machine(), change.version(), waitFor)
                         .map(enforced -> Response.status(enforced.enforced() ? 200 : 202)
@@ -118,6 +130,7 @@ public class RepoGrantsResource {
     }
 
     @GET
+    @RolesAllowed(Roles.VIEWER)
     @Operation(summary = "List a repo's grants on its machine")
     @APIResponse(responseCode = "200", description = "the repo's grants",
             content = @Content(schema = @Schema(implementation = RepoGrantsView.class)))

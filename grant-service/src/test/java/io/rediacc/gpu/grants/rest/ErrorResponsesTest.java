@@ -84,14 +84,6 @@ class ErrorResponsesTest {
     }
 
     @Test
-    void invalidActorIs400() {
-        Response response = api.request().contentType(ContentType.JSON).header("X-Actor", "a".repeat(200))
-                .body(Map.of("device", "nvidia.com/gpu=0")).post("/api/v1/repos/train@m1/grants");
-
-        assertError(response, 400, "invalid-actor");
-    }
-
-    @Test
     void unknownMachineIs404() {
         Response response = api.machineGrants(Fleet.uniqueMachine("nowhere"));
 

@@ -97,10 +97,10 @@ class ExclusiveGrantTest {
         RepoInfo owner = Fleet.repo("owner");
         RepoInfo other = Fleet.repo("other");
         TestMachine m = TestMachine.withRepos(api, "audit", owner, other);
-        api.request().header("X-Actor", "alice").contentType("application/json")
+        api.as(GrantApi.ALICE_TOKEN).request().contentType("application/json")
                 .body(Map.of("device", "nvidia.com/gpu=0", "exclusive", true))
                 .queryParam("wait", "0").post("/api/v1/repos/{repo}/grants", m.ref(owner));
-        api.request().header("X-Actor", "bob").contentType("application/json")
+        api.as(GrantApi.BOB_TOKEN).request().contentType("application/json")
                 .body(Map.of("device", "nvidia.com/gpu=0"))
                 .queryParam("wait", "0").post("/api/v1/repos/{repo}/grants", m.ref(other));
         api.grant(m.ref(other), "nvidia.com/gpu=9", false, "0");

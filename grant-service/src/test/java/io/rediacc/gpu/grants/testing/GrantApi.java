@@ -14,20 +14,43 @@ import java.util.Map;
 /** The grant service's REST API as a test calls it. */
 public final class GrantApi {
 
-    private final String baseUri;
+    /** The operator token of the test profile ({@code %test.grants.auth.tokens.test-operator}). */
+    public static final String OPERATOR_TOKEN = "test-operator-token-0123456789";
+    /** Tokens of named operators, so that tests can tell actors apart in the audit. */
+    public static final String ALICE_TOKEN = "alice-operator-token-0123456789";
+    public static final String BOB_TOKEN = "bob-operator-token-0123456789";
+    /** A token with the viewer role only. */
+    public static final String VIEWER_TOKEN = "reader-viewer-token-0123456789";
 
-    /** The application under test ({@code @QuarkusTest} configures RestAssured's port). */
+    private final String baseUri;
+    private final String token;
+
+    /** The application under test ({@code @QuarkusTest} configures RestAssured's port), as an operator. */
     public GrantApi() {
-        this(null);
+        this(null, OPERATOR_TOKEN);
     }
 
-    /** A running instance at {@code baseUri}, e.g. {@code http://localhost:8081}. */
+    /** A running instance at {@code baseUri}, e.g. {@code http://localhost:8081}, as an operator. */
     public GrantApi(String baseUri) {
+        this(baseUri, OPERATOR_TOKEN);
+    }
+
+    /** A running instance (or, with a null {@code baseUri}, the application under test) called with {@code token} (null: none). */
+    public GrantApi(String baseUri, String token) {
         this.baseUri = baseUri;
+        this.token = token;
+    }
+
+    /** The same API called with another bearer token (null: none). */
+    public GrantApi as(String otherToken) {
+        return new GrantApi(baseUri, otherToken);
     }
 
     public RequestSpecification request() {
         RequestSpecification spec = RestAssured.given();
+        if (token != null) {
+            spec = spec.header("Authorization", "Bearer " + token);
+        }
         return baseUri == null ? spec : spec.baseUri(baseUri);
     }
 
