@@ -228,6 +228,7 @@ class TwoReplicasIT {
             requests.add(HttpRequest.newBuilder(URI.create(target.baseUri() + "/api/v1/repos/" + repos.get(i).name()
                             + "@" + machine + "/grants?wait=" + wait))
                     .header("Content-Type", "application/json")
+                    .header("Authorization", "Bearer " + GrantApi.OPERATOR_TOKEN)
                     .timeout(Duration.ofSeconds(60))
                     .POST(HttpRequest.BodyPublishers.ofString(body)).build());
         }

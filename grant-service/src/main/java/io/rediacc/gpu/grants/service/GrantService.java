@@ -196,9 +196,15 @@ public class GrantService {
                         throw Problems.notGranted(repo.name, ask.machine(), ask.device(),
                                 held.stream().map(g -> g.device).toList());
                     }
-                    return grants.delete(grant)
-                            .chain(() -> recordChange(new Ask(ask.machine(), ask.repoName(), ask.device(),
-                                    grant.exclusive, ask.actor(), ask.at()), repo, GrantEvent.Type.REVOKED))
+                    return grants.deleteByKey(ask.machine(), repo.guid, ask.device())
+                            .chain(deleted -> {
+                                if (deleted == 0) {
+                                    throw Problems.notGranted(repo.name, ask.machine(), ask.device(),
+                                            held.stream().map(g -> g.device).filter(d -> !d.equals(ask.device())).toList());
+                                }
+                                return recordChange(new Ask(ask.machine(), ask.repoName(), ask.device(),
+                                        grant.exclusive, ask.actor(), ask.at()), repo, GrantEvent.Type.REVOKED);
+                            })
                             .map(version -> new Done<>(new RevokeChange(ask.machine(), repo.name, repo.guid,
                                     ask.device(), version)));
                 }));
