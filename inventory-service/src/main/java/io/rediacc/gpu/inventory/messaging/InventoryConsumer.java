@@ -8,7 +8,6 @@ import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
-import org.jboss.logging.Logger;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -21,8 +20,6 @@ import java.time.Instant;
 @ApplicationScoped
 public class InventoryConsumer {
 
-    private static final Logger LOG = Logger.getLogger(InventoryConsumer.class);
-
     private final InventoryIngestService ingest;
     private final IngestMetrics metrics;
 
@@ -33,43 +30,16 @@ public class InventoryConsumer {
 
     @Incoming(Topics.INVENTORY)
     public Uni<Void> consume(ConsumerRecord<String, byte[]> record) {
-        Instant recordTime = Instant.ofEpochMilli(record.timestamp());
-        Uni<IngestOutcome> applied;
-        try {
-            if (record.value() == null) {
-                if (record.key() == null) {
-                    throw new RejectedRecordException("tombstone without a key");
-                }
-                applied = IngestRetry.withRetry(() -> ingest.remove(record.key(), recordTime));
-            } else {
-                var inventory = RecordDecoder.inventory(record.key(), record.value());
-                // the record's bytes, not a re-serialisation: GET .../inventory answers what the machine wrote
-                String raw = new String(record.value(), StandardCharsets.UTF_8);
-                applied = IngestRetry.withRetry(() -> ingest.apply(inventory, raw, Instant.now()))
-                        .invoke(outcome -> {
-                            if (outcome == IngestOutcome.APPLIED || outcome == IngestOutcome.REFRESHED) {
-                                metrics.inventoryApplied(inventory.generatedAt());
-                            }
-                        });
-            }
-        } catch (RejectedRecordException e) {
-            return rejected(record, e);
-        }
-        return applied
-                .invoke(outcome -> metrics.ingested(Topics.INVENTORY, outcome))
-                .onFailure().recoverWithItem(e -> {
-                    LOG.errorf(e, "giving up on inventory of %s (partition %d offset %d); the next heartbeat replaces it",
-                            record.key(), record.partition(), record.offset());
-                    metrics.failed(Topics.INVENTORY);
-                    return null;
-                })
-                .replaceWithVoid();
-    }
-
-    private Uni<Void> rejected(ConsumerRecord<String, byte[]> record, RejectedRecordException e) {
-        LOG.warnf("skipping inventory record key=%s partition=%d offset=%d: %s",
-                record.key(), record.partition(), record.offset(), e.getMessage());
-        metrics.rejected(Topics.INVENTORY);
-        return Uni.createFrom().voidItem();
+        return RecordIngest.ingest(record, Topics.INVENTORY, "inventory", metrics, ingest::remove, (r, recordTime) -> {
+            var inventory = RecordDecoder.inventory(r.key(), r.value());
+            // the record's bytes, not a re-serialisation: GET .../inventory answers what the machine wrote
+            String raw = new String(r.value(), StandardCharsets.UTF_8);
+            return IngestRetry.withRetry(() -> ingest.apply(inventory, raw, Instant.now()))
+                    .invoke(outcome -> {
+                        if (outcome == IngestOutcome.APPLIED || outcome == IngestOutcome.REFRESHED) {
+                            metrics.inventoryApplied(inventory.generatedAt());
+                        }
+                    });
+        });
     }
 }
