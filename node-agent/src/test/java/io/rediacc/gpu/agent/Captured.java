@@ -10,17 +10,15 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The real captures in shared/fixtures (see its README for provenance), as the tests use them. */
+/** The real captures in the repository's fixtures/ (see its README for provenance), as the tests use them. */
 public final class Captured {
 
     private Captured() {
     }
 
     public static Path dir() {
-        Path p = Path.of(System.getProperty("fixtures.dir", "../../shared/fixtures"));
-        if (!Files.isDirectory(p)) {
-            p = Path.of("../shared/fixtures");
-        }
+        // the repository's copy of the shared captures (fixtures/, provenance in its README)
+        Path p = Path.of(System.getProperty("fixtures.dir", "../fixtures"));
         return p.toAbsolutePath().normalize();
     }
 
