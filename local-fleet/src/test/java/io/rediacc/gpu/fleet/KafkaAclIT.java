@@ -185,6 +185,10 @@ class KafkaAclIT {
             assertThat(writeFailure(GRANT_SERVICE, topic)).as("grant-service writing " + topic)
                     .isInstanceOf(TopicAuthorizationException.class);
         }
+        for (String topic : List.of(Topics.GRANTS, Topics.GRANT_EVENTS, Topics.GATE_DECISIONS)) {
+            assertThat(readFailure(GRANT_SERVICE, topic)).as("grant-service reading " + topic)
+                    .isInstanceOf(TopicAuthorizationException.class);
+        }
     }
 
     @Test
