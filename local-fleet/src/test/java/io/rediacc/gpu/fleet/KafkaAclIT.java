@@ -75,7 +75,7 @@ class KafkaAclIT {
     static final List<String> ALL_TOPICS = Topics.ALL.stream().map(Topics.TopicSpec::name).toList();
     /** The key of the one record the super user writes to every topic, for the readers to find. */
     static final String SEED = "acl-seed";
-    static final Duration WAIT = Duration.ofSeconds(20);
+    static final Duration WAIT = Duration.ofSeconds(30);
 
     static SecureKafkaBroker broker;
     static Map<String, List<AclBinding>> acls;
@@ -434,7 +434,7 @@ class KafkaAclIT {
     }
 
     static void awaitTrue(String what, Check check) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         Exception last = null;
         while (System.nanoTime() < deadline) {
             try {
@@ -446,6 +446,6 @@ class KafkaAclIT {
             }
             Thread.sleep(200);
         }
-        throw new AssertionError("not within 30 s: " + what + (last == null ? "" : " (last error: " + last + ")"));
+        throw new AssertionError("not within 60 s: " + what + (last == null ? "" : " (last error: " + last + ")"));
     }
 }

@@ -158,7 +158,7 @@ final class SecureKafkaBroker {
         List<String> run = new ArrayList<>(java);
         run.addAll(List.of("kafka.Kafka", props.toString()));
         process = ChildProcess.start("kafka-secure", run, dir, logDir, Map.of());
-        process.awaitReady(this::createTopics, Duration.ofSeconds(90));
+        process.awaitReady(this::createTopics, Duration.ofSeconds(150)); // a loaded 2-core CI machine needs 60+ s
         return process;
     }
 
