@@ -9,6 +9,7 @@ import io.rediacc.gpu.standin.StandInDockerd;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -100,6 +101,7 @@ class GateKillIT {
 
     @BeforeAll
     static void start() throws Exception {
+        Assumptions.assumeTrue(onPath("docker"), "the docker CLI is not on PATH");
         if (Files.exists(STATE)) {
             try (var paths = Files.walk(STATE)) {
                 paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
@@ -261,6 +263,11 @@ class GateKillIT {
     }
 
     // ---------------------------------------------------------------------------------------------
+
+    static boolean onPath(String command) {
+        return java.util.Arrays.stream(System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator))
+                .anyMatch(dir -> !dir.isEmpty() && Files.isExecutable(Path.of(dir, command)));
+    }
 
     static void publish(long version, String... devices) throws Exception {
         List<Grant> grants = new ArrayList<>();
