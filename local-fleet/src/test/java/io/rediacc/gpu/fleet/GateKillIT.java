@@ -194,6 +194,8 @@ class GateKillIT {
             Instant firstGranted = byRestarted.stream().filter(a -> a.device().equals(GRANTED) && a.admitted())
                     .map(Attempt::answered).min(Comparator.naturalOrder()).orElseThrow();
 
+            assertThat(all).as("once the restarted gate answers, every create gets a gate's answer")
+                    .filteredOn(a -> a.sent().isAfter(firstAnswer)).allMatch(Attempt::answeredByAGate);
             assertThat(wronglyAdmitted).as("creates naming a never-granted device that reached the daemon").isEmpty();
             assertThat(revokedAfterRestart).as("every create that reached the daemon is one the load sent").doesNotContainNull();
             // Open fault (docs/RELIABILITY.md, "Known open faults"): the restarted gate enforces its snapshot on
@@ -245,6 +247,8 @@ class GateKillIT {
                     .map(Attempt::answered).min(Comparator.naturalOrder()).orElseThrow();
             List<String> reached = creates(atRestart);
 
+            assertThat(all).as("once the restarted gate answers, every create gets a gate's answer")
+                    .filteredOn(a -> a.sent().isAfter(firstAnswer)).allMatch(Attempt::answeredByAGate);
             assertThat(third.tail(400)).as("the gate started from its snapshot on disk")
                     .contains("loaded grant snapshot version 2 of " + MACHINE + " from disk")
                     .doesNotContain("are in sync");
