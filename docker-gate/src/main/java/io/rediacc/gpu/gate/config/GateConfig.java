@@ -53,4 +53,16 @@ public interface GateConfig {
     /** Time to wait for Kafka metadata and API calls before retrying (the gate keeps serving meanwhile). */
     @WithDefault("10s")
     Duration kafkaApiTimeout();
+
+    /** What the gate's status record ({@code gpu.gate-status.v1}) carries. */
+    Status status();
+
+    interface Status {
+        /**
+         * Most grants listed in the status record; above it the record carries only their count and
+         * digest (100,000 grants would be a 19 MB record, over Kafka's 1 MiB limit).
+         */
+        @WithDefault("1000")
+        int maxGrants();
+    }
 }

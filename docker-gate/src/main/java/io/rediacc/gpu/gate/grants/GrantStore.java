@@ -6,6 +6,7 @@ import io.rediacc.gpu.gate.policy.GrantLookup;
 import org.jboss.logging.Logger;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -59,7 +60,7 @@ public final class GrantStore implements GrantLookup {
 
     /** Loads the snapshot kept on disk, if any: it counts as loaded until Kafka says otherwise. */
     public synchronized void loadFromDisk() {
-        file.read().ifPresent(snapshot -> {
+        file.read().map(GrantStore::shareRepeats).ifPresent(snapshot -> {
             if (!machine.equals(snapshot.machine())) {
                 LOG.warnf("ignoring the grant snapshot on disk: it is for machine %s, this gate serves %s",
                         snapshot.machine(), machine);
@@ -74,12 +75,14 @@ public final class GrantStore implements GrantLookup {
     }
 
     /** Applies a snapshot if it is this machine's and newer than the one held; returns whether it did. */
-    public boolean apply(GrantSnapshot snapshot) {
+    public boolean apply(GrantSnapshot received) {
         State next;
+        GrantSnapshot snapshot;
         synchronized (this) {
-            if (!machine.equals(snapshot.machine()) || snapshot.version() <= state.version()) {
+            if (!machine.equals(received.machine()) || received.version() <= state.version()) {
                 return false;
             }
+            snapshot = shareRepeats(received);
             next = new State(snapshot, index(snapshot), false, state.caughtUp(), Instant.now());
             state = next;
             file.write(snapshot);
@@ -124,6 +127,27 @@ public final class GrantStore implements GrantLookup {
                 LOG.warn("a grant-state listener failed", e);
             }
         }
+    }
+
+    /**
+     * The same snapshot with one instance of each repeated value: the JSON reader makes a new
+     * String for every occurrence, and a repo's GUID and name, the device names, grantedBy and
+     * grantedAt repeat across a machine's grants. Held for as long as the snapshot is enforced,
+     * 100,000 grants took ~60 MB of heap as read and a fraction of that shared.
+     */
+    static GrantSnapshot shareRepeats(GrantSnapshot snapshot) {
+        Map<Object, Object> seen = new HashMap<>();
+        List<Grant> grants = new ArrayList<>(snapshot.grants().size());
+        for (Grant g : snapshot.grants()) {
+            grants.add(new Grant(shared(seen, g.repoGuid()), shared(seen, g.repoName()), shared(seen, g.device()),
+                    g.exclusive(), shared(seen, g.grantedBy()), shared(seen, g.grantedAt())));
+        }
+        return new GrantSnapshot(snapshot.machine(), snapshot.version(), snapshot.updatedAt(), grants);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> T shared(Map<Object, Object> seen, T value) {
+        return value == null ? null : (T) seen.computeIfAbsent(value, v -> v);
     }
 
     private static Map<String, Set<String>> index(GrantSnapshot snapshot) {

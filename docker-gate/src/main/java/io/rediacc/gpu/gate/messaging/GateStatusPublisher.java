@@ -1,6 +1,7 @@
 package io.rediacc.gpu.gate.messaging;
 
 import io.rediacc.gpu.contracts.events.GateStatus;
+import io.rediacc.gpu.contracts.events.Grant;
 import io.rediacc.gpu.contracts.events.RepoInfo;
 import io.rediacc.gpu.contracts.events.Topics;
 import io.rediacc.gpu.gate.grants.GrantStore;
@@ -24,9 +25,17 @@ public final class GateStatusPublisher implements AutoCloseable {
     private final Duration heartbeat;
     private final Supplier<List<RepoInfo>> repos;
     private final ScheduledExecutorService timer;
+    private final int maxListedGrants;
+    /** The digest of the last grants list seen: a heartbeat repeats it without re-hashing 100,000 grants. */
+    private volatile Digested lastDigest;
 
+    private record Digested(List<Grant> grants, String digest) {
+    }
+
+    /** @param maxListedGrants most grants listed in the record; above it only their count and digest */
     public GateStatusPublisher(GateEventsProducer producer, GrantStore store, String gateId, Duration heartbeat,
-                               Supplier<List<RepoInfo>> repos) {
+                               Supplier<List<RepoInfo>> repos, int maxListedGrants) {
+        this.maxListedGrants = maxListedGrants;
         this.producer = producer;
         this.store = store;
         this.gateId = gateId;
@@ -47,9 +56,20 @@ public final class GateStatusPublisher implements AutoCloseable {
 
     public GateStatus current() {
         GrantStore.State state = store.state();
+        List<Grant> grants = state.grants();
+        boolean listed = grants.size() <= maxListedGrants;
         return new GateStatus(store.machine(), gateId, state.version(),
-                state.caughtUp() ? GateStatus.SYNCED : GateStatus.LOADING, state.grants(), repos.get(),
-                (int) Math.max(1, heartbeat.toSeconds()), state.syncedAt());
+                state.caughtUp() ? GateStatus.SYNCED : GateStatus.LOADING, listed ? grants : List.of(), repos.get(),
+                (int) Math.max(1, heartbeat.toSeconds()), state.syncedAt(), grants.size(), digest(grants), listed);
+    }
+
+    private String digest(List<Grant> grants) {
+        Digested last = lastDigest;
+        if (last == null || last.grants() != grants) {
+            last = new Digested(grants, GateStatus.digest(grants));
+            lastDigest = last;
+        }
+        return last.digest();
     }
 
     public void publish() {

@@ -53,7 +53,7 @@ public final class Gate implements AutoCloseable {
         this.producer = new GateEventsProducer(settings.kafka(), clientId,
                 "/docker-gate/" + machine + "/" + gateId, settings.kafkaApiTimeout());
         this.status = new GateStatusPublisher(producer, grants, gateId, settings.heartbeat(),
-                () -> this.manifest.repoInfos());
+                () -> this.manifest.repoInfos(), settings.statusMaxGrants());
         DecisionPublisher decisions = new DecisionPublisher(producer, settings.decisionsBurst(),
                 settings.decisionsPerSecond());
         DataPlane plane = new DataPlane(new GatePolicy(settings.maxBodyBytes()), grants,

@@ -10,10 +10,28 @@ import java.util.Map;
 public record GateSettings(Path manifest, Duration manifestPollInterval, Path stateDir, String gateId,
                            Duration heartbeat, int maxBodyBytes, Duration daemonConnectTimeout,
                            Duration daemonInspectTimeout, int decisionsBurst, double decisionsPerSecond,
-                           Duration kafkaApiTimeout, Map<String, Object> kafka) {
+                           Duration kafkaApiTimeout, Map<String, Object> kafka, int statusMaxGrants) {
+
+    /** The default of {@code gate.status.max-grants}. */
+    public static final int STATUS_MAX_GRANTS = 1000;
 
     public GateSettings {
         kafka = Map.copyOf(kafka);
+    }
+
+    /** Settings with the default status cap ({@value #STATUS_MAX_GRANTS} grants listed). */
+    public GateSettings(Path manifest, Duration manifestPollInterval, Path stateDir, String gateId,
+                        Duration heartbeat, int maxBodyBytes, Duration daemonConnectTimeout,
+                        Duration daemonInspectTimeout, int decisionsBurst, double decisionsPerSecond,
+                        Duration kafkaApiTimeout, Map<String, Object> kafka) {
+        this(manifest, manifestPollInterval, stateDir, gateId, heartbeat, maxBodyBytes, daemonConnectTimeout,
+                daemonInspectTimeout, decisionsBurst, decisionsPerSecond, kafkaApiTimeout, kafka, STATUS_MAX_GRANTS);
+    }
+
+    /** The same settings listing at most {@code max} grants in the status record. */
+    public GateSettings withStatusMaxGrants(int max) {
+        return new GateSettings(manifest, manifestPollInterval, stateDir, gateId, heartbeat, maxBodyBytes,
+                daemonConnectTimeout, daemonInspectTimeout, decisionsBurst, decisionsPerSecond, kafkaApiTimeout, kafka, max);
     }
 
     /**
@@ -23,6 +41,7 @@ public record GateSettings(Path manifest, Duration manifestPollInterval, Path st
     public static GateSettings of(GateConfig config, Map<String, Object> kafka) {
         return new GateSettings(config.manifest(), config.manifestPollInterval(), config.stateDir(), config.id(),
                 config.heartbeat(), config.maxBodyBytes(), config.daemonConnectTimeout(), config.daemonInspectTimeout(),
-                config.decisionsBurst(), config.decisionsPerSecond(), config.kafkaApiTimeout(), kafka);
+                config.decisionsBurst(), config.decisionsPerSecond(), config.kafkaApiTimeout(), kafka,
+                config.status().maxGrants());
     }
 }

@@ -38,6 +38,29 @@ class GrantStoreTest {
     }
 
     @Test
+    void repeatedValuesAreHeldOnceFromKafkaAndFromDisk() {
+        // Distinct instances of equal values, as a JSON reader produces them.
+        Instant at = Instant.parse("2026-11-29T10:00:00Z");
+        Grant first = new Grant(new String(A), new String("repo"), new String("nvidia.com/gpu=0"), false, new String("op"), at);
+        Grant second = new Grant(new String(A), new String("repo"), new String("nvidia.com/gpu=1"), false, new String("op"),
+                Instant.parse("2026-11-29T10:00:00Z"));
+        GrantStore store = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"));
+        store.apply(new GrantSnapshot("m1", 3, at, List.of(first, second)));
+
+        GrantStore restarted = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"));
+        restarted.loadFromDisk();
+
+        for (GrantStore s : List.of(store, restarted)) {
+            List<Grant> held = s.state().grants();
+            assertThat(held).containsExactly(first, second);
+            assertThat(held.get(1).repoGuid()).isSameAs(held.get(0).repoGuid());
+            assertThat(held.get(1).repoName()).isSameAs(held.get(0).repoName());
+            assertThat(held.get(1).grantedBy()).isSameAs(held.get(0).grantedBy());
+            assertThat(held.get(1).grantedAt()).isSameAs(held.get(0).grantedAt());
+        }
+    }
+
+    @Test
     void onlyNewerSnapshotsOfThisMachineApply() {
         GrantStore store = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"));
 
