@@ -18,9 +18,12 @@ log "run dir $RUN_DIR; $(machine_line); load $(load_now)"
 start_kafka
 DB="$(create_db inventory)"
 INV_PORT="$(free_port)"
+# every /api/v1 read needs a viewer's bearer token (api.auth.*, module api-security); wrk sends this one
+BENCH_TOKEN="bench-viewer-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
 INVENTORY_DB_URL="postgresql://$PGHOST:$PGPORT/$DB" INVENTORY_DB_USER="$PGUSER" INVENTORY_DB_PASSWORD="$PGPASSWORD" \
   KAFKA_BOOTSTRAP_SERVERS="$KAFKA" INVENTORY_CONSUMER_GROUP="bench-$RUN_ID" \
-  start_bg inventory-service java ${INV_JAVA_OPTS:-} $(jfr_opt inventory-service) -Dquarkus.http.port="$INV_PORT" -jar "$INVENTORY_SERVICE_JAR"
+  start_bg inventory-service java ${INV_JAVA_OPTS:-} $(jfr_opt inventory-service) -Dquarkus.http.port="$INV_PORT" \
+    -Dapi.auth.tokens.bench.token="$BENCH_TOKEN" -Dapi.auth.tokens.bench.roles=viewer -jar "$INVENTORY_SERVICE_JAR"
 INV_PID=$LAST_PID; JFR_PIDS+=("$INV_PID"); INV="http://127.0.0.1:$INV_PORT"
 wait_http "$INV/q/health/ready" 180 || { tail -30 "$RUN_DIR/inventory-service.log" >&2; exit 1; }
 log "inventory-service at $INV"
@@ -44,13 +47,13 @@ done
 cat >"$RUN_DIR/machine.lua" <<LUA
 math.randomseed(os.time())
 request = function()
-  return wrk.format("GET", string.format("/api/v1/machines/fm-%05d", math.random(0, $MACHINES - 1)))
+  return wrk.format("GET", string.format("/api/v1/machines/fm-%05d", math.random(0, $MACHINES - 1)), {["Authorization"] = "Bearer $BENCH_TOKEN"})
 end
 LUA
 cat >"$RUN_DIR/gpus.lua" <<LUA
 math.randomseed(os.time())
 request = function()
-  return wrk.format("GET", string.format("/api/v1/gpus?page=%d&size=50", math.random(0, 1500)))
+  return wrk.format("GET", string.format("/api/v1/gpus?page=%d&size=50", math.random(0, 1500)), {["Authorization"] = "Bearer $BENCH_TOKEN"})
 end
 LUA
 wrk_run warm-machine "$INV/" 3s 4 "$RUN_DIR/machine.lua" >/dev/null

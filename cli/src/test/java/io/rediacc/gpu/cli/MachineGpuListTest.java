@@ -92,6 +92,33 @@ class MachineGpuListTest {
     }
 
     @Test
+    void theConfiguredTokenIsSentAsBearerToInventoryAndGrantService() {
+        LaunchResult result = new Rdc(inventory, grants).withConfig("token: s3cret-token\n")
+                .run("machine", "gpu", "list", "gpu-host-1");
+
+        assertThat(result.exitCode()).as(stderr(result)).isZero();
+        assertThat(inventory.requests()).isNotEmpty().allSatisfy(sent -> {
+            assertThat(sent.header("Authorization")).as(sent.line()).isEqualTo("Bearer s3cret-token");
+            assertThat(sent.header("X-Actor")).as("reads name no actor").isNull();
+        });
+        assertThat(grants.requests()).isNotEmpty()
+                .allSatisfy(sent -> assertThat(sent.header("Authorization")).isEqualTo("Bearer s3cret-token"));
+    }
+
+    @Test
+    void withoutATokenNothingIsSentAndTheServicesRefusalIsOneLineAndExit1() {
+        inventory.on("GET", "/api/v1/machines/gpu-host-1", Answer.recorded(401, INVENTORY, "error-unauthorized.json"));
+
+        LaunchResult result = new Rdc(inventory, grants).run("machine", "gpu", "list", "gpu-host-1");
+
+        assertThat(inventory.requests()).first().satisfies(sent -> assertThat(sent.header("Authorization")).isNull());
+        assertThat(result.exitCode()).isEqualTo(ExitCodes.ERROR);
+        assertThat(result.getErrorStream()).containsExactly("unauthorized: no bearer token: this call needs an authenticated caller"
+                + " (hint: send Authorization: Bearer <token> (rdc reads it from RDC_TOKEN or token: in its config file))");
+        assertThat(result.getOutput()).isEmpty();
+    }
+
+    @Test
     void anInvalidMachineNameIsAUsageErrorAndNothingIsAsked() {
         LaunchResult result = new Rdc(inventory, grants).run("machine", "gpu", "list", "bad/name");
 

@@ -95,8 +95,8 @@ class TwoReplicasIT {
                 // the test is about mutual exclusion, not latency: a slow CI machine must not turn 409s into 503s
                 Map.entry("grants.lock-timeout", "30s"),
                 // the packaged application's default is fail-closed tokens mode: give the test's operator a token
-                Map.entry("grants.auth.tokens.test-operator.token", GrantApi.OPERATOR_TOKEN),
-                Map.entry("grants.auth.tokens.test-operator.roles", "operator"),
+                Map.entry("api.auth.tokens.test-operator.token", GrantApi.OPERATOR_TOKEN),
+                Map.entry("api.auth.tokens.test-operator.roles", "operator"),
                 Map.entry("quarkus.log.category.\"org.apache.kafka\".level", "WARN"));
     }
 

@@ -80,25 +80,30 @@ public final class Fleet {
         LocalMachine machine = LocalMachine.prepare(state.resolve("machine"), MACHINE, repoRoot);
 
         int grantPort = ports.port("grant-service");
-        // grant-service answers 401 to callers without a token: the fleet's operator gets a fresh one per start,
-        // handed to rdc as RDC_TOKEN in fleet.env
+        // both services answer 401 to callers without a token: the fleet's operator gets a fresh one per start,
+        // the same for both (api.auth.*, module api-security), handed to rdc as RDC_TOKEN in fleet.env
         String operatorToken = newToken();
-        ChildProcess grants = track(Services.start("grant-service", repoRoot, logs, Map.of(
+        Map<String, Object> auth = Map.of(
+                "api.auth.mode", "tokens",
+                "api.auth.tokens.fleet-operator.token", operatorToken,
+                "api.auth.tokens.fleet-operator.roles", "operator");
+        Map<String, Object> grantConfig = new LinkedHashMap<>(Map.of(
                 "quarkus.http.port", grantPort,
                 "kafka.bootstrap.servers", kafka.bootstrapServers(),
                 "quarkus.datasource.reactive.url", pg.reactiveUrl(grantsDb),
                 "quarkus.datasource.username", pg.user(),
-                "quarkus.datasource.password", pg.password(),
-                "grants.auth.mode", "tokens",
-                "grants.auth.tokens.fleet-operator.token", operatorToken,
-                "grants.auth.tokens.fleet-operator.roles", "operator")));
+                "quarkus.datasource.password", pg.password()));
+        grantConfig.putAll(auth);
+        ChildProcess grants = track(Services.start("grant-service", repoRoot, logs, grantConfig));
         int inventoryPort = ports.port("inventory-service");
-        ChildProcess inventory = track(Services.start("inventory-service", repoRoot, logs, Map.of(
+        Map<String, Object> inventoryConfig = new LinkedHashMap<>(Map.of(
                 "quarkus.http.port", inventoryPort,
                 "kafka.bootstrap.servers", kafka.bootstrapServers(),
                 "quarkus.datasource.reactive.url", pg.reactiveUrl(inventoryDb),
                 "quarkus.datasource.username", pg.user(),
-                "quarkus.datasource.password", pg.password())));
+                "quarkus.datasource.password", pg.password()));
+        inventoryConfig.putAll(auth);
+        ChildProcess inventory = track(Services.start("inventory-service", repoRoot, logs, inventoryConfig));
 
         track(machine.startDaemons(logs, libClasspath()));
         machine.runSetup(repoRoot, logs);

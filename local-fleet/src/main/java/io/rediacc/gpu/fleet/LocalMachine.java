@@ -156,20 +156,11 @@ final class LocalMachine {
      * Waits until both central services know this machine and its repos (the agent published its
      * inventory and both consumed it), so the first {@code rdc} command after "fleet ready" works.
      */
-    void awaitInventory(ChildProcess agent, String inventoryUrl, String grantUrl, String grantToken, Duration timeout) {
+    void awaitInventory(ChildProcess agent, String inventoryUrl, String grantUrl, String token, Duration timeout) {
         HttpClient http = HttpClient.newHttpClient();
-        agent.awaitReady(() -> {
-            try {
-                return http.send(HttpRequest.newBuilder(URI.create(inventoryUrl + "/api/v1/machines/" + machine)).build(),
-                        HttpResponse.BodyHandlers.discarding()).statusCode() == 200
-                        && repos.stream().allMatch(r -> knows(http, grantUrl + "/api/v1/repos/" + r.name() + "/grants?machine=" + machine, grantToken));
-            } catch (IOException e) {
-                return false;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
-        }, timeout);
+        agent.awaitReady(() -> knows(http, inventoryUrl + "/api/v1/machines/" + machine, token)
+                && repos.stream().allMatch(r -> knows(http, grantUrl + "/api/v1/repos/" + r.name() + "/grants?machine=" + machine, token)),
+                timeout);
     }
 
     private static boolean knows(HttpClient http, String url, String token) {

@@ -139,7 +139,7 @@ class FaultsIT {
         command.addAll(List.of("-jar", REPO.resolve("grant-service/target/quarkus-app/quarkus-run.jar").toString()));
         // these tests are about faults, not about who may call: no authentication (an environment
         // variable, so that a build without the setting ignores it)
-        ChildProcess p = ChildProcess.start("grant-service", command, REPO, STATE.resolve("logs"), Map.of("GRANTS_AUTH_MODE", "none"));
+        ChildProcess p = ChildProcess.start("grant-service", command, REPO, STATE.resolve("logs"), Map.of("API_AUTH_MODE", "none"));
         p.awaitHttpOk(base() + "/q/health/ready", Duration.ofSeconds(120));
         return p;
     }

@@ -4,8 +4,6 @@ import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 
 import java.time.Duration;
-import java.util.Map;
-import java.util.Set;
 
 /** Settings of the grant service ({@code grants.*}). */
 @ConfigMapping(prefix = "grants")
@@ -35,9 +33,6 @@ public interface GrantsConfig {
     @WithDefault("/grant-service")
     String eventSource();
 
-    /** Who may call the API: see {@code io.rediacc.gpu.grants.security}. */
-    Auth auth();
-
     /** The outbox relay that publishes committed changes to Kafka. */
     Relay relay();
 
@@ -54,36 +49,5 @@ public interface GrantsConfig {
         /** How long the relay waits for the broker to acknowledge a record before it retries the pass. */
         @WithDefault("30s")
         Duration deliveryTimeout();
-    }
-
-    interface Auth {
-
-        /**
-         * {@code tokens}: bearer tokens listed under {@code grants.auth.tokens} (the local fleet);
-         * {@code jwt}: signed JWTs checked by SmallRye JWT ({@code mp.jwt.verify.*}), roles from the {@code groups} claim;
-         * {@code none}: no authentication, every caller is an operator and {@code X-Actor} names it (development only).
-         * The default, {@code tokens} with no token configured, answers 401 to every API call: it fails closed.
-         */
-        @WithDefault("tokens")
-        AuthMode mode();
-
-        /** Configured bearer tokens by principal name: {@code grants.auth.tokens.alice.token=...}, {@code .roles=operator}. */
-        Map<String, ConfiguredToken> tokens();
-    }
-
-    /** One configured bearer token. */
-    interface ConfiguredToken {
-
-        /** The secret the client sends as {@code Authorization: Bearer <token>}; at least 16 characters. */
-        String token();
-
-        /** The principal's roles: {@code viewer} (read) and/or {@code operator} (grant, revoke; implies viewer). */
-        @WithDefault("viewer")
-        Set<String> roles();
-    }
-
-    /** How callers authenticate. */
-    enum AuthMode {
-        TOKENS, JWT, NONE
     }
 }

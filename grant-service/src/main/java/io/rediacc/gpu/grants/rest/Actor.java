@@ -1,6 +1,7 @@
 package io.rediacc.gpu.grants.rest;
 
-import io.rediacc.gpu.grants.config.GrantsConfig;
+import io.rediacc.gpu.api.security.ApiAuthConfig;
+import io.rediacc.gpu.api.security.ConfiguredTokenMechanism;
 import io.rediacc.gpu.grants.service.Problem;
 import jakarta.ws.rs.core.SecurityContext;
 
@@ -8,7 +9,7 @@ import java.util.regex.Pattern;
 
 /**
  * Who makes a change, for {@code grantedBy} and the audit trail: the authenticated principal. Only
- * when authentication is off ({@code grants.auth.mode=none}) does the {@code X-Actor} header name the
+ * when authentication is off ({@code api.auth.mode=none}) does the {@code X-Actor} header name the
  * caller (else {@code anonymous}); with authentication on, the header is ignored, so that nobody can
  * record a change under someone else's name.
  */
@@ -20,12 +21,12 @@ final class Actor {
     private Actor() {
     }
 
-    static String of(SecurityContext security, String header, GrantsConfig.AuthMode mode) {
-        if (mode != GrantsConfig.AuthMode.NONE) {
+    static String of(SecurityContext security, String header, ApiAuthConfig.Mode mode) {
+        if (mode != ApiAuthConfig.Mode.NONE) {
             return security.getUserPrincipal().getName();
         }
         if (header == null || header.isBlank()) {
-            return "anonymous";
+            return ConfiguredTokenMechanism.UNAUTHENTICATED;
         }
         String actor = header.strip();
         if (!PRINTABLE.matcher(actor).matches()) {

@@ -1,8 +1,8 @@
 package io.rediacc.gpu.grants.rest;
 
+import io.rediacc.gpu.api.security.Roles;
 import io.rediacc.gpu.grants.service.GateRegistry;
 import io.rediacc.gpu.grants.service.GrantService;
-import io.rediacc.gpu.grants.security.Roles;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.GET;

@@ -1,9 +1,10 @@
 package io.rediacc.gpu.grants.rest;
 
+import io.rediacc.gpu.api.security.ApiAuthConfig;
+import io.rediacc.gpu.api.security.Roles;
 import io.rediacc.gpu.contracts.cdi.CdiName;
 import io.rediacc.gpu.contracts.identity.RepoRef;
 import io.rediacc.gpu.grants.config.GrantsConfig;
-import io.rediacc.gpu.grants.security.Roles;
 import io.rediacc.gpu.grants.service.EnforcementWaiter;
 import io.rediacc.gpu.grants.service.GrantService;
 import io.rediacc.gpu.grants.service.Problem;
@@ -42,11 +43,13 @@ public class RepoGrantsResource {
     private final GrantService grants;
     private final EnforcementWaiter enforcement;
     private final GrantsConfig config;
+    private final ApiAuthConfig auth;
 
-    public RepoGrantsResource(GrantService grants, EnforcementWaiter enforcement, GrantsConfig config) {
+    public RepoGrantsResource(GrantService grants, EnforcementWaiter enforcement, GrantsConfig config, ApiAuthConfig auth) {
         this.grants = grants;
         this.enforcement = enforcement;
         this.config = config;
+        this.auth = auth;
     }
 
     @POST
@@ -73,7 +76,7 @@ public class RepoGrantsResource {
             @PathParam("repo") String repo,
             @Parameter(description = "how long to wait for the gates: 0, 500ms, 5s (default 5s)", schema = @Schema(type = SchemaType.STRING))
             @QueryParam("wait") String wait,
-            @Parameter(description = "who grants, only when authentication is off (grants.auth.mode=none)") @HeaderParam(Actor.HEADER) String actor,
+            @Parameter(description = "who grants, only when authentication is off (api.auth.mode=none)") @HeaderParam(Actor.HEADER) String actor,
             @Context SecurityContext security,
             GrantRequest body) {
         if (body == null) {
@@ -84,7 +87,7 @@ public class RepoGrantsResource {
         CdiName device = CdiName.parse(body.device());
         boolean exclusive = Boolean.TRUE.equals(body.exclusive());
         Duration waitFor = waitFor(wait);
-        String who = Actor.of(security, actor, config.auth().mode());
+        String who = Actor.of(security, actor, auth.mode());
         return grants.grant(ref, body.machine(), device, exclusive, who)
                 .chain(change -> enforcement.await(change.machine(), change.version(), waitFor).map(enforced -> {
                     int status = !change.changed() ? 200 : !enforced.enforced() ? 202 : change.created() ? 201 : 200;
@@ -122,7 +125,7 @@ public class RepoGrantsResource {
         RepoRef ref = RepoRef.parse(repo);
         CdiName name = CdiName.parse(device);
         Duration waitFor = waitFor(wait);
-        String who = Actor.of(security, actor, config.auth().mode());
+        String who = Actor.of(security, actor, auth.mode());
         return grants.revoke(ref, machine, name, who)
                 .chain(change -> enforcement.await(change.machine(), change.version(), waitFor)
                         .map(enforced -> Response.status(enforced.enforced() ? 200 : 202)

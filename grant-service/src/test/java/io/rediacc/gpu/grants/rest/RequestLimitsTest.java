@@ -2,6 +2,7 @@ package io.rediacc.gpu.grants.rest;
 
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.rediacc.gpu.api.security.RequestLimits;
 import io.rediacc.gpu.grants.testing.GrantApi;
 import io.rediacc.gpu.testsupport.HostileInput;
 import io.rediacc.gpu.testsupport.KafkaTestResource;

@@ -19,7 +19,7 @@ import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** grants.auth.mode=none (development only): everyone is an operator and X-Actor names the caller. */
+/** api.auth.mode=none (development only): everyone is an operator and X-Actor names the caller. */
 @QuarkusTest
 @TestProfile(AuthenticationOffTest.NoAuth.class)
 @WithTestResource(KafkaTestResource.class)
@@ -29,7 +29,7 @@ class AuthenticationOffTest {
     public static class NoAuth implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("grants.auth.mode", "none");
+            return Map.of("api.auth.mode", "none");
         }
     }
 

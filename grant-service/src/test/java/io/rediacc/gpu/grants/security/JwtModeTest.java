@@ -29,7 +29,7 @@ import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** grants.auth.mode=jwt: tokens signed by the configured issuer's key, roles from the groups claim. */
+/** api.auth.mode=jwt: tokens signed by the configured issuer's key, roles from the groups claim. */
 @QuarkusTest
 @TestProfile(JwtModeTest.JwtProfile.class)
 @WithTestResource(KafkaTestResource.class)
@@ -44,7 +44,7 @@ class JwtModeTest {
     public static class JwtProfile implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("grants.auth.mode", "jwt",
+            return Map.of("api.auth.mode", "jwt",
                     "mp.jwt.verify.publickey.location", publicKeyFile().toUri().toString(),
                     "mp.jwt.verify.issuer", ISSUER);
         }

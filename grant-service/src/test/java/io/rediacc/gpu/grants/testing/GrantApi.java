@@ -14,7 +14,7 @@ import java.util.Map;
 /** The grant service's REST API as a test calls it. */
 public final class GrantApi {
 
-    /** The operator token of the test profile ({@code %test.grants.auth.tokens.test-operator}). */
+    /** The operator token of the test profile ({@code %test.api.auth.tokens.test-operator}). */
     public static final String OPERATOR_TOKEN = "test-operator-token-0123456789";
     /** Tokens of named operators, so that tests can tell actors apart in the audit. */
     public static final String ALICE_TOKEN = "alice-operator-token-0123456789";

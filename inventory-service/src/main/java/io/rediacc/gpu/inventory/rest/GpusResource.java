@@ -1,9 +1,11 @@
 package io.rediacc.gpu.inventory.rest;
 
+import io.rediacc.gpu.api.security.Roles;
 import io.rediacc.gpu.inventory.api.FleetGpu;
 import io.rediacc.gpu.inventory.api.Page;
 import io.rediacc.gpu.inventory.service.FleetQueryService;
 import io.smallrye.mutiny.Uni;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
@@ -17,6 +19,7 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 @Path("/api/v1/gpus")
 @Produces(MediaType.APPLICATION_JSON)
 @Tag(name = "gpus")
+@RolesAllowed(Roles.VIEWER)
 public class GpusResource {
 
     private final FleetQueryService fleet;

@@ -1,5 +1,6 @@
 package io.rediacc.gpu.inventory.rest;
 
+import io.rediacc.gpu.api.security.Roles;
 import io.rediacc.gpu.contracts.events.MachineInventory;
 import io.rediacc.gpu.inventory.api.MachineDetail;
 import io.rediacc.gpu.inventory.api.MachineSummary;
@@ -7,6 +8,7 @@ import io.rediacc.gpu.inventory.api.Page;
 import io.rediacc.gpu.inventory.repository.FleetFilter;
 import io.rediacc.gpu.inventory.service.FleetQueryService;
 import io.smallrye.mutiny.Uni;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -25,6 +27,7 @@ import java.util.List;
 @Path("/api/v1/machines")
 @Produces(MediaType.APPLICATION_JSON)
 @Tag(name = "machines")
+@RolesAllowed(Roles.VIEWER)
 public class MachinesResource {
 
     private final FleetQueryService fleet;

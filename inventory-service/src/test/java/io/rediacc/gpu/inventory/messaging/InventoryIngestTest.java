@@ -25,8 +25,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
+import static io.rediacc.gpu.inventory.support.FleetApi.asViewer;
 import static io.rediacc.gpu.inventory.support.FleetApi.awaitMachine;
-import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.contains;
@@ -58,7 +58,7 @@ class InventoryIngestTest {
                 .body("repos[1].forkOf", equalTo(Inventories.GPU_A_GUID))
                 .body("toolkit.state", equalTo("installed"))
                 .body("stale", equalTo(false));
-        given().get("/api/v1/machines/{m}/gpus", machine).then().statusCode(200)
+        asViewer().get("/api/v1/machines/{m}/gpus", machine).then().statusCode(200)
                 .body("index", contains(0, 1))
                 .body("[1].pciBusId", equalTo("00000000:08:00.0"));
     }
@@ -78,7 +78,7 @@ class InventoryIngestTest {
         FleetTopics.raw(Topics.INVENTORY_TOPIC, machine, written.getBytes(StandardCharsets.UTF_8));
 
         awaitMachine(machine).body("platform", equalTo("wsl"));
-        String served = given().get("/api/v1/machines/{m}/inventory", machine).then().statusCode(200)
+        String served = asViewer().get("/api/v1/machines/{m}/inventory", machine).then().statusCode(200)
                 .contentType("application/json").extract().asString();
         assertThat(served).isEqualTo(written);
     }
@@ -111,7 +111,7 @@ class InventoryIngestTest {
         FleetTopics.inventory(Inventories.nvidiaHost(machine, now.minusSeconds(30), 1, "NVIDIA A10"));
         ignored.awaitAtLeast(1);
 
-        given().get("/api/v1/machines/{m}", machine).then().statusCode(200)
+        asViewer().get("/api/v1/machines/{m}", machine).then().statusCode(200)
                 .body("gpus", hasSize(4))
                 .body("gpus[0].name", equalTo("NVIDIA H100 80GB HBM3"))
                 .body("generatedAt", equalTo(now.toString()));
@@ -127,7 +127,7 @@ class InventoryIngestTest {
         FleetTopics.inventory(Inventories.nvidiaHost(machine, first.plusSeconds(60), 1, "NVIDIA A100-SXM4-40GB"));
 
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
-                given().get("/api/v1/machines/{m}", machine).then().statusCode(200)
+                asViewer().get("/api/v1/machines/{m}", machine).then().statusCode(200)
                         .body("gpus", hasSize(1))
                         .body("cdiDevices.name", contains("nvidia.com/gpu=0", "nvidia.com/gpu=all")));
     }
@@ -144,9 +144,9 @@ class InventoryIngestTest {
         FleetTopics.inventory(Inventories.nvidiaHost(machine, next));
 
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
-                given().get("/api/v1/machines/{m}", machine).then().body("generatedAt", equalTo(next.toString())));
+                asViewer().get("/api/v1/machines/{m}", machine).then().body("generatedAt", equalTo(next.toString())));
         assertThat(gpuRowIds(machine)).as("the same rows, not rewritten ones").isEqualTo(gpuRows);
-        assertThat(given().get("/api/v1/machines/{m}/inventory", machine).then().extract().asString()).contains(next.toString());
+        assertThat(asViewer().get("/api/v1/machines/{m}/inventory", machine).then().extract().asString()).contains(next.toString());
     }
 
     @Test
@@ -158,7 +158,7 @@ class InventoryIngestTest {
         FleetTopics.inventory(Inventories.nvidiaHost(machine, Inventories.now()));
 
         awaitMachine(machine).body("gpus", hasSize(2));
-        given().get("/api/v1/machines/someone-else").then().statusCode(404);
+        asViewer().get("/api/v1/machines/someone-else").then().statusCode(404);
     }
 
     @Test
@@ -170,8 +170,8 @@ class InventoryIngestTest {
         FleetTopics.raw(Topics.INVENTORY_TOPIC, machine, null);
 
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
-                given().get("/api/v1/machines/{m}", machine).then().statusCode(404));
-        given().get("/api/v1/machines/{m}/inventory", machine).then().statusCode(404);
+                asViewer().get("/api/v1/machines/{m}", machine).then().statusCode(404));
+        asViewer().get("/api/v1/machines/{m}/inventory", machine).then().statusCode(404);
     }
 
     private static List<String> gpuRowIds(String machine) throws SQLException {

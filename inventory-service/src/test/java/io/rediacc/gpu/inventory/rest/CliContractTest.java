@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 
+import static io.rediacc.gpu.inventory.support.FleetApi.asViewer;
 import static io.rediacc.gpu.inventory.support.FleetApi.awaitMachine;
 import static io.rediacc.gpu.inventory.support.Inventories.GPU_A_GUID;
 import static io.rediacc.gpu.inventory.support.Inventories.GPU_B_GUID;
@@ -57,9 +58,9 @@ class CliContractTest {
                 grant("gpu-b", GPU_B_GUID, "nvidia.com/gpu=all", false)));
         awaitMachine(machine);
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
-                given().get("/api/v1/machines/{m}", machine).then().body("gates", hasSize(1)));
+                asViewer().get("/api/v1/machines/{m}", machine).then().body("gates", hasSize(1)));
 
-        JsonNode real = json(given().get("/api/v1/machines/{m}", machine).then().statusCode(200).extract().asString());
+        JsonNode real = json(asViewer().get("/api/v1/machines/{m}", machine).then().statusCode(200).extract().asString());
 
         assertShapeCovers(recording("machine-gpu-host-1.json"), real);
     }
@@ -74,11 +75,11 @@ class CliContractTest {
                 lastHeard);
         awaitMachine("wsl-gpu");
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
-                given().get("/api/v1/machines/wsl-gpu").then().body("gates", hasSize(1)));
+                asViewer().get("/api/v1/machines/wsl-gpu").then().body("gates", hasSize(1)));
 
-        String served = given().get("/api/v1/machines/wsl-gpu/inventory").then().statusCode(200).extract().asString();
+        String served = asViewer().get("/api/v1/machines/wsl-gpu/inventory").then().statusCode(200).extract().asString();
         assertThat(served).isEqualTo(raw);
-        JsonNode real = json(given().get("/api/v1/machines/wsl-gpu").then().statusCode(200).extract().asString());
+        JsonNode real = json(asViewer().get("/api/v1/machines/wsl-gpu").then().statusCode(200).extract().asString());
         assertShapeCovers(recording("machine-wsl-gpu.json"), real);
         assertThat(real.get("stale").asBoolean()).isTrue();
         assertThat(real.at("/gates/0/live").asBoolean()).isFalse();
@@ -90,7 +91,7 @@ class CliContractTest {
         FleetTopics.inventory(Inventories.nvidiaHost(machine, Inventories.now()));
         awaitMachine(machine);
 
-        JsonNode real = json(given().queryParam("size", 2).get("/api/v1/machines").then().statusCode(200).extract().asString());
+        JsonNode real = json(asViewer().queryParam("size", 2).get("/api/v1/machines").then().statusCode(200).extract().asString());
 
         assertShapeCovers(recording("machines-page-0.json"), real);
         assertShapeCovers(recording("machines-empty.json"), real);
@@ -98,10 +99,12 @@ class CliContractTest {
 
     @Test
     void theRecordedErrorsAreWordForWordTheServices() {
-        assertThat(json(given().get("/api/v1/machines/nope").then().statusCode(404).extract().asString()))
+        assertThat(json(asViewer().get("/api/v1/machines/nope").then().statusCode(404).extract().asString()))
                 .isEqualTo(recording("error-unknown-machine.json"));
-        assertThat(json(given().queryParam("size", 501).get("/api/v1/machines").then().statusCode(400).extract().asString()))
+        assertThat(json(asViewer().queryParam("size", 501).get("/api/v1/machines").then().statusCode(400).extract().asString()))
                 .isEqualTo(recording("error-invalid-parameter.json"));
+        assertThat(json(given().get("/api/v1/machines").then().statusCode(401).extract().asString()))
+                .isEqualTo(recording("error-unauthorized.json"));
     }
 
     @Test

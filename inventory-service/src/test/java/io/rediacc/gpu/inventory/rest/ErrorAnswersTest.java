@@ -6,7 +6,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Test;
 
-import static io.restassured.RestAssured.given;
+import static io.rediacc.gpu.inventory.support.FleetApi.asViewer;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.not;
@@ -19,7 +19,7 @@ class ErrorAnswersTest {
     @Test
     void anUnknownMachineIs404WithWhatToDo() {
         for (String path : new String[]{"", "/gpus", "/inventory"}) {
-            given().get("/api/v1/machines/no-such-machine" + path).then()
+            asViewer().get("/api/v1/machines/no-such-machine" + path).then()
                     .statusCode(404)
                     .contentType("application/json")
                     .body("error", equalTo("unknown machine"))
@@ -41,7 +41,7 @@ class ErrorAnswersTest {
             if (list.contains("gpus") && query.startsWith("freeDevices")) {
                 continue;
             }
-            given().urlEncodingEnabled(false).get(list + query).then()
+            asViewer().urlEncodingEnabled(false).get(list + query).then()
                     .statusCode(400)
                     .contentType("application/json")
                     .body("error", equalTo("invalid parameter"))
@@ -52,22 +52,22 @@ class ErrorAnswersTest {
 
     @Test
     void anInvalidMachineNameIs400NotAFailure() {
-        given().urlEncodingEnabled(false).get("/api/v1/machines/-bad%20name").then()
+        asViewer().urlEncodingEnabled(false).get("/api/v1/machines/-bad%20name").then()
                 .statusCode(400)
                 .body("error", equalTo("invalid parameter"))
                 .body("detail", containsString("machine name"));
         String tooLong = "m".repeat(64);
-        given().get("/api/v1/machines/" + tooLong + "/inventory").then().statusCode(400);
+        asViewer().get("/api/v1/machines/" + tooLong + "/inventory").then().statusCode(400);
     }
 
     @Test
     void unknownPathsAnswerInTheErrorFormat() {
-        given().get("/api/v1/nothing-here").then()
+        asViewer().get("/api/v1/nothing-here").then()
                 .statusCode(404)
                 .contentType("application/json")
                 .body("error", equalTo("no such endpoint"))
                 .body("hint", containsString("/api/v1"));
-        given().post("/api/v1/machines").then()
+        asViewer().post("/api/v1/machines").then()
                 .statusCode(405)
                 .contentType("application/json")
                 .body("error", not(emptyOrNullString()));
@@ -75,7 +75,7 @@ class ErrorAnswersTest {
 
     @Test
     void controlCharactersInFiltersAre400() {
-        given().urlEncodingEnabled(false).get("/api/v1/machines?vendor=nv%00idia").then()
+        asViewer().urlEncodingEnabled(false).get("/api/v1/machines?vendor=nv%00idia").then()
                 .statusCode(400)
                 .body("detail", containsString("printable"));
     }

@@ -11,11 +11,11 @@ import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 
+import static io.rediacc.gpu.inventory.support.FleetApi.asViewer;
 import static io.rediacc.gpu.inventory.support.FleetApi.awaitMachine;
 import static io.rediacc.gpu.inventory.support.Inventories.GPU_A_GUID;
 import static io.rediacc.gpu.inventory.support.Inventories.gate;
 import static io.rediacc.gpu.inventory.support.Inventories.grant;
-import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.equalTo;
@@ -37,7 +37,7 @@ class FleetQueriesTest {
         FleetTopics.inventory(Inventories.nvidiaHost(machine, Inventories.now().minusSeconds(20), 3, product));
         awaitMachine(machine);
 
-        given().queryParam("product", product).get("/api/v1/machines").then().statusCode(200)
+        asViewer().queryParam("product", product).get("/api/v1/machines").then().statusCode(200)
                 .body("total", equalTo(1))
                 .body("page", equalTo(0))
                 .body("size", equalTo(50))
@@ -61,7 +61,7 @@ class FleetQueriesTest {
         awaitMachine(fresh);
         awaitMachine(old).body("stale", equalTo(true));
 
-        given().queryParam("product", product).get("/api/v1/machines").then().statusCode(200)
+        asViewer().queryParam("product", product).get("/api/v1/machines").then().statusCode(200)
                 .body("items.machine", contains(List.of(fresh, old).stream().sorted().toArray()))
                 .body("items.find { it.machine == '" + fresh + "' }.stale", equalTo(false))
                 .body("items.find { it.machine == '" + old + "' }.stale", equalTo(true));
@@ -77,24 +77,24 @@ class FleetQueriesTest {
         awaitMachine(nvidia);
         awaitMachine(amd);
 
-        given().queryParam("product", product.toLowerCase()).get("/api/v1/machines").then().statusCode(200)
+        asViewer().queryParam("product", product.toLowerCase()).get("/api/v1/machines").then().statusCode(200)
                 .body("total", equalTo(2));
-        given().queryParam("product", product).queryParam("vendor", "AMD").get("/api/v1/machines").then().statusCode(200)
+        asViewer().queryParam("product", product).queryParam("vendor", "AMD").get("/api/v1/machines").then().statusCode(200)
                 .body("items.machine", contains(amd));
-        given().queryParam("product", product).queryParam("vendor", "nvidia").get("/api/v1/machines").then().statusCode(200)
+        asViewer().queryParam("product", product).queryParam("vendor", "nvidia").get("/api/v1/machines").then().statusCode(200)
                 .body("items.machine", contains(nvidia));
-        given().queryParam("vendor", "amd").queryParam("size", 500).get("/api/v1/machines").then().statusCode(200)
+        asViewer().queryParam("vendor", "amd").queryParam("size", 500).get("/api/v1/machines").then().statusCode(200)
                 .body("items.machine", hasItem(amd))
                 .body("items.machine", not(hasItem(nvidia)));
-        given().queryParam("product", "%").get("/api/v1/machines").then().statusCode(200)
+        asViewer().queryParam("product", "%").get("/api/v1/machines").then().statusCode(200)
                 .body("total", equalTo(0));
 
-        given().queryParam("product", product).get("/api/v1/gpus").then().statusCode(200)
+        asViewer().queryParam("product", product).get("/api/v1/gpus").then().statusCode(200)
                 .body("total", equalTo(2))
                 .body("items.machine", hasItem(amd))
                 .body("items.find { it.machine == '" + amd + "' }.vendor", equalTo("amd"))
                 .body("items.find { it.machine == '" + nvidia + "' }.driverVersion", equalTo("550.127.05"));
-        given().queryParam("product", product).queryParam("vendor", "nvidia").get("/api/v1/gpus").then().statusCode(200)
+        asViewer().queryParam("product", product).queryParam("vendor", "nvidia").get("/api/v1/gpus").then().statusCode(200)
                 .body("items.vendor", everyItem(equalTo("nvidia")))
                 .body("total", equalTo(1));
     }
@@ -121,13 +121,13 @@ class FleetQueriesTest {
         for (String m : List.of(full, partly, deadGate)) {
             awaitMachine(m);
             await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
-                    given().get("/api/v1/machines/{m}", m).then().body("gates", hasSize(1)));
+                    asViewer().get("/api/v1/machines/{m}", m).then().body("gates", hasSize(1)));
         }
 
-        given().queryParam("product", product).queryParam("freeDevices", "true").get("/api/v1/machines").then()
+        asViewer().queryParam("product", product).queryParam("freeDevices", "true").get("/api/v1/machines").then()
                 .statusCode(200)
                 .body("items.machine", contains(List.of(deadGate, partly).stream().sorted().toArray()));
-        given().queryParam("product", product).queryParam("freeDevices", "false").get("/api/v1/machines").then()
+        asViewer().queryParam("product", product).queryParam("freeDevices", "false").get("/api/v1/machines").then()
                 .statusCode(200)
                 .body("total", equalTo(3));
     }
@@ -143,18 +143,18 @@ class FleetQueriesTest {
             awaitMachine(prefix + "-" + i);
         }
 
-        given().queryParam("product", product).queryParam("size", 2).get("/api/v1/machines").then().statusCode(200)
+        asViewer().queryParam("product", product).queryParam("size", 2).get("/api/v1/machines").then().statusCode(200)
                 .body("total", equalTo(5)).body("page", equalTo(0)).body("size", equalTo(2))
                 .body("items.machine", contains(prefix + "-0", prefix + "-1"));
-        given().queryParam("product", product).queryParam("size", 2).queryParam("page", 2).get("/api/v1/machines").then()
+        asViewer().queryParam("product", product).queryParam("size", 2).queryParam("page", 2).get("/api/v1/machines").then()
                 .statusCode(200)
                 .body("total", equalTo(5))
                 .body("items.machine", contains(prefix + "-4"));
-        given().queryParam("product", product).queryParam("size", 2).queryParam("page", 3).get("/api/v1/machines").then()
+        asViewer().queryParam("product", product).queryParam("size", 2).queryParam("page", 3).get("/api/v1/machines").then()
                 .statusCode(200)
                 .body("total", equalTo(5))
                 .body("items", hasSize(0));
-        given().queryParam("product", product).queryParam("size", 3).queryParam("page", 1).get("/api/v1/gpus").then()
+        asViewer().queryParam("product", product).queryParam("size", 3).queryParam("page", 1).get("/api/v1/gpus").then()
                 .statusCode(200)
                 .body("total", equalTo(5))
                 .body("items.machine", contains(prefix + "-3", prefix + "-4"));

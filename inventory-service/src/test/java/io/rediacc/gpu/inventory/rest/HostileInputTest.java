@@ -14,7 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
-import static io.restassured.RestAssured.given;
+import static io.rediacc.gpu.inventory.support.FleetApi.asViewer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -41,7 +41,7 @@ class HostileInputTest {
         int unsent = 0;
 
         for (int i = 0; i < CASES; i++) {
-            RequestSpecification request = given().urlEncodingEnabled(false);
+            RequestSpecification request = asViewer().urlEncodingEnabled(false);
             int params = input.random().nextInt(3);
             StringBuilder query = new StringBuilder();
             for (int p = 0; p < params; p++) {
@@ -73,13 +73,13 @@ class HostileInputTest {
             }
             check(response, method + " " + path + "?" + query + (body == null ? "" : " " + abbreviate(body)), failures, byClass);
         }
-        Response huge = given().contentType("application/json").body(HostileInput.huge(9 * 1024 * 1024)).post("/api/v1/machines");
+        Response huge = asViewer().contentType("application/json").body(HostileInput.huge(9 * 1024 * 1024)).post("/api/v1/machines");
         check(huge, "POST a 9 MiB body", failures, byClass);
 
         LOG.infof("hostile input: %d requests, %d not sendable by the client, 2xx %d, 4xx %d, 5xx %d", CASES + 1, unsent, byClass[2], byClass[4], byClass[5]);
         assertThat(failures).as("answers that were 5xx or not a JSON error").isEmpty();
         assertThat(byClass[4]).as("the generator reaches the refusals").isGreaterThan(CASES / 3);
-        given().get("/api/v1/machines").then().statusCode(200);
+        asViewer().get("/api/v1/machines").then().statusCode(200);
     }
 
     static void check(Response response, String description, List<String> failures, int[] byClass) {

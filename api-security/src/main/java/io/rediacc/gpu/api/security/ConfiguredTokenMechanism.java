@@ -1,4 +1,4 @@
-package io.rediacc.gpu.grants.security;
+package io.rediacc.gpu.api.security;
 
 import io.quarkus.security.identity.IdentityProviderManager;
 import io.quarkus.security.identity.SecurityIdentity;
@@ -7,7 +7,6 @@ import io.quarkus.security.runtime.QuarkusPrincipal;
 import io.quarkus.security.runtime.QuarkusSecurityIdentity;
 import io.quarkus.vertx.http.runtime.security.ChallengeData;
 import io.quarkus.vertx.http.runtime.security.HttpAuthenticationMechanism;
-import io.rediacc.gpu.grants.config.GrantsConfig;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.RoutingContext;
@@ -16,27 +15,27 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Set;
 
 /**
- * Reads {@code Authorization: Bearer <token>} in the {@code tokens} mode, and lets every caller in as
- * an operator in the {@code none} mode. In the {@code jwt} mode it stands aside: SmallRye JWT's own
- * mechanism verifies the token.
+ * The mode switch ({@code api.auth.mode}): reads {@code Authorization: Bearer <token>} in the
+ * {@code tokens} mode, and lets every caller in as an operator in the {@code none} mode. In the
+ * {@code jwt} mode it stands aside: SmallRye JWT's own mechanism verifies the token.
  */
 @ApplicationScoped
 public class ConfiguredTokenMechanism implements HttpAuthenticationMechanism {
 
-    /** Name of the principal when authentication is off; {@code X-Actor} then names the caller. */
+    /** Name of the principal when authentication is off. */
     public static final String UNAUTHENTICATED = "anonymous";
 
     private static final String BEARER = "bearer ";
 
-    private final GrantsConfig config;
+    private final ApiAuthConfig config;
 
-    public ConfiguredTokenMechanism(GrantsConfig config) {
+    public ConfiguredTokenMechanism(ApiAuthConfig config) {
         this.config = config;
     }
 
     @Override
     public Uni<SecurityIdentity> authenticate(RoutingContext context, IdentityProviderManager identityProviderManager) {
-        return switch (config.auth().mode()) {
+        return switch (config.mode()) {
             case NONE -> Uni.createFrom().item(QuarkusSecurityIdentity.builder()
                     .setPrincipal(new QuarkusPrincipal(UNAUTHENTICATED))
                     .addRoles(Set.of(Roles.OPERATOR, Roles.VIEWER))
@@ -66,7 +65,8 @@ public class ConfiguredTokenMechanism implements HttpAuthenticationMechanism {
         return DEFAULT_PRIORITY + 1000;
     }
 
-    private static String bearer(String header) {
+    /** The token of an {@code Authorization: Bearer <token>} header (scheme case-insensitive), or null. */
+    static String bearer(String header) {
         if (header == null || header.length() <= BEARER.length()
                 || !header.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
             return null;

@@ -1,4 +1,4 @@
-package io.rediacc.gpu.grants.security;
+package io.rediacc.gpu.api.security;
 
 import io.quarkus.security.identity.AuthenticationRequestContext;
 import io.quarkus.security.identity.SecurityIdentity;

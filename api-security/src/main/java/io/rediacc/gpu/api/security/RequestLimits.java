@@ -1,4 +1,4 @@
-package io.rediacc.gpu.grants.rest;
+package io.rediacc.gpu.api.security;
 
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.vertx.core.http.HttpServerRequest;
@@ -12,7 +12,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import java.util.Map;
 
 /**
- * The API's own size limits, checked before anything reads the request, so that an over-long URL,
+ * The REST APIs' own size limits ({@code api.limits.*}), checked before anything reads the request, so that an over-long URL,
  * an oversized head or an oversized body gets the usual JSON error ({@code error}, {@code detail},
  * {@code hint}) instead of the HTTP layer's bare 414/431/413.
  *
@@ -69,7 +69,7 @@ public class RequestLimits {
         if (declared > maxBodyBytes) {
             refuse(ctx, 413, "body-too-large",
                     "The request body is " + declared + " bytes; this API accepts at most " + maxBodyBytes + ".",
-                    "A grant request is a small JSON object such as {\"device\":\"nvidia.com/gpu=0\",\"exclusive\":false}.",
+                    "The API's request bodies are small JSON objects (a grant is {\"device\":\"nvidia.com/gpu=0\"}); send only the documented fields.",
                     Map.of("maxBodyBytes", maxBodyBytes));
             return;
         }
