@@ -1,16 +1,30 @@
 package io.rediacc.gpu.contracts.events;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
+import java.util.HexFormat;
 import java.util.List;
 
 /**
  * What a gate enforces now, on {@link Topics#GATE_STATUS} (key = machine/gateId); published after
  * each applied version and on a heartbeat. A gate silent for 3 heartbeats counts as gone.
  *
- * @param state {@code loading} until the gate has read the grants topic to its end, then {@code synced}
+ * <p>{@code grantCount} and {@code grantsDigest} always describe every grant the gate enforces;
+ * the {@code grants} list itself is carried only up to the gate's cap ({@code grantsListed}):
+ * 100,000 grants are a 19 MB record, which Kafka refuses, and a gate whose status cannot be
+ * written never reports its applied version.
+ *
+ * @param state        {@code loading} until the gate has read the grants topic to its end, then {@code synced}
+ * @param grants       every enforced grant when {@code grantsListed}, else empty
+ * @param grantCount   how many grants the gate enforces
+ * @param grantsDigest {@link #digest(List)} of the enforced grants
+ * @param grantsListed whether {@code grants} lists them all
  */
 public record GateStatus(String machine, String gateId, long appliedVersion, String state, List<Grant> grants,
-                         List<RepoInfo> repos, int heartbeatSeconds, Instant syncedAt) {
+                         List<RepoInfo> repos, int heartbeatSeconds, Instant syncedAt, int grantCount,
+                         String grantsDigest, boolean grantsListed) {
 
     public static final String LOADING = "loading";
     public static final String SYNCED = "synced";
@@ -18,5 +32,47 @@ public record GateStatus(String machine, String gateId, long appliedVersion, Str
     public GateStatus {
         grants = grants == null ? List.of() : List.copyOf(grants);
         repos = repos == null ? List.of() : List.copyOf(repos);
+        if (grantsDigest == null) {
+            // Written before the count and digest existed (or built from the old constructor): the list was complete.
+            grantCount = grants.size();
+            grantsDigest = digest(grants);
+            grantsListed = true;
+        }
+    }
+
+    /** A status that lists every grant (the form before the count, digest and cap existed). */
+    public GateStatus(String machine, String gateId, long appliedVersion, String state, List<Grant> grants,
+                      List<RepoInfo> repos, int heartbeatSeconds, Instant syncedAt) {
+        this(machine, gateId, appliedVersion, state, grants, repos, heartbeatSeconds, syncedAt, 0, null, true);
+    }
+
+    /** A status for {@code enforced}, listing the grants only when there are at most {@code maxListed}. */
+    public static GateStatus of(String machine, String gateId, long appliedVersion, String state, List<Grant> enforced,
+                                List<RepoInfo> repos, int heartbeatSeconds, Instant syncedAt, int maxListed) {
+        boolean listed = enforced.size() <= maxListed;
+        return new GateStatus(machine, gateId, appliedVersion, state, listed ? enforced : List.of(), repos,
+                heartbeatSeconds, syncedAt, enforced.size(), digest(enforced), listed);
+    }
+
+    /**
+     * SHA-256 (lower-case hex) over the grants in a fixed order, independent of list order: each
+     * grant as one line {@code repoGuid TAB repoName TAB device TAB exclusive TAB grantedBy TAB grantedAt}
+     * (ISO-8601, "null" for an absent field), lines sorted, each ending in a newline, UTF-8.
+     */
+    public static String digest(List<Grant> grants) {
+        List<String> lines = grants.stream()
+                .map(g -> g.repoGuid() + "\t" + g.repoName() + "\t" + g.device() + "\t" + g.exclusive() + "\t"
+                        + g.grantedBy() + "\t" + g.grantedAt() + "\n")
+                .sorted()
+                .toList();
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            for (String line : lines) {
+                sha.update(line.getBytes(StandardCharsets.UTF_8));
+            }
+            return HexFormat.of().formatHex(sha.digest());
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has SHA-256", e);
+        }
     }
 }

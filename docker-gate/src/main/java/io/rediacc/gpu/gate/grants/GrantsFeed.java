@@ -32,6 +32,16 @@ public final class GrantsFeed implements AutoCloseable {
 
     private static final Logger LOG = Logger.getLogger(GrantsFeed.class);
     private static final Duration RETRY = Duration.ofSeconds(1);
+    /**
+     * How long the broker may hold an empty fetch. With {@code fetch.min.bytes=1} it answers as soon
+     * as a record arrives, so this bounds only the idle round trips: Kafka's 500 ms default made an
+     * idle gate fetch (and record fetch metrics, revalidate positions...) twice a second for nothing.
+     */
+    private static final Duration IDLE_FETCH_WAIT = Duration.ofSeconds(5);
+    /** How long one poll blocks once caught up; {@link #close()} wakes it. Polls send no extra fetches. */
+    private static final Duration POLL = Duration.ofSeconds(5);
+    /** While catching up, the caught-up check runs at least this often. */
+    private static final Duration CATCH_UP_POLL = Duration.ofMillis(500);
 
     private final GrantStore store;
     private final Properties consumerConfig;
@@ -51,6 +61,9 @@ public final class GrantsFeed implements AutoCloseable {
         consumerConfig.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) apiTimeout.toMillis());
         consumerConfig.put(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) apiTimeout.toMillis());
         consumerConfig.put(ConsumerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 2000);
+        // The held fetch must come back well within the request timeout, or it would count as a failure.
+        consumerConfig.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG,
+                (int) Math.max(1, Math.min(IDLE_FETCH_WAIT.toMillis(), apiTimeout.toMillis() / 2)));
         consumerConfig.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         consumerConfig.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         this.thread = new Thread(this::run, "gate-grants-feed");
@@ -94,18 +107,35 @@ public final class GrantsFeed implements AutoCloseable {
         Map<TopicPartition, Long> end = new HashMap<>(c.endOffsets(partitions));
         LOG.debugf("reading %s to end offsets %s", Topics.GRANTS, end);
         while (running) {
-            for (ConsumerRecord<String, byte[]> record : c.poll(Duration.ofMillis(500))) {
-                if (store.machine().equals(record.key()) && record.value() != null) {
-                    applyRecord(record);
-                }
-            }
+            // Checked before polling too: an empty topic is caught up at once, not after a poll's wait.
             if (!end.isEmpty()) {
                 end.entrySet().removeIf(e -> c.position(e.getKey()) >= e.getValue());
                 if (end.isEmpty()) {
                     store.markCaughtUp();
                 }
             }
+            for (ConsumerRecord<String, byte[]> record : c.poll(end.isEmpty() ? POLL : CATCH_UP_POLL)) {
+                if (store.machine().equals(record.key()) && record.value() != null) {
+                    applyRecord(record);
+                }
+            }
         }
+    }
+
+    /**
+     * Fetch responses the consumer has received so far (its {@code fetch-total} metric), 0 while it
+     * has none. Read-only use of the metrics registry, which the consumer allows from any thread.
+     */
+    long fetches() {
+        KafkaConsumer<String, byte[]> c = consumer;
+        if (c == null) {
+            return 0;
+        }
+        return c.metrics().entrySet().stream()
+                .filter(e -> e.getKey().group().equals("consumer-fetch-manager-metrics") && e.getKey().name().equals("fetch-total")
+                        && !e.getKey().tags().containsKey("topic"))
+                .mapToLong(e -> ((Number) e.getValue().metricValue()).longValue())
+                .sum();
     }
 
     private void applyRecord(ConsumerRecord<String, byte[]> record) {

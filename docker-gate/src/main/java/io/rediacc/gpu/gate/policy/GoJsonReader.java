@@ -7,7 +7,10 @@ import io.rediacc.gpu.gate.policy.JsonValue.JsonNumber;
 import io.rediacc.gpu.gate.policy.JsonValue.JsonObject;
 import io.rediacc.gpu.gate.policy.JsonValue.JsonString;
 import io.rediacc.gpu.gate.policy.JsonValue.Member;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -31,9 +34,21 @@ final class GoJsonReader {
     /** Deeper than any Docker API body; Go allows 10000, refusing earlier only fails closed. */
     static final int MAX_DEPTH = 256;
 
+    private static final JsonBool TRUE = new JsonBool(true);
+    private static final JsonBool FALSE = new JsonBool(false);
+
     private final byte[] in;
     private final Duplicates duplicates;
     private int pos;
+    /**
+     * Where the reader is, for messages only: the key (or, when null, the index in {@link #indexes})
+     * at each depth. Rendered by {@link #path(int)} when a message needs it, so a body that reads
+     * cleanly builds no path strings at all.
+     */
+    private String[] keys = new String[16];
+    private int[] indexes = new int[16];
+    /** Reused for the rare string that holds an escape; strings without one are copied in one go. */
+    private StringBuilder escaped;
 
     private GoJsonReader(byte[] in, Duplicates duplicates) {
         this.in = in;
@@ -47,7 +62,7 @@ final class GoJsonReader {
         if (reader.pos >= body.length) {
             throw reader.error("the body is empty");
         }
-        JsonValue value = reader.value("body", 0);
+        JsonValue value = reader.value(0);
         reader.skipWhitespace();
         if (reader.pos < body.length) {
             throw reader.error("unexpected content after the JSON value");
@@ -55,20 +70,37 @@ final class GoJsonReader {
         return value;
     }
 
-    private JsonValue value(String path, int depth) {
+    /**
+     * The path of the value at {@code depth} as messages name it: {@code body}, then {@code key},
+     * {@code key.inner}, {@code key[2]} (a key directly under the body is named alone).
+     */
+    private String path(int depth) {
+        String path = "body";
+        for (int d = 0; d < depth; d++) {
+            path = keys[d] == null ? path + "[" + indexes[d] + "]"
+                    : path.equals("body") ? keys[d] : path + "." + keys[d];
+        }
+        return path;
+    }
+
+    private JsonValue value(int depth) {
         if (depth > MAX_DEPTH) {
             throw error("nesting deeper than " + MAX_DEPTH + " levels");
+        }
+        if (depth >= keys.length) {
+            keys = Arrays.copyOf(keys, keys.length * 2);
+            indexes = Arrays.copyOf(indexes, indexes.length * 2);
         }
         if (pos >= in.length) {
             throw error("the body ends in the middle of a value");
         }
         byte b = in[pos];
         return switch (b) {
-            case '{' -> object(path, depth);
-            case '[' -> array(path, depth);
+            case '{' -> object(depth);
+            case '[' -> array(depth);
             case '"' -> new JsonString(string());
-            case 't' -> literal("true", new JsonBool(true));
-            case 'f' -> literal("false", new JsonBool(false));
+            case 't' -> literal("true", TRUE);
+            case 'f' -> literal("false", FALSE);
             case 'n' -> literal("null", JsonNull.INSTANCE);
             default -> {
                 if (b == '-' || (b >= '0' && b <= '9')) {
@@ -79,7 +111,7 @@ final class GoJsonReader {
         };
     }
 
-    private JsonObject object(String path, int depth) {
+    private JsonObject object(int depth) {
         JsonObject object = new JsonObject();
         pos++; // '{'
         skipWhitespace();
@@ -90,23 +122,23 @@ final class GoJsonReader {
         while (true) {
             skipWhitespace();
             if (peek() != '"') {
-                throw error("expected a quoted object key in " + path);
+                throw error("expected a quoted object key in " + path(depth));
             }
             int keyStart = pos;
             String key = string();
             skipWhitespace();
             if (peek() != ':') {
-                throw error("expected ':' after key \"" + key + "\" in " + path);
+                throw error("expected ':' after key \"" + key + "\" in " + path(depth));
             }
             pos++;
             skipWhitespace();
-            String childPath = path.equals("body") ? key : path + "." + key;
-            JsonValue value = value(childPath, depth + 1);
+            keys[depth] = key;
+            JsonValue value = value(depth + 1);
             List<Member> earlier = object.add(new Member(key, value));
             for (Member twin : earlier) {
                 if (duplicates == Duplicates.REFUSE_FOLDED || twin.key().equals(key)) {
                     throw PolicyRefusal.badRequest(RefusalMessages.RULE_DUPLICATE_KEY,
-                            RefusalMessages.duplicateKey(path, twin.key(), key) + " (byte " + keyStart + ")");
+                            RefusalMessages.duplicateKey(path(depth), twin.key(), key) + " (byte " + keyStart + ")");
                 }
             }
             skipWhitespace();
@@ -117,31 +149,33 @@ final class GoJsonReader {
                 pos++;
                 return object;
             } else {
-                throw error("expected ',' or '}' in " + path);
+                throw error("expected ',' or '}' in " + path(depth));
             }
         }
     }
 
-    private JsonArray array(String path, int depth) {
+    private JsonArray array(int depth) {
         List<JsonValue> elements = new ArrayList<>();
         pos++; // '['
         skipWhitespace();
         if (peek() == ']') {
             pos++;
-            return new JsonArray(List.copyOf(elements));
+            return new JsonArray(List.of());
         }
+        keys[depth] = null;
         while (true) {
             skipWhitespace();
-            elements.add(value(path + "[" + elements.size() + "]", depth + 1));
+            indexes[depth] = elements.size();
+            elements.add(value(depth + 1));
             skipWhitespace();
             byte next = peek();
             if (next == ',') {
                 pos++;
             } else if (next == ']') {
                 pos++;
-                return new JsonArray(List.copyOf(elements));
+                return new JsonArray(Collections.unmodifiableList(elements));
             } else {
-                throw error("expected ',' or ']' in " + path);
+                throw error("expected ',' or ']' in " + path(depth));
             }
         }
     }
@@ -192,12 +226,47 @@ final class GoJsonReader {
                 pos++;
             }
         }
-        return new JsonNumber(new String(in, start, pos - start, java.nio.charset.StandardCharsets.US_ASCII));
+        return new JsonNumber(new String(in, start, pos - start, StandardCharsets.ISO_8859_1));
     }
 
+    /**
+     * A string without escapes (nearly all of them) is validated byte by byte and then decoded from
+     * its byte range in one copy; the first backslash hands over to {@link #escapedString}.
+     */
     private String string() {
-        pos++; // opening quote
-        StringBuilder out = new StringBuilder();
+        int start = ++pos; // after the opening quote
+        boolean ascii = true;
+        while (true) {
+            if (pos >= in.length) {
+                throw error("unterminated string");
+            }
+            int b = in[pos] & 0xff;
+            if (b == '"') {
+                // Every byte was checked: ASCII is Latin-1, and strict UTF-8 decodes to exactly the code points read.
+                String s = new String(in, start, pos - start, ascii ? StandardCharsets.ISO_8859_1 : StandardCharsets.UTF_8);
+                pos++;
+                return s;
+            }
+            if (b == '\\') {
+                return escapedString(start, ascii);
+            }
+            if (b < 0x20) {
+                throw error("control character " + describeByte((byte) b) + " inside a string (escape it)");
+            }
+            if (b < 0x80) {
+                pos++;
+            } else {
+                utf8();
+                ascii = false;
+            }
+        }
+    }
+
+    /** The rest of a string from its first escape at {@code pos}; {@code start..pos} was already validated. */
+    private String escapedString(int start, boolean ascii) {
+        StringBuilder out = escaped == null ? (escaped = new StringBuilder(64)) : escaped;
+        out.setLength(0);
+        out.append(new String(in, start, pos - start, ascii ? StandardCharsets.ISO_8859_1 : StandardCharsets.UTF_8));
         while (true) {
             if (pos >= in.length) {
                 throw error("unterminated string");

@@ -22,16 +22,50 @@ sealed interface JsonValue permits JsonValue.JsonObject, JsonValue.JsonArray, Js
      * field's name lands in that field, so a lookup that finds more than one is ambiguous.
      */
     final class JsonObject implements JsonValue {
+        /** Up to this many members, a key is matched by scanning (no map, no folded copies of keys). */
+        private static final int SCAN_LIMIT = 8;
+
         private final List<Member> members = new ArrayList<>();
-        private final Map<String, List<Member>> byFoldedKey = new HashMap<>();
+        /** The first member for each folded key; built once the object outgrows {@link #SCAN_LIMIT}. */
+        private Map<String, Member> byFoldedKey;
+        /** Every member for a folded key that more than one member has; created only then. */
+        private Map<String, List<Member>> twins;
 
         /** Adds a member; returns the earlier members whose key folds to the same name. */
         List<Member> add(Member member) {
-            List<Member> same = byFoldedKey.computeIfAbsent(GoJsonFolding.fold(member.key()), k -> new ArrayList<>(1));
+            Member first;
+            if (byFoldedKey == null && members.size() < SCAN_LIMIT) {
+                first = scan(member.key());
+            } else {
+                if (byFoldedKey == null) {
+                    byFoldedKey = new HashMap<>(64);
+                    for (Member earlier : members) {
+                        byFoldedKey.putIfAbsent(GoJsonFolding.fold(earlier.key()), earlier);
+                    }
+                }
+                first = byFoldedKey.putIfAbsent(GoJsonFolding.fold(member.key()), member);
+            }
+            members.add(member);
+            if (first == null) {
+                return List.of();
+            }
+            if (twins == null) {
+                twins = new HashMap<>();
+            }
+            List<Member> same = twins.computeIfAbsent(GoJsonFolding.fold(member.key()), k -> new ArrayList<>(List.of(first)));
             List<Member> earlier = List.copyOf(same);
             same.add(member);
-            members.add(member);
             return earlier;
+        }
+
+        /** The first member whose key folds like {@code key}, while the object is small. */
+        private Member scan(String key) {
+            for (Member m : members) {
+                if (GoJsonFolding.equalFold(m.key(), key)) {
+                    return m;
+                }
+            }
+            return null;
         }
 
         List<Member> members() {
@@ -43,15 +77,16 @@ sealed interface JsonValue permits JsonValue.JsonObject, JsonValue.JsonArray, Js
          * {@code path} names the field in messages.
          */
         JsonValue field(String fieldName, String path) {
-            List<Member> matches = byFoldedKey.get(GoJsonFolding.fold(fieldName));
-            if (matches == null || matches.isEmpty()) {
+            Member first = byFoldedKey == null ? scan(fieldName) : byFoldedKey.get(GoJsonFolding.fold(fieldName));
+            if (first == null) {
                 return null;
             }
-            if (matches.size() > 1) {
+            List<Member> matches = twins == null ? null : twins.get(GoJsonFolding.fold(fieldName));
+            if (matches != null) {
                 throw PolicyRefusal.badRequest(RefusalMessages.RULE_DUPLICATE_KEY,
                         RefusalMessages.duplicateKey(path, matches.get(0).key(), matches.get(1).key()));
             }
-            return matches.get(0).value();
+            return first.value();
         }
 
         @Override
