@@ -281,18 +281,12 @@ class FaultsIT {
             assertThat(workers.awaitTermination(5, TimeUnit.MINUTES)).isTrue();
             Instant recovered = Instant.now();
 
-            // Open grant-service bug (docs/RELIABILITY.md, "Known open faults"): now and then a revoke
-            // fails with 500 (Hibernate StaleObjectStateException on the delete) and its transaction
-            // keeps the machine's lock until the connection is closed, so later calls for that machine
-            // answer 503 machine-busy or time out. Counted and reported here; anything else fails.
-            List<String> knownBug = failures.stream().filter(f -> f.startsWith("500 {\"error\":\"internal-error\"")
-                    || f.contains("\"machine-busy\"") || f.contains("HttpTimeoutException")).toList();
-            assertThat(failures).as("the API answers every call with a clear status").containsExactlyInAnyOrderElementsOf(knownBug);
-            long internalErrors = knownBug.stream().filter(f -> f.startsWith("500")).count();
-            long busy = knownBug.stream().filter(f -> f.contains("machine-busy")).count();
-            long timeouts = knownBug.stream().filter(f -> f.contains("HttpTimeoutException")).count();
+            // The revoke that answered 500 and left the machine locked (then 503 machine-busy, unanswered
+            // calls) was fixed in grant-service (revoke deletes by key with a row count): every call is
+            // answered with a clear status now, any 5xx or unanswered call fails.
+            assertThat(failures).as("the API answers every call with a clear status").isEmpty();
             assertThat(during.getOrDefault(202, new AtomicInteger()).get()).as("202 while gates cannot confirm").isPositive();
-            assertThat(during.keySet()).isSubsetOf(200, 202, 404, 409, 500, 503); // 5xx: only the open bug above
+            assertThat(during.keySet()).isSubsetOf(200, 202, 404, 409);
 
             // every gate converges to the database
             Map<String, Set<String>> divergent = new TreeMap<>();
@@ -327,7 +321,6 @@ class FaultsIT {
             figures.add("FIGURE kafka-outage: " + OPS + " random grants/revokes over " + MACHINES + " machines, broker down "
                     + downMs + " ms (stopped " + OUTAGE_SECONDS + " s + restart); answers before " + counts(before)
                     + ", during " + counts(during) + ", after " + counts(after) + "; 5xx/no answer: " + failures.size()
-                    + " (open revoke bug: " + internalErrors + " x 500, " + busy + " x 503 machine-busy, " + timeouts + " x no answer in 60 s)"
                     + "; slowest answer during the outage " + slowestDuringMs.get() + " ms; all gates equal to the database "
                     + convergedMs + " ms after the last call; divergence gates " + divergent.size() + "/" + MACHINES
                     + ", topic " + topicDivergent + "/" + MACHINES + " (" + grantsInDb + " grants in the database)");
