@@ -86,23 +86,26 @@ driver() { # driver <MainClass> args...
   java -Xmx1g -XX:+UseParallelGC -Dlog4j2.level=WARN -cp "$DRIVER_CP" "$@"
 }
 
-# Packages a service from the COMMITTED tree (git archive HEAD) in bench/.work, so the benchmark
-# measures what is on main and never touches the module's own target/ while its owner builds there.
-# Sets <MODULE>_JAR (e.g. DOCKER_GATE_JAR).
+# Packages a service from the COMMITTED tree (git archive of BENCH_REF, default HEAD) in bench/.work, with the
+# modules it depends on built from the same commit, so the benchmark measures exactly that commit and never
+# touches the module's own target/ while its owner builds there. BENCH_REF=<commit> measures an older commit
+# (a before/after comparison runs the same script twice). Sets <MODULE>_JAR (e.g. DOCKER_GATE_JAR).
+BENCH_REF="${BENCH_REF:-HEAD}"
 build_service() {
-  local module="$1" tree var
-  tree="$(git -C "$REPO_ROOT" rev-parse "HEAD:$module")"
+  local module="$1" commit var
+  commit="$(git -C "$REPO_ROOT" rev-parse "$BENCH_REF^{commit}")"
   var="$(echo "$module" | tr 'a-z-' 'A-Z_')_JAR"
-  local dir="$WORK/build/$module-${tree:0:12}"
+  local dir="$WORK/build/$module-${commit:0:12}"
   if [ ! -f "$dir/$module/target/quarkus-app/quarkus-run.jar" ]; then
-    log "packaging $module (tree ${tree:0:12})"
+    log "packaging $module (commit ${commit:0:12})"
     rm -rf "$dir"; mkdir -p "$dir"
-    git -C "$REPO_ROOT" archive HEAD pom.xml "$module" | tar -x -C "$dir"
-    mvn -B -q -DskipTests -f "$dir/$module/pom.xml" package >"$dir/build.log" 2>&1 \
+    git -C "$REPO_ROOT" archive "$commit" | tar -x -C "$dir"
+    mvn -B -q -o -DskipTests -f "$dir/pom.xml" -pl "$module" -am package >"$dir/build.log" 2>&1 \
+      || mvn -B -q -DskipTests -f "$dir/pom.xml" -pl "$module" -am package >"$dir/build.log" 2>&1 \
       || { tail -40 "$dir/build.log" >&2; return 1; }
   fi
   printf -v "$var" '%s' "$dir/$module/target/quarkus-app/quarkus-run.jar"
-  log "$module: ${!var}"
+  log "$module: ${!var} (${BENCH_REF})"
 }
 
 # a free port below the kernel's ephemeral range, so the gate's port-0 listeners cannot take it first

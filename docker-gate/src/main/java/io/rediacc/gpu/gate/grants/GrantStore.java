@@ -39,6 +39,7 @@ public final class GrantStore implements GrantLookup {
     private final GrantSnapshotFile file;
     private final List<Consumer<State>> listeners = new CopyOnWriteArrayList<>();
     private volatile State state = new State(null, Map.of(), false, false, null);
+    private volatile boolean diskInForce;
 
     public GrantStore(String machine, GrantSnapshotFile file) {
         this.machine = machine;
@@ -58,7 +59,11 @@ public final class GrantStore implements GrantLookup {
         return state;
     }
 
-    /** Loads the snapshot kept on disk, if any: it counts as loaded until Kafka says otherwise. */
+    /**
+     * Loads the snapshot kept on disk, if any. It is not enforced yet: a gate that was down may hold a
+     * grant revoked meanwhile, so device requests wait for the topic to be read to its end, and the disk
+     * snapshot is enforced only if Kafka cannot be reached ({@link #kafkaUnreachable()}).
+     */
     public synchronized void loadFromDisk() {
         file.read().map(GrantStore::shareRepeats).ifPresent(snapshot -> {
             if (!machine.equals(snapshot.machine())) {
@@ -107,10 +112,26 @@ public final class GrantStore implements GrantLookup {
         notifyListeners(next);
     }
 
+    /**
+     * The grants feed could not reach Kafka before catching up: from now on the snapshot loaded from
+     * disk (if any) is enforced until the topic has been read to its end.
+     */
+    public void kafkaUnreachable() {
+        State s = state;
+        if (!diskInForce && !s.caughtUp()) {
+            diskInForce = true;
+            if (s.fromDisk()) {
+                LOG.warnf("Kafka cannot be reached: enforcing the grant snapshot kept on disk (version %d of %s) until"
+                        + " the grants topic is read to its end", s.version(), machine);
+                notifyListeners(s);
+            }
+        }
+    }
+
     @Override
     public boolean loaded() {
         State s = state;
-        return s.caughtUp() || s.fromDisk();
+        return s.caughtUp() || (s.fromDisk() && diskInForce);
     }
 
     @Override

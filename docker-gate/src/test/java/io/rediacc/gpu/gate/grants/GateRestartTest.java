@@ -128,13 +128,47 @@ class GateRestartTest {
         try (Gate second = gates.start(manifest, state, "gate-d")) {
             DockerCli docker = docker(second);
 
-            assertThat(second.grants().loaded()).isTrue();
+            // the disk snapshot is enforced once Kafka has not answered within the API timeout (2 s here)
+            Await.until("the disk snapshot in force", Duration.ofSeconds(30), () -> second.grants().loaded());
+            assertThat(second.grants().state().caughtUp()).isFalse();
             DockerCli.Result granted = docker.run("run", "--device", "nvidia.com/gpu=0", "--name", "from-disk",
                     "busybox", "true");
             assertThat(granted.ok()).as(granted.toString()).isTrue();
             DockerCli.Result other = docker.run("run", "--device", "nvidia.com/gpu=1", "busybox", "true");
             assertThat(other.ok()).isFalse();
             assertThat(other.stderr()).contains("is not granted to repo trainer");
+        }
+    }
+
+    @Test
+    void aGateRestartedWithAStaleSnapshotOnDiskNeverAdmitsADeviceRevokedWhileItWasDown() throws Exception {
+        String machine = "m-stale";
+        Path state = dir.resolve("state");
+        Path manifest = manifest(machine);
+        try (Gate first = gates.start(manifest, state, "gate-s")) {
+            GrantsTopic.publish(machine, 1, GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=0"),
+                    GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=1"));
+            Await.until("version 1 applied", Duration.ofSeconds(30), () -> first.grants().state().version() == 1);
+        }
+        // revoked while the gate is down; Kafka stays up
+        GrantsTopic.publish(machine, 2, GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=0"));
+
+        try (Gate second = gates.start(manifest, state, "gate-s")) {
+            DockerCli docker = docker(second);
+            GrantStore.State atStart = second.grants().state();
+            assertThat(atStart.fromDisk() && second.grants().loaded())
+                    .as("the disk snapshot (version %d) is not enforced while Kafka answers", atStart.version()).isFalse();
+            // right after the start, before the feed has read the topic: the disk still says gpu=1 is granted
+            DockerCli.Result early = docker.run("run", "--device", "nvidia.com/gpu=1", "busybox", "true");
+            assertThat(early.ok()).as("the revoked device must never be admitted: " + early).isFalse();
+            assertThat(early.stderr()).containsAnyOf("grants not loaded yet", "is not granted to repo trainer");
+
+            Await.until("grants caught up", Duration.ofSeconds(30), () -> second.grants().state().caughtUp());
+            assertThat(second.grants().state().version()).isEqualTo(2);
+            DockerCli.Result revoked = docker.run("run", "--device", "nvidia.com/gpu=1", "busybox", "true");
+            assertThat(revoked.stderr()).contains("is not granted to repo trainer");
+            DockerCli.Result granted = docker.run("run", "--device", "nvidia.com/gpu=0", "--name", "kept", "busybox", "true");
+            assertThat(granted.ok()).as(granted.toString()).isTrue();
         }
     }
 }

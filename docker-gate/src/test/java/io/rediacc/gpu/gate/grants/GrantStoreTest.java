@@ -101,6 +101,8 @@ class GrantStoreTest {
 
         GrantStore after = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"));
         after.loadFromDisk();
+        assertThat(after.loaded()).as("not enforced while Kafka may hold a newer snapshot").isFalse();
+        after.kafkaUnreachable();
 
         assertThat(after.loaded()).isTrue();
         assertThat(after.state().fromDisk()).isTrue();
@@ -111,6 +113,25 @@ class GrantStoreTest {
             assertThat(files.map(p -> p.getFileName().toString())).as("no temporary files left")
                     .containsExactly("grants-m1.json");
         }
+    }
+
+    @Test
+    void aSnapshotOnDiskIsNotEnforcedWhileKafkaAnswersSoAGrantRevokedMeanwhileIsNeverAdmitted() {
+        GrantStore before = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"));
+        before.apply(snapshot("m1", 1, grant(A, "nvidia.com/gpu=0"), grant(A, "nvidia.com/gpu=1")));
+
+        // restarted; meanwhile version 2 revoked gpu=1 on the topic
+        GrantStore after = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"));
+        after.loadFromDisk();
+        assertThat(after.loaded()).isFalse();
+        after.apply(snapshot("m1", 2, grant(A, "nvidia.com/gpu=0")));
+        assertThat(after.loaded()).as("read, but not yet to the end").isFalse();
+        after.markCaughtUp();
+        after.kafkaUnreachable(); // a later outage changes nothing once caught up
+
+        assertThat(after.loaded()).isTrue();
+        assertThat(after.holds(A, "nvidia.com/gpu=0")).isTrue();
+        assertThat(after.holds(A, "nvidia.com/gpu=1")).isFalse();
     }
 
     @Test

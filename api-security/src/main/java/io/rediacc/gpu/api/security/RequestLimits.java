@@ -1,0 +1,115 @@
+package io.rediacc.gpu.api.security;
+
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Singleton;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+import java.util.Map;
+
+/**
+ * The REST APIs' own size limits ({@code api.limits.*}), checked before anything reads the request, so that an over-long URL,
+ * an oversized head or an oversized body gets the usual JSON error ({@code error}, {@code detail},
+ * {@code hint}) instead of the HTTP layer's bare 414/431/413.
+ *
+ * <p>Why here: Vert.x answers requests over {@code quarkus.http.limits.*} from inside its HTTP codec,
+ * with an empty body, before any route runs. The codec's limits are therefore set well above these
+ * (application.properties), and this first route refuses what is over the API's limits. A body
+ * declared too large is answered at once and then read to the end and discarded (up to
+ * {@code api.limits.max-discarded-body}), so a client that sends its whole body before reading the
+ * answer still reads the 413 instead of a broken pipe; beyond that, the connection is closed.
+ */
+@Singleton
+public class RequestLimits {
+
+    private final int maxUriLength;
+    private final int maxHeadBytes;
+    private final long maxBodyBytes;
+    private final long maxDiscardedBody;
+
+    RequestLimits(@ConfigProperty(name = "api.limits.max-uri-length", defaultValue = "8192") int maxUriLength,
+                  @ConfigProperty(name = "api.limits.max-head-size", defaultValue = "16384") int maxHeadBytes,
+                  @ConfigProperty(name = "api.limits.max-body-size", defaultValue = "65536") long maxBodyBytes,
+                  @ConfigProperty(name = "api.limits.max-discarded-body", defaultValue = "16777216") long maxDiscardedBody) {
+        this.maxUriLength = maxUriLength;
+        this.maxHeadBytes = maxHeadBytes;
+        this.maxBodyBytes = maxBodyBytes;
+        this.maxDiscardedBody = maxDiscardedBody;
+    }
+
+    void install(@Observes Router router) {
+        // before every other route, Quarkus' own body-size check included
+        router.route().order(Integer.MIN_VALUE).handler(this::check);
+    }
+
+    void check(RoutingContext ctx) {
+        HttpServerRequest request = ctx.request();
+        String uri = request.uri();
+        if (uri.length() > maxUriLength) {
+            refuse(ctx, 414, "uri-too-long",
+                    "The request URL is " + uri.length() + " characters long; this API accepts at most " + maxUriLength + ".",
+                    "Repo, machine and device names are short: check the URL for a pasted value or a loop that appends to it.",
+                    Map.of("maxUriLength", maxUriLength));
+            return;
+        }
+        int headBytes = headBytes(request);
+        if (headBytes > maxHeadBytes) {
+            refuse(ctx, 431, "headers-too-large",
+                    "The request headers are " + headBytes + " bytes; this API accepts at most " + maxHeadBytes + ".",
+                    "Send only the Authorization header with one bearer token and the usual Content-Type/Accept headers.",
+                    Map.of("maxHeaderBytes", maxHeadBytes));
+            return;
+        }
+        String length = request.getHeader(HttpHeaderNames.CONTENT_LENGTH);
+        long declared = parseLength(length);
+        if (declared > maxBodyBytes) {
+            refuse(ctx, 413, "body-too-large",
+                    "The request body is " + declared + " bytes; this API accepts at most " + maxBodyBytes + ".",
+                    "The API's request bodies are small JSON objects (a grant is {\"device\":\"nvidia.com/gpu=0\"}); send only the documented fields.",
+                    Map.of("maxBodyBytes", maxBodyBytes));
+            return;
+        }
+        ctx.next();
+    }
+
+    private void refuse(RoutingContext ctx, int status, String error, String detail, String hint, Map<String, Object> details) {
+        HttpServerRequest request = ctx.request();
+        long declared = parseLength(request.getHeader(HttpHeaderNames.CONTENT_LENGTH));
+        boolean readRest = !request.isEnded() && declared >= 0 && declared <= maxDiscardedBody;
+        JsonObject body = new JsonObject().put("error", error).put("detail", detail).put("hint", hint);
+        details.forEach(body::put);
+        var response = ctx.response().setStatusCode(status).putHeader(HttpHeaderNames.CONTENT_TYPE, "application/json");
+        if (readRest) {
+            // answer now, then drain what the client is still sending: the connection stays usable
+            request.handler(ignored -> { });
+            request.exceptionHandler(ignored -> { });
+            request.resume();
+        } else if (!request.isEnded()) {
+            response.putHeader(HttpHeaderNames.CONNECTION, "close");
+        }
+        response.end(body.encode());
+    }
+
+    private static int headBytes(HttpServerRequest request) {
+        int bytes = 0;
+        for (Map.Entry<String, String> header : request.headers()) {
+            bytes += header.getKey().length() + header.getValue().length() + 4;
+        }
+        return bytes;
+    }
+
+    private static long parseLength(String value) {
+        if (value == null) {
+            return -1;
+        }
+        try {
+            return Long.parseLong(value.trim());
+        } catch (NumberFormatException malformed) {
+            return -1; // the HTTP codec refuses a malformed Content-Length itself
+        }
+    }
+}
