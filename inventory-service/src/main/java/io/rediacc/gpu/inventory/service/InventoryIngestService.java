@@ -100,7 +100,6 @@ public class InventoryIngestService {
         List<MachinePlan> updated = written.stream().filter(m -> m.heldBefore).toList();
         List<String> cleared = replaced.stream().filter(m -> m.heldBefore).map(m -> m.machine).toList();
 
-        // one statement at a time: a transaction's connection runs them in order anyway
         List<Function<SqlConnection, Uni<?>>> steps = new ArrayList<>();
         if (!removed.isEmpty()) {
             steps.add(c -> c.preparedQuery(REMOVE).execute(Tuple.of(names(removed))));
@@ -125,11 +124,14 @@ public class InventoryIngestService {
             steps.add(c -> devices == null ? Uni.createFrom().voidItem() : c.preparedQuery(INSERT_DEVICES).execute(devices));
             steps.add(c -> repos == null ? Uni.createFrom().voidItem() : c.preparedQuery(INSERT_REPOS).execute(repos));
         }
-        Uni<?> chain = Uni.createFrom().voidItem();
-        for (Function<SqlConnection, Uni<?>> step : steps) {
-            chain = chain.chain(() -> step.apply(conn));
+        if (steps.isEmpty()) {
+            return Uni.createFrom().voidItem();
         }
-        return chain.replaceWithVoid();
+        // Sent together, not one after the other: the connection runs them in the order they were
+        // subscribed (each needs the ones before it, e.g. a machine row before its GPUs), and the
+        // batch's writes cost one round trip. One failing fails the transaction.
+        List<Uni<Void>> sent = steps.stream().map(step -> step.apply(conn).replaceWithVoid()).toList();
+        return Uni.join().all(sent).andFailFast().replaceWithVoid();
     }
 
     private static String[] names(List<MachinePlan> machines) {
