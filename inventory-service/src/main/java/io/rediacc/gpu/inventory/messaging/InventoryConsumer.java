@@ -3,22 +3,35 @@ package io.rediacc.gpu.inventory.messaging;
 import io.rediacc.gpu.contracts.events.Topics;
 import io.rediacc.gpu.inventory.metrics.IngestMetrics;
 import io.rediacc.gpu.inventory.service.IngestOutcome;
+import io.rediacc.gpu.inventory.service.InventoryChange;
 import io.rediacc.gpu.inventory.service.InventoryIngestService;
+import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
+import org.jboss.logging.Logger;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * Reads {@code gpu.inventory.v1} (the channel is named after the topic, so the topic name lives
- * only in contracts). The consumer group starts at the earliest offset: a new deployment rebuilds
- * the read model from the compacted topic.
+ * only in contracts) a poll at a time (batch mode, see application.properties) and applies each
+ * poll in one transaction. The batch is acknowledged — and its offsets committed — only once that
+ * transaction has committed. The consumer group starts at the earliest
+ * offset: a new deployment rebuilds the read model from the compacted topic.
  */
 @ApplicationScoped
 public class InventoryConsumer {
+
+    private static final Logger LOG = Logger.getLogger(InventoryConsumer.class);
+    private static final String TOPIC = Topics.INVENTORY;
 
     private final InventoryIngestService ingest;
     private final IngestMetrics metrics;
@@ -29,17 +42,91 @@ public class InventoryConsumer {
     }
 
     @Incoming(Topics.INVENTORY)
-    public Uni<Void> consume(ConsumerRecord<String, byte[]> record) {
-        return RecordIngest.ingest(record, Topics.INVENTORY, "inventory", metrics, ingest::remove, (r, recordTime) -> {
-            var inventory = RecordDecoder.inventory(r.key(), r.value());
-            // the record's bytes, not a re-serialisation: GET .../inventory answers what the machine wrote
-            String raw = new String(r.value(), StandardCharsets.UTF_8);
-            return IngestRetry.withRetry(() -> ingest.apply(inventory, raw, Instant.now()))
-                    .invoke(outcome -> {
-                        if (outcome == IngestOutcome.APPLIED || outcome == IngestOutcome.REFRESHED) {
-                            metrics.inventoryApplied(inventory.generatedAt());
-                        }
-                    });
-        });
+    public Uni<Void> consume(ConsumerRecords<String, byte[]> records) {
+        // partition by partition, each in offset order: a machine's records keep their order
+        List<ConsumerRecord<String, byte[]>> inOrder = new ArrayList<>(records.count());
+        records.forEach(inOrder::add);
+        return ingest(inOrder);
+    }
+
+    /** Applies one poll's records, each machine's in offset order; completes once they are committed to the database. */
+    public Uni<Void> ingest(List<ConsumerRecord<String, byte[]>> records) {
+        Instant receivedAt = Instant.now();
+        List<InventoryChange> changes = new ArrayList<>(records.size());
+        for (ConsumerRecord<String, byte[]> record : records) {
+            try {
+                changes.add(decode(record));
+            } catch (RejectedRecordException e) {
+                LOG.warnf("skipping inventory record key=%s partition=%d offset=%d: %s",
+                        record.key(), record.partition(), record.offset(), e.getMessage());
+                metrics.rejected(TOPIC);
+            }
+        }
+        if (changes.isEmpty()) {
+            return Uni.createFrom().voidItem();
+        }
+        return IngestRetry.withRetry(() -> ingest.apply(changes, receivedAt))
+                .invoke(outcomes -> counted(changes, outcomes))
+                .replaceWithVoid()
+                .onFailure().recoverWithUni(e -> oneMachineAtATime(changes, receivedAt, e));
+    }
+
+    private static InventoryChange decode(ConsumerRecord<String, byte[]> record) {
+        Instant recordTime = Instant.ofEpochMilli(record.timestamp());
+        if (record.value() == null) {
+            if (record.key() == null) {
+                throw new RejectedRecordException("tombstone without a key");
+            }
+            return InventoryChange.tombstone(record.key(), recordTime, record.partition(), record.offset());
+        }
+        var inventory = RecordDecoder.inventory(record.key(), record.value());
+        // the record's bytes, not a re-serialisation: GET .../inventory answers what the machine wrote
+        String raw = new String(record.value(), StandardCharsets.UTF_8);
+        return InventoryChange.of(inventory, raw, recordTime, record.partition(), record.offset());
+    }
+
+    /**
+     * A batch that still fails after the retries is split by machine, each tried once, so that one
+     * machine's record the database refuses costs only that machine's records; the ones given up
+     * are logged and counted, and the producer's next heartbeat replaces them.
+     */
+    private Uni<Void> oneMachineAtATime(List<InventoryChange> changes, Instant receivedAt, Throwable batchFailure) {
+        Map<String, List<InventoryChange>> byMachine = new LinkedHashMap<>();
+        changes.forEach(c -> byMachine.computeIfAbsent(c.machine(), m -> new ArrayList<>()).add(c));
+        if (byMachine.size() == 1) {
+            gaveUp(changes, batchFailure);
+            return Uni.createFrom().voidItem();
+        }
+        LOG.warnf(batchFailure, "a batch of %d inventory records failed after retries; applying it one machine at a time",
+                changes.size());
+        return Multi.createFrom().iterable(byMachine.values())
+                .onItem().transformToUniAndConcatenate(machine -> ingest.apply(machine, receivedAt)
+                        .invoke(outcomes -> counted(machine, outcomes))
+                        .replaceWithVoid()
+                        .onFailure().recoverWithItem(e -> {
+                            gaveUp(machine, e);
+                            return null;
+                        }))
+                .collect().last();
+    }
+
+    private void counted(List<InventoryChange> changes, List<IngestOutcome> outcomes) {
+        for (int i = 0; i < changes.size(); i++) {
+            IngestOutcome outcome = outcomes.get(i);
+            metrics.ingested(TOPIC, outcome);
+            InventoryChange change = changes.get(i);
+            if (outcome == IngestOutcome.APPLIED || outcome == IngestOutcome.REFRESHED) {
+                metrics.inventoryApplied(change.inventory().generatedAt());
+            }
+        }
+    }
+
+    private void gaveUp(List<InventoryChange> changes, Throwable e) {
+        LOG.errorf(e, "giving up on %d inventory record(s) of %s after retries", changes.size(), changes.get(0).machine());
+        for (InventoryChange c : changes) {
+            LOG.errorf("giving up on inventory %s (partition %d offset %d); the next heartbeat replaces it",
+                    c.machine(), c.partition(), c.offset());
+            metrics.failed(TOPIC);
+        }
     }
 }

@@ -14,8 +14,4 @@ public class CdiDeviceRepository implements PanacheRepositoryBase<CdiDeviceRow, 
     public Uni<List<CdiDeviceRow>> byMachine(String machine) {
         return list("from CdiDeviceRow d where d.machine = ?1 order by d.name", machine);
     }
-
-    public Uni<Long> deleteByMachine(String machine) {
-        return delete("machine", machine);
-    }
 }

@@ -2,15 +2,12 @@ package io.rediacc.gpu.inventory.repository;
 
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.quarkus.hibernate.reactive.panache.PanacheRepositoryBase;
-import io.quarkus.panache.common.Parameters;
 import io.rediacc.gpu.inventory.model.GpuRow;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /** GPUs of the fleet. */
@@ -19,10 +16,6 @@ public class GpuRepository implements PanacheRepositoryBase<GpuRow, Long> {
 
     public Uni<List<GpuRow>> byMachine(String machine) {
         return list("from GpuRow g where g.machine = ?1 order by g.gpuIndex", machine);
-    }
-
-    public Uni<Long> deleteByMachine(String machine) {
-        return delete("machine", machine);
     }
 
     /** GPU count per machine, for the machines named; machines without GPUs are absent. */
@@ -42,30 +35,5 @@ public class GpuRepository implements PanacheRepositoryBase<GpuRow, Long> {
                     }
                     return counts;
                 });
-    }
-
-    public Uni<List<GpuRow>> page(String vendor, String product, int page, int size) {
-        Parameters params = new Parameters();
-        String where = where(vendor, product, params);
-        return find("from GpuRow g" + where + " order by g.machine, g.gpuIndex", params).page(page, size).list();
-    }
-
-    public Uni<Long> count(String vendor, String product) {
-        Parameters params = new Parameters();
-        String where = where(vendor, product, params);
-        return find("from GpuRow g" + where, params).count();
-    }
-
-    private static String where(String vendor, String product, Parameters params) {
-        List<String> clauses = new ArrayList<>();
-        if (vendor != null) {
-            clauses.add("lower(g.vendor) = :vendor");
-            params.and("vendor", vendor.toLowerCase(Locale.ROOT));
-        }
-        if (product != null) {
-            clauses.add("lower(g.name) like :product escape '" + LikePattern.ESCAPE + "'");
-            params.and("product", LikePattern.contains(product));
-        }
-        return clauses.isEmpty() ? "" : " where " + String.join(" and ", clauses);
     }
 }

@@ -14,8 +14,4 @@ public class MachineRepoRepository implements PanacheRepositoryBase<MachineRepoR
     public Uni<List<MachineRepoRow>> byMachine(String machine) {
         return list("from MachineRepoRow r where r.machine = ?1 order by r.name", machine);
     }
-
-    public Uni<Long> deleteByMachine(String machine) {
-        return delete("machine", machine);
-    }
 }

@@ -5,7 +5,6 @@ import io.quarkus.panache.common.Parameters;
 import io.rediacc.gpu.inventory.model.Machine;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.LockModeType;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -15,11 +14,6 @@ import java.util.Locale;
 /** Machines of the fleet and the fleet queries over them. */
 @ApplicationScoped
 public class MachineRepository implements PanacheRepositoryBase<Machine, String> {
-
-    /** Locks the machine's row, so that two replicas applying inventories of one machine take turns. */
-    public Uni<Machine> findForUpdate(String name) {
-        return findById(name, LockModeType.PESSIMISTIC_WRITE);
-    }
 
     public Uni<List<Machine>> page(FleetFilter filter, Instant now, int page, int size) {
         Parameters params = new Parameters();

@@ -1,8 +1,8 @@
 package io.rediacc.gpu.inventory.rest;
 
 import io.rediacc.gpu.api.security.Roles;
-import io.rediacc.gpu.inventory.api.FleetGpu;
-import io.rediacc.gpu.inventory.api.Page;
+import io.rediacc.gpu.inventory.api.GpuPage;
+import io.rediacc.gpu.inventory.service.GpuCursor;
 import io.rediacc.gpu.inventory.service.FleetQueryService;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
@@ -31,13 +31,22 @@ public class GpusResource {
     }
 
     @GET
-    @Operation(summary = "List GPUs of the fleet", description = "Sorted by machine, then GPU index, one page at a time.")
-    public Uni<Page<FleetGpu>> list(
+    @Operation(summary = "List GPUs of the fleet", description = "Sorted by machine, then GPU index, one page at a time. "
+            + "Each page names the next one in 'next': pass it as 'after' to walk the whole fleet, every GPU exactly "
+            + "once, however the fleet changes meanwhile. 'page' still selects a page by number; the total of the "
+            + "unfiltered listing may be up to a second old.")
+    public Uni<GpuPage> list(
             @Parameter(description = "Only GPUs of this vendor") @QueryParam("vendor") String vendor,
             @Parameter(description = "Only GPUs whose product name contains this text") @QueryParam("product") String product,
             @Parameter(description = "Page, from 0") @QueryParam("page") String page,
-            @Parameter(description = "Items per page, 1 to 500 (default 50)") @QueryParam("size") String size) {
+            @Parameter(description = "Items per page, 1 to 500 (default 50)") @QueryParam("size") String size,
+            @Parameter(description = "The 'next' of the previous page (instead of page)") @QueryParam("after") String after) {
+        GpuCursor cursor = params.cursor(after);
+        if (cursor != null && page != null && !page.isBlank()) {
+            throw new InvalidParameterException("page and after were both given",
+                    "use after=<next of the previous page> to walk pages, or page=N alone");
+        }
         return fleet.fleetGpus(params.filter("vendor", vendor), params.filter("product", product),
-                params.page(page), params.size(size));
+                cursor != null ? cursor.page() : params.page(page), params.size(size), cursor);
     }
 }

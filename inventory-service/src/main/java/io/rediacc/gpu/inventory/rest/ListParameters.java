@@ -3,6 +3,7 @@ package io.rediacc.gpu.inventory.rest;
 import io.rediacc.gpu.contracts.identity.Identifiers;
 import io.rediacc.gpu.contracts.identity.InvalidIdentifierException;
 import io.rediacc.gpu.inventory.config.InventoryConfig;
+import io.rediacc.gpu.inventory.service.GpuCursor;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.util.Locale;
@@ -69,6 +70,20 @@ public class ListParameters {
             default -> throw new InvalidParameterException(name + "=" + raw + " is not a boolean",
                     "use " + name + "=true or " + name + "=false");
         };
+    }
+
+    /** The cursor a GPU page handed out as {@code next}; null when absent. */
+    public GpuCursor cursor(String raw) {
+        if (raw == null || raw.isBlank()) {
+            return null;
+        }
+        try {
+            return GpuCursor.decode(raw.strip());
+        } catch (IllegalArgumentException e) {
+            throw new InvalidParameterException("after=" + (raw.length() > 64 ? raw.substring(0, 64) + "..." : raw)
+                    + " is not a cursor of this listing",
+                    "pass the 'next' value of the previous page unchanged, or start again without 'after'");
+        }
     }
 
     public String machine(String raw) {

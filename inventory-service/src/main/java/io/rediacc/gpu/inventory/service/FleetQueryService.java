@@ -3,27 +3,20 @@ package io.rediacc.gpu.inventory.service;
 import io.quarkus.hibernate.reactive.panache.common.WithSession;
 import io.rediacc.gpu.contracts.events.MachineInventory;
 import io.rediacc.gpu.inventory.api.CdiDeviceView;
-import io.rediacc.gpu.inventory.api.FleetGpu;
-import io.rediacc.gpu.inventory.api.GateView;
+import io.rediacc.gpu.inventory.api.GpuPage;
 import io.rediacc.gpu.inventory.api.Holder;
+import io.rediacc.gpu.inventory.api.Page;
 import io.rediacc.gpu.inventory.api.MachineDetail;
 import io.rediacc.gpu.inventory.api.MachineSummary;
-import io.rediacc.gpu.inventory.api.Page;
 import io.rediacc.gpu.inventory.config.InventoryConfig;
-import io.rediacc.gpu.inventory.model.CdiDeviceRow;
-import io.rediacc.gpu.inventory.model.Gate;
-import io.rediacc.gpu.inventory.model.GateGrantRow;
 import io.rediacc.gpu.inventory.model.GpuRow;
 import io.rediacc.gpu.inventory.model.Machine;
-import io.rediacc.gpu.inventory.repository.CdiDeviceRepository;
 import io.rediacc.gpu.inventory.repository.FleetFilter;
-import io.rediacc.gpu.inventory.repository.GateGrantRepository;
-import io.rediacc.gpu.inventory.repository.GateRepository;
+import io.rediacc.gpu.inventory.repository.GpuListing;
 import io.rediacc.gpu.inventory.repository.GpuRepository;
-import io.rediacc.gpu.inventory.repository.MachineRepoRepository;
+import io.rediacc.gpu.inventory.repository.MachineDetailQuery;
 import io.rediacc.gpu.inventory.repository.MachineRepository;
 import io.rediacc.gpu.inventory.repository.RawInventoryRepository;
-import io.rediacc.gpu.contracts.events.RepoInfo;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -42,22 +35,17 @@ public class FleetQueryService {
     private final MachineRepository machines;
     private final RawInventoryRepository rawInventories;
     private final GpuRepository gpus;
-    private final CdiDeviceRepository cdiDevices;
-    private final MachineRepoRepository repos;
-    private final GateRepository gates;
-    private final GateGrantRepository gateGrants;
+    private final MachineDetailQuery detailQuery;
+    private final GpuListing gpuListing;
     private final InventoryConfig config;
 
     public FleetQueryService(MachineRepository machines, RawInventoryRepository rawInventories, GpuRepository gpus,
-                             CdiDeviceRepository cdiDevices, MachineRepoRepository repos, GateRepository gates,
-                             GateGrantRepository gateGrants, InventoryConfig config) {
+                             MachineDetailQuery detailQuery, GpuListing gpuListing, InventoryConfig config) {
         this.machines = machines;
         this.rawInventories = rawInventories;
         this.gpus = gpus;
-        this.cdiDevices = cdiDevices;
-        this.repos = repos;
-        this.gates = gates;
-        this.gateGrants = gateGrants;
+        this.detailQuery = detailQuery;
+        this.gpuListing = gpuListing;
         this.config = config;
     }
 
@@ -72,17 +60,14 @@ public class FleetQueryService {
                                 .toList(), page, size, total))));
     }
 
-    @WithSession
     public Uni<MachineDetail> machine(String name) {
         Instant now = Instant.now();
-        return existing(name).chain(machine -> gpus.byMachine(name)
-                .chain(gpuRows -> cdiDevices.byMachine(name)
-                        .chain(deviceRows -> repos.byMachine(name)
-                                .chain(repoRows -> gates.byMachine(name)
-                                        .chain(gateRows -> gateGrants.byGates(liveKeys(gateRows, now))
-                                                .map(grantRows -> detail(machine, gpuRows, deviceRows,
-                                                        repoRows.stream().map(r -> new RepoInfo(r.name, r.guid, r.forkOf)).toList(),
-                                                        gateRows, grantRows, now)))))));
+        return detailQuery.find(name, now).map(found -> {
+            if (found == null) {
+                throw new UnknownMachineException(name);
+            }
+            return detail(found, now);
+        });
     }
 
     @WithSession
@@ -100,10 +85,42 @@ public class FleetQueryService {
         });
     }
 
-    @WithSession
-    public Uni<Page<FleetGpu>> fleetGpus(String vendor, String product, int page, int size) {
-        return gpus.count(vendor, product).chain(total -> gpus.page(vendor, product, page, size)
-                .map(rows -> new Page<>(rows.stream().map(FleetQueryService::fleetGpu).toList(), page, size, total)));
+    /**
+     * A page of the fleet's GPUs: after a cursor, or by number. A page by number starts at a key
+     * found without reading the rows before it (see {@link GpuListing}); the unfiltered listing's
+     * total may be up to a second old.
+     */
+    public Uni<GpuPage> fleetGpus(String vendor, String product, int page, int size, GpuCursor after) {
+        boolean filtered = vendor != null || product != null;
+        if (after != null) {
+            GpuListing.Key from = new GpuListing.Key(after.machine(), after.gpuIndex(), after.id());
+            Uni<Long> total = filtered ? gpuListing.count(vendor, product) : gpuListing.anchors(size).map(GpuListing.Anchors::total);
+            return total.chain(t -> gpuPage(vendor, product, from, false, after.page(), size, t));
+        }
+        if (!filtered) {
+            return gpuListing.anchors(size).chain(anchors -> page >= anchors.pageStarts().size()
+                    ? Uni.createFrom().item(new GpuPage(List.of(), page, size, anchors.total(), null))
+                    : gpuPage(null, null, anchors.pageStarts().get(page), true, page, size, anchors.total()));
+        }
+        return gpuListing.count(vendor, product).chain(total -> (long) page * size >= total
+                ? Uni.createFrom().item(new GpuPage(List.of(), page, size, total, null))
+                : gpuListing.keyAt(vendor, product, (long) page * size).chain(start -> start == null
+                        ? Uni.createFrom().item(new GpuPage(List.of(), page, size, total, null))
+                        : gpuPage(vendor, product, start, true, page, size, total)));
+    }
+
+    private Uni<GpuPage> gpuPage(String vendor, String product, GpuListing.Key from, boolean inclusive, int page, int size,
+                                 long total) {
+        // one more than the page: whether a next page exists, without counting
+        return gpuListing.page(vendor, product, from, inclusive, size + 1).map(listed -> {
+            List<GpuListing.Listed> items = listed.size() > size ? listed.subList(0, size) : listed;
+            String next = null;
+            if (listed.size() > size) {
+                GpuListing.Key last = items.get(items.size() - 1).key();
+                next = new GpuCursor(page + 1, last.machine(), last.gpuIndex(), last.id()).encode();
+            }
+            return new GpuPage(items.stream().map(GpuListing.Listed::gpu).toList(), page, size, total, next);
+        });
     }
 
     private Uni<Machine> existing(String name) {
@@ -115,58 +132,45 @@ public class FleetQueryService {
         });
     }
 
-    private MachineSummary summary(Machine m, int gpuCount, Instant now) {
-        return new MachineSummary(m.name, m.platform, gpuCount, m.generatedAt, ageSeconds(m, now), stale(m, now),
-                m.agentVersion);
-    }
 
-    private MachineDetail detail(Machine m, List<GpuRow> gpuRows, List<CdiDeviceRow> deviceRows, List<RepoInfo> repoInfos,
-                                 List<Gate> gateRows, List<GateGrantRow> liveGrants, Instant now) {
-        Map<String, List<GateGrantRow>> grantsByDevice = liveGrants.stream()
-                .collect(Collectors.groupingBy(g -> g.device, LinkedHashMap::new, Collectors.toList()));
-        List<CdiDeviceView> devices = deviceRows.stream()
-                .map(d -> new CdiDeviceView(d.name, JsonText.strings(d.deviceNodesJson), d.specFile, d.specDigest,
-                        holders(grantsByDevice.getOrDefault(d.name, List.of()))))
+    private MachineDetail detail(MachineDetailQuery.Found m, Instant now) {
+        Map<String, List<MachineDetailQuery.LiveGrant>> grantsByDevice = m.liveGrants().stream()
+                .collect(Collectors.groupingBy(MachineDetailQuery.LiveGrant::device, LinkedHashMap::new, Collectors.toList()));
+        List<CdiDeviceView> devices = m.devices().stream()
+                .map(d -> new CdiDeviceView(d.name(), d.deviceNodes(), d.specFile(), d.specDigest(),
+                        holders(grantsByDevice.getOrDefault(d.name(), List.of()))))
                 .toList();
-        List<GateView> gateViews = gateRows.stream()
-                .map(g -> new GateView(g.gateId, g.appliedVersion, g.state, g.liveAt(now), g.syncedAt, g.lastSeenAt,
-                        g.heartbeatSeconds))
-                .toList();
-        return new MachineDetail(m.name, m.platform, m.generatedAt, ageSeconds(m, now), stale(m, now), m.agentVersion,
-                gpuRows.stream().map(GpuRow::toGpu).toList(), devices, repoInfos, gateViews,
-                JsonText.toolkit(m.toolkitJson), m.persistencedSocket, JsonText.strings(m.specProblemsJson));
+        return new MachineDetail(m.name(), m.platform(), m.generatedAt(), ageSeconds(m.generatedAt(), now),
+                stale(m.generatedAt(), now), m.agentVersion(), m.gpus(), devices, m.repos(), m.gates(),
+                JsonText.toolkit(m.toolkitJson()), m.persistencedSocket(), JsonText.strings(m.specProblemsJson()));
     }
 
     /** One holder per repo, merging the reports of several live gates of the machine. */
-    private static List<Holder> holders(List<GateGrantRow> grants) {
-        Map<String, List<GateGrantRow>> byRepo = grants.stream()
-                .collect(Collectors.groupingBy(g -> g.repoGuid != null ? g.repoGuid : "name:" + g.repoName,
+    private static List<Holder> holders(List<MachineDetailQuery.LiveGrant> grants) {
+        Map<String, List<MachineDetailQuery.LiveGrant>> byRepo = grants.stream()
+                .collect(Collectors.groupingBy(g -> g.repoGuid() != null ? g.repoGuid() : "name:" + g.repoName(),
                         LinkedHashMap::new, Collectors.toList()));
         List<Holder> holders = new ArrayList<>();
         byRepo.values().forEach(rows -> {
-            GateGrantRow first = rows.get(0);
-            boolean exclusive = rows.stream().anyMatch(r -> r.exclusive);
-            List<String> gateIds = rows.stream().map(r -> r.gateId).distinct().sorted().toList();
-            holders.add(new Holder(first.repoName, first.repoGuid, exclusive, Holder.SOURCE_GATE, gateIds));
+            MachineDetailQuery.LiveGrant first = rows.get(0);
+            boolean exclusive = rows.stream().anyMatch(MachineDetailQuery.LiveGrant::exclusive);
+            List<String> gateIds = rows.stream().map(MachineDetailQuery.LiveGrant::gateId).distinct().sorted().toList();
+            holders.add(new Holder(first.repoName(), first.repoGuid(), exclusive, Holder.SOURCE_GATE, gateIds));
         });
         return holders;
     }
 
-    private static List<String> liveKeys(List<Gate> gateRows, Instant now) {
-        return gateRows.stream().filter(g -> g.liveAt(now)).map(g -> g.key).toList();
+    private MachineSummary summary(Machine m, int gpuCount, Instant now) {
+        return new MachineSummary(m.name, m.platform, gpuCount, m.generatedAt, ageSeconds(m.generatedAt, now),
+                stale(m.generatedAt, now), m.agentVersion);
     }
 
-    private static long ageSeconds(Machine m, Instant now) {
+    private static long ageSeconds(Instant generatedAt, Instant now) {
         // a machine clock slightly ahead must not produce a negative age
-        return Math.max(0, Duration.between(m.generatedAt, now).getSeconds());
+        return Math.max(0, Duration.between(generatedAt, now).getSeconds());
     }
 
-    private boolean stale(Machine m, Instant now) {
-        return m.generatedAt.isBefore(now.minus(config.staleAfter()));
-    }
-
-    private static FleetGpu fleetGpu(GpuRow g) {
-        return new FleetGpu(g.machine, g.gpuIndex, g.vendor, g.name, g.uuid, g.pciBusId, g.driverVersion, g.memoryMiB,
-                g.renderNode, g.migMode);
+    private boolean stale(Instant generatedAt, Instant now) {
+        return generatedAt.isBefore(now.minus(config.staleAfter()));
     }
 }

@@ -1,136 +1,252 @@
 package io.rediacc.gpu.inventory.service;
 
-import io.quarkus.hibernate.reactive.panache.common.WithTransaction;
 import io.rediacc.gpu.contracts.events.MachineInventory;
-import io.rediacc.gpu.inventory.model.CdiDeviceRow;
-import io.rediacc.gpu.inventory.model.GpuRow;
-import io.rediacc.gpu.inventory.model.Machine;
-import io.rediacc.gpu.inventory.model.MachineRepoRow;
-import io.rediacc.gpu.inventory.model.RawInventory;
-import io.rediacc.gpu.inventory.repository.CdiDeviceRepository;
-import io.rediacc.gpu.inventory.repository.GpuRepository;
-import io.rediacc.gpu.inventory.repository.MachineRepoRepository;
-import io.rediacc.gpu.inventory.repository.MachineRepository;
-import io.rediacc.gpu.inventory.repository.RawInventoryRepository;
+import io.rediacc.gpu.contracts.events.RepoInfo;
+import io.rediacc.gpu.inventory.service.InventoryBatchPlan.Held;
+import io.rediacc.gpu.inventory.service.InventoryBatchPlan.MachinePlan;
+import io.rediacc.gpu.inventory.service.InventoryBatchPlan.Write;
 import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.SqlConnection;
+import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
 
 /**
- * Applies machine inventories to the read model. An inventory replaces the machine's previous one
- * only when its {@code generatedAt} is later, so replaying the compacted topic (or receiving a late
- * duplicate) changes nothing.
+ * Applies batches of machine inventories to the read model, one transaction per batch and a
+ * dozen set-based statements however many machines it holds (a statement per row would make
+ * ingest as slow as the database's round trips). Which record wins is decided by
+ * {@link InventoryBatchPlan}: an inventory replaces the machine's previous one only when its
+ * {@code generatedAt} is later, so replaying the compacted topic changes nothing.
  */
 @ApplicationScoped
 public class InventoryIngestService {
 
-    private final MachineRepository machines;
-    private final RawInventoryRepository rawInventories;
-    private final GpuRepository gpus;
-    private final CdiDeviceRepository cdiDevices;
-    private final MachineRepoRepository repos;
+    // Locks the batch's machines in name order, so two replicas applying overlapping batches take turns.
+    private static final String LOCK = "SELECT name, generated_at, content_digest FROM machine"
+            + " WHERE name = ANY($1::text[]) ORDER BY name FOR UPDATE";
+    private static final String REMOVE = "DELETE FROM machine WHERE name = ANY($1::text[])";
+    private static final String MACHINE_COLUMNS = "name, platform, agent_version, schema_version, generated_at,"
+            + " received_at, toolkit_json, persistenced_socket, spec_problems_json, content_digest";
+    private static final String MACHINE_ROWS = "unnest($1::text[], $2::text[], $3::text[], $4::int[],"
+            + " $5::timestamptz[], $6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::text[])";
+    // A plain INSERT for machines not held when the batch started: another writer that inserted
+    // one meanwhile makes it fail, and the retry re-reads what is held (as the lock would have).
+    private static final String INSERT_MACHINES = "INSERT INTO machine (" + MACHINE_COLUMNS + ") SELECT * FROM "
+            + MACHINE_ROWS;
+    private static final String UPDATE_MACHINES = "UPDATE machine m SET platform = u.platform,"
+            + " agent_version = u.agent_version, schema_version = u.schema_version, generated_at = u.generated_at,"
+            + " received_at = u.received_at, toolkit_json = u.toolkit_json, persistenced_socket = u.persistenced_socket,"
+            + " spec_problems_json = u.spec_problems_json, content_digest = u.content_digest"
+            + " FROM " + MACHINE_ROWS + " AS u(" + MACHINE_COLUMNS + ") WHERE m.name = u.name";
+    private static final String INSERT_RAW = "INSERT INTO machine_inventory_raw (machine, json)"
+            + " SELECT * FROM unnest($1::text[], $2::text[])";
+    private static final String UPDATE_RAW = "UPDATE machine_inventory_raw r SET json = u.json"
+            + " FROM unnest($1::text[], $2::text[]) AS u(machine, json) WHERE r.machine = u.machine";
+    private static final List<String> CLEAR_LISTS = List.of(
+            "DELETE FROM gpu WHERE machine = ANY($1::text[])",
+            "DELETE FROM cdi_device WHERE machine = ANY($1::text[])",
+            "DELETE FROM machine_repo WHERE machine = ANY($1::text[])");
+    private static final String INSERT_GPUS = "INSERT INTO gpu (machine, gpu_index, vendor, name, uuid, pci_bus_id,"
+            + " driver_version, memory_mib, render_node, mig_mode) SELECT * FROM unnest($1::text[], $2::int[],"
+            + " $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text[])";
+    private static final String INSERT_DEVICES = "INSERT INTO cdi_device (machine, name, device_nodes_json, spec_file,"
+            + " spec_digest) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])";
+    private static final String INSERT_REPOS = "INSERT INTO machine_repo (machine, name, guid, fork_of)"
+            + " SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])";
 
-    public InventoryIngestService(MachineRepository machines, RawInventoryRepository rawInventories, GpuRepository gpus,
-                                  CdiDeviceRepository cdiDevices, MachineRepoRepository repos) {
-        this.machines = machines;
-        this.rawInventories = rawInventories;
-        this.gpus = gpus;
-        this.cdiDevices = cdiDevices;
-        this.repos = repos;
-    }
+    private final Pool pool;
 
-    /** Applies a validated inventory; {@code rawJson} is the record's value exactly as published. */
-    @WithTransaction
-    public Uni<IngestOutcome> apply(MachineInventory inventory, String rawJson, Instant receivedAt) {
-        String name = inventory.machine();
-        Instant generatedAt = Timestamps.stored(inventory.generatedAt());
-        String digest = ContentDigest.of(inventory);
-        return machines.findForUpdate(name).chain(held -> {
-            if (held != null && !generatedAt.isAfter(held.generatedAt)) {
-                return Uni.createFrom().item(IngestOutcome.NOT_NEWER);
-            }
-            if (held != null && digest.equals(held.contentDigest)) {
-                // a heartbeat: same GPUs, devices and repos, only newer; the lists stay as they are
-                held.generatedAt = generatedAt;
-                held.receivedAt = Timestamps.stored(receivedAt);
-                return saveRaw(name, rawJson).replaceWith(IngestOutcome.REFRESHED);
-            }
-            Machine machine = held != null ? held : new Machine();
-            machine.name = name;
-            machine.platform = inventory.platform();
-            machine.agentVersion = inventory.agentVersion();
-            machine.schemaVersion = inventory.schemaVersion();
-            machine.generatedAt = generatedAt;
-            machine.receivedAt = Timestamps.stored(receivedAt);
-            machine.toolkitJson = JsonText.write(inventory.toolkit());
-            machine.persistencedSocket = inventory.persistencedSocket();
-            machine.specProblemsJson = JsonText.write(inventory.specProblems());
-            machine.contentDigest = digest;
-            // A new row is flushed first: the child rows below reference it.
-            Uni<?> saved = held == null ? machines.persistAndFlush(machine) : Uni.createFrom().voidItem();
-            return saved
-                    .chain(() -> saveRaw(name, rawJson))
-                    .chain(() -> gpus.deleteByMachine(name))
-                    .chain(() -> PersistAll.of(gpus, inventory.gpus().stream().map(g -> GpuRow.of(name, g)).toList()))
-                    .chain(() -> cdiDevices.deleteByMachine(name))
-                    .chain(() -> PersistAll.of(cdiDevices, deviceRows(name, inventory.cdiDevices())))
-                    .chain(() -> repos.deleteByMachine(name))
-                    .chain(() -> PersistAll.of(repos, repoRows(name, inventory)))
-                    .replaceWith(IngestOutcome.APPLIED);
-        });
+    public InventoryIngestService(Pool pool) {
+        this.pool = pool;
     }
 
     /**
-     * A tombstone on the compacted topic: the machine left the fleet. Applied only when it is
-     * later than the inventory held, so a replay cannot erase a machine that came back.
+     * Applies validated changes in one transaction; answers one outcome per change, in order.
+     * {@code receivedAt} is when the batch was read.
      */
-    @WithTransaction
-    public Uni<IngestOutcome> remove(String name, Instant recordTime) {
-        Instant at = Timestamps.stored(recordTime);
-        return machines.findForUpdate(name).chain(held -> {
-            if (held == null || !at.isAfter(held.generatedAt)) {
-                return Uni.createFrom().item(IngestOutcome.NOT_NEWER);
+    public Uni<List<IngestOutcome>> apply(List<InventoryChange> changes, Instant receivedAt) {
+        if (changes.isEmpty()) {
+            return Uni.createFrom().item(List.of());
+        }
+        List<String> names = changes.stream().map(InventoryChange::machine).distinct().toList();
+        OffsetDateTime received = OffsetDateTime.ofInstant(Timestamps.stored(receivedAt), ZoneOffset.UTC);
+        return pool.withTransaction(conn -> conn.preparedQuery(LOCK).execute(Tuple.of(names.toArray(String[]::new)))
+                .chain(rows -> {
+                    Map<String, Held> held = new HashMap<>();
+                    for (Row row : rows) {
+                        held.put(row.getString(0), new Held(row.getOffsetDateTime(1).toInstant(), row.getString(2)));
+                    }
+                    InventoryBatchPlan plan = InventoryBatchPlan.of(changes, held);
+                    return write(conn, plan, received).replaceWith(plan.outcomes());
+                }));
+    }
+
+    private static Uni<Void> write(SqlConnection conn, InventoryBatchPlan plan, OffsetDateTime received) {
+        List<MachinePlan> removed = plan.writing(Write.REMOVE).stream().filter(m -> m.heldBefore).toList();
+        List<MachinePlan> replaced = plan.writing(Write.REPLACE);
+        List<MachinePlan> written = new ArrayList<>(replaced);
+        written.addAll(plan.writing(Write.REFRESH));
+        List<MachinePlan> inserted = written.stream().filter(m -> !m.heldBefore).toList();
+        List<MachinePlan> updated = written.stream().filter(m -> m.heldBefore).toList();
+        List<String> cleared = replaced.stream().filter(m -> m.heldBefore).map(m -> m.machine).toList();
+
+        List<Function<SqlConnection, Uni<?>>> steps = new ArrayList<>();
+        if (!removed.isEmpty()) {
+            steps.add(c -> c.preparedQuery(REMOVE).execute(Tuple.of(names(removed))));
+        }
+        if (!inserted.isEmpty()) {
+            steps.add(c -> c.preparedQuery(INSERT_MACHINES).execute(machineRows(inserted, received)));
+            steps.add(c -> c.preparedQuery(INSERT_RAW).execute(rawRows(inserted)));
+        }
+        if (!updated.isEmpty()) {
+            steps.add(c -> c.preparedQuery(UPDATE_MACHINES).execute(machineRows(updated, received)));
+            steps.add(c -> c.preparedQuery(UPDATE_RAW).execute(rawRows(updated)));
+        }
+        if (!cleared.isEmpty()) {
+            String[] machines = cleared.toArray(String[]::new);
+            CLEAR_LISTS.forEach(sql -> steps.add(c -> c.preparedQuery(sql).execute(Tuple.of(machines))));
+        }
+        if (!replaced.isEmpty()) {
+            Tuple gpus = gpuRows(replaced);
+            Tuple devices = deviceRows(replaced);
+            Tuple repos = repoRows(replaced);
+            steps.add(c -> gpus == null ? Uni.createFrom().voidItem() : c.preparedQuery(INSERT_GPUS).execute(gpus));
+            steps.add(c -> devices == null ? Uni.createFrom().voidItem() : c.preparedQuery(INSERT_DEVICES).execute(devices));
+            steps.add(c -> repos == null ? Uni.createFrom().voidItem() : c.preparedQuery(INSERT_REPOS).execute(repos));
+        }
+        if (steps.isEmpty()) {
+            return Uni.createFrom().voidItem();
+        }
+        // Sent together, not one after the other: the connection runs them in the order they were
+        // subscribed (each needs the ones before it, e.g. a machine row before its GPUs), and the
+        // batch's writes cost one round trip. One failing fails the transaction.
+        List<Uni<Void>> sent = steps.stream().map(step -> step.apply(conn).replaceWithVoid()).toList();
+        return Uni.join().all(sent).andFailFast().replaceWithVoid();
+    }
+
+    private static String[] names(List<MachinePlan> machines) {
+        return machines.stream().map(m -> m.machine).toArray(String[]::new);
+    }
+
+    private static Tuple machineRows(List<MachinePlan> machines, OffsetDateTime received) {
+        int n = machines.size();
+        String[] name = new String[n];
+        String[] platform = new String[n];
+        String[] agentVersion = new String[n];
+        Integer[] schemaVersion = new Integer[n];
+        OffsetDateTime[] generatedAt = new OffsetDateTime[n];
+        OffsetDateTime[] receivedAt = new OffsetDateTime[n];
+        String[] toolkit = new String[n];
+        String[] socket = new String[n];
+        String[] specProblems = new String[n];
+        String[] digest = new String[n];
+        for (int i = 0; i < n; i++) {
+            MachinePlan m = machines.get(i);
+            MachineInventory inventory = m.winner.inventory();
+            name[i] = m.machine;
+            platform[i] = inventory.platform();
+            agentVersion[i] = inventory.agentVersion();
+            schemaVersion[i] = inventory.schemaVersion();
+            generatedAt[i] = OffsetDateTime.ofInstant(Timestamps.stored(inventory.generatedAt()), ZoneOffset.UTC);
+            receivedAt[i] = received;
+            toolkit[i] = JsonText.write(inventory.toolkit());
+            socket[i] = inventory.persistencedSocket();
+            specProblems[i] = JsonText.write(inventory.specProblems());
+            digest[i] = m.digest;
+        }
+        return Tuple.from(List.<Object>of(name, platform, agentVersion, schemaVersion, generatedAt, receivedAt, toolkit, socket,
+                specProblems, digest));
+    }
+
+    private static Tuple rawRows(List<MachinePlan> machines) {
+        return Tuple.of(names(machines), machines.stream().map(m -> m.winner.rawJson()).toArray(String[]::new));
+    }
+
+    /** Null when no machine of the batch lists a GPU. */
+    private static Tuple gpuRows(List<MachinePlan> machines) {
+        List<String> machine = new ArrayList<>();
+        List<Integer> index = new ArrayList<>();
+        List<String> vendor = new ArrayList<>();
+        List<String> name = new ArrayList<>();
+        List<String> uuid = new ArrayList<>();
+        List<String> pciBusId = new ArrayList<>();
+        List<String> driver = new ArrayList<>();
+        List<Long> memory = new ArrayList<>();
+        List<String> renderNode = new ArrayList<>();
+        List<String> migMode = new ArrayList<>();
+        for (MachinePlan m : machines) {
+            for (MachineInventory.Gpu g : m.winner.inventory().gpus()) {
+                machine.add(m.machine);
+                index.add(g.index());
+                vendor.add(g.vendor());
+                name.add(g.name());
+                uuid.add(g.uuid());
+                pciBusId.add(g.pciBusId());
+                driver.add(g.driverVersion());
+                memory.add(g.memoryMiB());
+                renderNode.add(g.renderNode());
+                migMode.add(g.migMode());
             }
-            // child rows go with the machine (ON DELETE CASCADE)
-            return machines.delete(held).replaceWith(IngestOutcome.REMOVED);
-        });
+        }
+        if (machine.isEmpty()) {
+            return null;
+        }
+        return Tuple.from(List.<Object>of(strings(machine), index.toArray(Integer[]::new), strings(vendor), strings(name),
+                strings(uuid), strings(pciBusId), strings(driver), memory.toArray(Long[]::new), strings(renderNode),
+                strings(migMode)));
     }
 
-    private Uni<RawInventory> saveRaw(String machine, String rawJson) {
-        return rawInventories.findById(machine).chain(raw -> {
-            if (raw != null) {
-                raw.json = rawJson;
-                return Uni.createFrom().item(raw);
+    private static Tuple deviceRows(List<MachinePlan> machines) {
+        List<String> machine = new ArrayList<>();
+        List<String> name = new ArrayList<>();
+        List<String> nodes = new ArrayList<>();
+        List<String> specFile = new ArrayList<>();
+        List<String> specDigest = new ArrayList<>();
+        for (MachinePlan m : machines) {
+            for (MachineInventory.CdiDeviceInfo d : m.winner.inventory().cdiDevices()) {
+                machine.add(m.machine);
+                name.add(d.name());
+                nodes.add(JsonText.write(d.deviceNodes()));
+                specFile.add(d.specFile());
+                specDigest.add(d.specDigest());
             }
-            RawInventory created = new RawInventory();
-            created.machine = machine;
-            created.json = rawJson;
-            return rawInventories.persist(created);
-        });
+        }
+        if (machine.isEmpty()) {
+            return null;
+        }
+        return Tuple.from(List.<Object>of(strings(machine), strings(name), strings(nodes), strings(specFile), strings(specDigest)));
     }
 
-    private static List<CdiDeviceRow> deviceRows(String machine, List<MachineInventory.CdiDeviceInfo> devices) {
-        return devices.stream().map(d -> {
-            CdiDeviceRow row = new CdiDeviceRow();
-            row.machine = machine;
-            row.name = d.name();
-            row.deviceNodesJson = JsonText.write(d.deviceNodes());
-            row.specFile = d.specFile();
-            row.specDigest = d.specDigest();
-            return row;
-        }).toList();
+    private static Tuple repoRows(List<MachinePlan> machines) {
+        List<String> machine = new ArrayList<>();
+        List<String> name = new ArrayList<>();
+        List<String> guid = new ArrayList<>();
+        List<String> forkOf = new ArrayList<>();
+        for (MachinePlan m : machines) {
+            for (RepoInfo r : m.winner.inventory().repos()) {
+                machine.add(m.machine);
+                name.add(r.name());
+                guid.add(r.guid());
+                forkOf.add(r.forkOf());
+            }
+        }
+        if (machine.isEmpty()) {
+            return null;
+        }
+        return Tuple.from(List.<Object>of(strings(machine), strings(name), strings(guid), strings(forkOf)));
     }
 
-    private static List<MachineRepoRow> repoRows(String machine, MachineInventory inventory) {
-        return inventory.repos().stream().map(r -> {
-            MachineRepoRow row = new MachineRepoRow();
-            row.machine = machine;
-            row.name = r.name();
-            row.guid = r.guid();
-            row.forkOf = r.forkOf();
-            return row;
-        }).toList();
+    private static String[] strings(List<String> values) {
+        return values.toArray(String[]::new);
     }
 }

@@ -1,0 +1,165 @@
+package io.rediacc.gpu.inventory.repository;
+
+import io.rediacc.gpu.inventory.api.FleetGpu;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The fleet's GPUs in listing order, (machine, GPU index, row id), read by key rather than by
+ * offset: a page after a known GPU is an index range scan however deep it is (index
+ * {@code gpu_listing}). A page asked for by number, without a cursor, needs the key it starts at:
+ * for the unfiltered listing those keys and the total come from one index-only pass over the
+ * GPUs, redone in the background at most once a second while requests keep being answered from
+ * the previous pass; a filtered listing counts and skips its matches on each request.
+ */
+@ApplicationScoped
+public class GpuListing {
+
+    /** How old the unfiltered listing's page starts and total may get before a new pass starts. */
+    static final Duration ANCHORS_REFRESH = Duration.ofSeconds(1);
+    private static final int ANCHOR_SIZES_KEPT = 8;
+    private static final String COLUMNS = "machine, gpu_index, vendor, name, uuid, pci_bus_id, driver_version,"
+            + " memory_mib, render_node, mig_mode, id";
+    private static final String ORDER = " ORDER BY machine, gpu_index, id";
+    private static final String ANCHORS = "SELECT machine, gpu_index, id FROM (SELECT machine, gpu_index, id,"
+            + " row_number() OVER (" + ORDER + ") - 1 AS n FROM gpu) k WHERE n % $1 = 0 ORDER BY n";
+    private static final String TOTAL = "SELECT count(*) FROM gpu";
+
+    /** Where a page starts: at this GPU, or after it. */
+    public record Key(String machine, int gpuIndex, long id) {
+    }
+
+    /** A GPU and its key. */
+    public record Listed(FleetGpu gpu, Key key) {
+    }
+
+    /** The first key of every page of {@code size} (in page order) and the number of GPUs. */
+    public record Anchors(List<Key> pageStarts, long total) {
+    }
+
+    private final Pool pool;
+    private final Map<Integer, CachedAnchors> anchors = new ConcurrentHashMap<>();
+
+    public GpuListing(Pool pool) {
+        this.pool = pool;
+    }
+
+    /** Up to {@code limit} GPUs from {@code from} on ({@code inclusive}) or from the start ({@code from} null). */
+    public Uni<List<Listed>> page(String vendor, String product, Key from, boolean inclusive, int limit) {
+        List<Object> params = new ArrayList<>();
+        List<String> where = filters(vendor, product, params);
+        if (from != null) {
+            where.add("(machine, gpu_index, id) " + (inclusive ? ">=" : ">") + " ($" + (params.size() + 1)
+                    + ", $" + (params.size() + 2) + ", $" + (params.size() + 3) + ")");
+            params.add(from.machine());
+            params.add(from.gpuIndex());
+            params.add(from.id());
+        }
+        params.add(limit);
+        String sql = "SELECT " + COLUMNS + " FROM gpu" + where(where) + ORDER + " LIMIT $" + params.size();
+        return pool.preparedQuery(sql).execute(Tuple.from(params)).map(rows -> {
+            List<Listed> listed = new ArrayList<>();
+            for (Row r : rows) {
+                Key key = new Key(r.getString(0), r.getInteger(1), r.getLong(10));
+                listed.add(new Listed(new FleetGpu(key.machine(), key.gpuIndex(), r.getString(2), r.getString(3),
+                        r.getString(4), r.getString(5), r.getString(6), r.getLong(7), r.getString(8), r.getString(9)),
+                        key));
+            }
+            return listed;
+        });
+    }
+
+    /** Number of GPUs that match (a filter is given: the unfiltered listing takes {@link #anchors}). */
+    public Uni<Long> count(String vendor, String product) {
+        List<Object> params = new ArrayList<>();
+        String sql = "SELECT count(*) FROM gpu" + where(filters(vendor, product, params));
+        return pool.preparedQuery(sql).execute(Tuple.from(params)).map(rows -> rows.iterator().next().getLong(0));
+    }
+
+    /** The key of the {@code offset}-th match, null past the end; skips through the index, not the rows. */
+    public Uni<Key> keyAt(String vendor, String product, long offset) {
+        List<Object> params = new ArrayList<>();
+        List<String> where = filters(vendor, product, params);
+        params.add(offset);
+        String sql = "SELECT machine, gpu_index, id FROM gpu" + where(where) + ORDER + " OFFSET $" + params.size()
+                + " LIMIT 1";
+        return pool.preparedQuery(sql).execute(Tuple.from(params)).map(rows -> {
+            var it = rows.iterator();
+            if (!it.hasNext()) {
+                return null;
+            }
+            Row r = it.next();
+            return new Key(r.getString(0), r.getInteger(1), r.getLong(2));
+        });
+    }
+
+    /**
+     * Page starts and total of the unfiltered listing, at most {@link #ANCHORS_REFRESH} old plus the
+     * time of one pass; only the first requests for a page size wait for a pass.
+     */
+    public Uni<Anchors> anchors(int size) {
+        if (anchors.size() >= ANCHOR_SIZES_KEPT && !anchors.containsKey(size)) {
+            anchors.clear();
+        }
+        CachedAnchors cached = anchors.computeIfAbsent(size, s -> new CachedAnchors());
+        Anchors current = cached.value;
+        if (current == null) {
+            return loadAnchors(size).invoke(cached::loaded);
+        }
+        if (System.nanoTime() - cached.loadedAt > ANCHORS_REFRESH.toNanos() && cached.refreshing.compareAndSet(false, true)) {
+            loadAnchors(size).subscribe().with(cached::loaded, e -> cached.refreshing.set(false));
+        }
+        return Uni.createFrom().item(current);
+    }
+
+    private Uni<Anchors> loadAnchors(int size) {
+        return pool.preparedQuery(ANCHORS).execute(Tuple.of(size)).chain(rows -> {
+            List<Key> starts = new ArrayList<>(rows.size());
+            for (Row r : rows) {
+                starts.add(new Key(r.getString(0), r.getInteger(1), r.getLong(2)));
+            }
+            return pool.preparedQuery(TOTAL).execute().map(count -> new Anchors(starts, count.iterator().next().getLong(0)));
+        });
+    }
+
+    /** The last pass for one page size, and whether a new one is running. */
+    private static final class CachedAnchors {
+        final AtomicBoolean refreshing = new AtomicBoolean();
+        volatile Anchors value;
+        volatile long loadedAt;
+
+        void loaded(Anchors anchors) {
+            loadedAt = System.nanoTime();
+            value = anchors;
+            refreshing.set(false);
+        }
+    }
+
+    private static List<String> filters(String vendor, String product, List<Object> params) {
+        List<String> clauses = new ArrayList<>();
+        if (vendor != null) {
+            params.add(vendor.toLowerCase(Locale.ROOT));
+            clauses.add("lower(vendor) = $" + params.size());
+        }
+        if (product != null) {
+            params.add(LikePattern.contains(product));
+            clauses.add("lower(name) LIKE $" + params.size() + " ESCAPE '" + LikePattern.ESCAPE + "'");
+        }
+        return clauses;
+    }
+
+    private static String where(List<String> clauses) {
+        return clauses.isEmpty() ? "" : " WHERE " + String.join(" AND ", clauses);
+    }
+}

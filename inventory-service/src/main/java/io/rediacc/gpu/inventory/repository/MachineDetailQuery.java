@@ -1,0 +1,105 @@
+package io.rediacc.gpu.inventory.repository;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import io.rediacc.gpu.contracts.events.EventJson;
+import io.rediacc.gpu.contracts.events.MachineInventory;
+import io.rediacc.gpu.contracts.events.RepoInfo;
+import io.rediacc.gpu.inventory.api.GateView;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.List;
+
+/**
+ * One machine with everything its detail shows, in one statement: each list is aggregated to
+ * JSON by the database, so the answer costs one round trip instead of one per table.
+ */
+@ApplicationScoped
+public class MachineDetailQuery {
+
+    private static final String SQL = "SELECT m.name, m.platform, m.generated_at, m.agent_version, m.toolkit_json,"
+            + " m.persistenced_socket, m.spec_problems_json,"
+            + " (SELECT coalesce(json_agg(json_build_object('index', g.gpu_index, 'vendor', g.vendor, 'name', g.name,"
+            + " 'uuid', g.uuid, 'pciBusId', g.pci_bus_id, 'driverVersion', g.driver_version, 'memoryMiB', g.memory_mib,"
+            + " 'renderNode', g.render_node, 'migMode', g.mig_mode) ORDER BY g.gpu_index, g.id), '[]')::text"
+            + " FROM gpu g WHERE g.machine = m.name),"
+            + " (SELECT coalesce(json_agg(json_build_object('name', d.name, 'deviceNodes', d.device_nodes_json::json,"
+            + " 'specFile', d.spec_file, 'specDigest', d.spec_digest) ORDER BY d.name, d.id), '[]')::text"
+            + " FROM cdi_device d WHERE d.machine = m.name),"
+            + " (SELECT coalesce(json_agg(json_build_object('name', r.name, 'guid', r.guid, 'forkOf', r.fork_of)"
+            + " ORDER BY r.name, r.id), '[]')::text FROM machine_repo r WHERE r.machine = m.name),"
+            + " (SELECT coalesce(json_agg(json_build_object('gateId', gt.gate_id, 'appliedVersion', gt.applied_version,"
+            + " 'state', gt.state, 'live', gt.live_until > $2, 'syncedAt', gt.synced_at, 'lastSeenAt', gt.last_seen_at,"
+            + " 'heartbeatSeconds', gt.heartbeat_seconds) ORDER BY gt.gate_id), '[]')::text"
+            + " FROM gate gt WHERE gt.machine = m.name),"
+            // the grants of the machine's live gates only: a gate gone quiet no longer says who holds what
+            + " (SELECT coalesce(json_agg(json_build_object('device', gg.device, 'gateId', gg.gate_id,"
+            + " 'repoGuid', gg.repo_guid, 'repoName', gg.repo_name, 'exclusive', gg.exclusive)"
+            + " ORDER BY gg.device, gg.repo_name, gg.id), '[]')::text"
+            + " FROM gate_grant gg JOIN gate gt ON gt.gate_key = gg.gate_key"
+            + " WHERE gt.machine = m.name AND gt.live_until > $2)"
+            + " FROM machine m WHERE m.name = $1";
+
+    private static final TypeReference<List<MachineInventory.Gpu>> GPUS = new TypeReference<>() {
+    };
+    private static final TypeReference<List<Device>> DEVICES = new TypeReference<>() {
+    };
+    private static final TypeReference<List<RepoInfo>> REPOS = new TypeReference<>() {
+    };
+    private static final TypeReference<List<GateView>> GATES = new TypeReference<>() {
+    };
+    private static final TypeReference<List<LiveGrant>> GRANTS = new TypeReference<>() {
+    };
+
+    /** A grantable CDI device as stored. */
+    public record Device(String name, List<String> deviceNodes, String specFile, String specDigest) {
+    }
+
+    /** A grant a live gate of the machine reports. */
+    public record LiveGrant(String device, String gateId, String repoGuid, String repoName, boolean exclusive) {
+    }
+
+    /** The machine row and its lists; toolkit and spec problems as their stored JSON. */
+    public record Found(String name, String platform, Instant generatedAt, String agentVersion, String toolkitJson,
+                        String persistencedSocket, String specProblemsJson, List<MachineInventory.Gpu> gpus,
+                        List<Device> devices, List<RepoInfo> repos, List<GateView> gates, List<LiveGrant> liveGrants) {
+    }
+
+    private final Pool pool;
+
+    public MachineDetailQuery(Pool pool) {
+        this.pool = pool;
+    }
+
+    /** Null when the machine is unknown; gates count as live when their liveness runs past {@code now}. */
+    public Uni<Found> find(String machine, Instant now) {
+        return pool.preparedQuery(SQL).execute(Tuple.of(machine, OffsetDateTime.ofInstant(now, ZoneOffset.UTC)))
+                .map(rows -> {
+                    var it = rows.iterator();
+                    if (!it.hasNext()) {
+                        return null;
+                    }
+                    Row r = it.next();
+                    return new Found(r.getString(0), r.getString(1), r.getOffsetDateTime(2).toInstant(), r.getString(3),
+                            r.getString(4), r.getString(5), r.getString(6), read(r.getString(7), GPUS),
+                            read(r.getString(8), DEVICES), read(r.getString(9), REPOS), read(r.getString(10), GATES),
+                            read(r.getString(11), GRANTS));
+                });
+    }
+
+    private static <T> List<T> read(String json, TypeReference<List<T>> type) {
+        try {
+            return EventJson.mapper().readValue(json, type);
+        } catch (IOException e) {
+            throw new UncheckedIOException("machine detail JSON is unreadable: " + e.getMessage(), e);
+        }
+    }
+}

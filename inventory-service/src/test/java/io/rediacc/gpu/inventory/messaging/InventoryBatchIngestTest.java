@@ -1,0 +1,175 @@
+package io.rediacc.gpu.inventory.messaging;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.test.junit.QuarkusTest;
+import io.rediacc.gpu.contracts.events.EventJson;
+import io.rediacc.gpu.contracts.events.MachineInventory;
+import io.rediacc.gpu.contracts.events.Topics;
+import io.rediacc.gpu.inventory.support.FleetResources;
+import io.rediacc.gpu.inventory.support.IngestCounter;
+import io.rediacc.gpu.inventory.support.Inventories;
+import io.rediacc.gpu.inventory.support.TableRows;
+import jakarta.inject.Inject;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.record.TimestampType;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static io.rediacc.gpu.inventory.support.FleetApi.asViewer;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasSize;
+
+/**
+ * The consumer takes a whole poll at once and applies it in one transaction. These tests hand it
+ * batches directly (the broker decides how records fall into polls, a test cannot), and check that
+ * a batch leaves exactly what applying its records one at a time would have left.
+ */
+@QuarkusTest
+@FleetResources
+class InventoryBatchIngestTest {
+
+    private static final AtomicLong OFFSETS = new AtomicLong(1_000_000);
+
+    @Inject
+    InventoryConsumer consumer;
+
+    @Inject
+    MeterRegistry registry;
+
+    @Test
+    void ofTwoVersionsOfAMachineInOneBatchTheNewerWinsWhicheverComesFirst() {
+        String newerFirst = Inventories.uniqueMachine("batch-newer-first");
+        String olderFirst = Inventories.uniqueMachine("batch-older-first");
+        Instant now = Inventories.now();
+        IngestCounter ignored = IngestCounter.watch(registry, Topics.INVENTORY, "not-newer");
+
+        consume(record(Inventories.nvidiaHost(newerFirst, now, 4, "NVIDIA H100 80GB HBM3")),
+                record(Inventories.nvidiaHost(newerFirst, now.minusSeconds(30), 1, "NVIDIA A10")),
+                record(Inventories.nvidiaHost(olderFirst, now.minusSeconds(30), 1, "NVIDIA A10")),
+                record(Inventories.nvidiaHost(olderFirst, now, 4, "NVIDIA H100 80GB HBM3")));
+
+        for (String machine : List.of(newerFirst, olderFirst)) {
+            asViewer().get("/api/v1/machines/{m}", machine).then().statusCode(200)
+                    .body("gpus", hasSize(4))
+                    .body("gpus[0].name", equalTo("NVIDIA H100 80GB HBM3"))
+                    .body("cdiDevices", hasSize(5))
+                    .body("generatedAt", equalTo(now.toString()));
+            assertThat(asViewer().get("/api/v1/machines/{m}/inventory", machine).then().extract().asString())
+                    .contains("H100").doesNotContain("A10\"");
+        }
+        ignored.awaitAtLeast(1);
+    }
+
+    @Test
+    void aTombstoneAndRecordsInOneBatchApplyInOffsetOrder() {
+        String leaving = Inventories.uniqueMachine("batch-leaving");
+        String returning = Inventories.uniqueMachine("batch-returning");
+        String bystander = Inventories.uniqueMachine("batch-bystander");
+        Instant now = Inventories.now();
+        consume(record(Inventories.nvidiaHost(returning, now.minusSeconds(60))));
+
+        consume(record(Inventories.nvidiaHost(leaving, now.minusSeconds(10))),
+                tombstone(leaving, now),
+                tombstone(returning, now.minusSeconds(5)),
+                record(Inventories.nvidiaHost(returning, now, 3, "NVIDIA L4")),
+                record(Inventories.nvidiaHost(bystander, now)));
+
+        asViewer().get("/api/v1/machines/{m}", leaving).then().statusCode(404);
+        asViewer().get("/api/v1/machines/{m}/inventory", leaving).then().statusCode(404);
+        asViewer().get("/api/v1/machines/{m}", returning).then().statusCode(200)
+                .body("gpus", hasSize(3)).body("gpus[0].name", equalTo("NVIDIA L4"));
+        asViewer().get("/api/v1/machines/{m}", bystander).then().statusCode(200).body("gpus", hasSize(2));
+    }
+
+    @Test
+    void aTombstoneOlderThanTheInventoryHeldRemovesNothing() {
+        String machine = Inventories.uniqueMachine("batch-late-tombstone");
+        Instant now = Inventories.now();
+        consume(record(Inventories.nvidiaHost(machine, now)), tombstone(machine, now.minusSeconds(30)));
+
+        asViewer().get("/api/v1/machines/{m}", machine).then().statusCode(200).body("gpus", hasSize(2));
+    }
+
+    @Test
+    void replayingABatchChangesNoRow() {
+        Instant now = Inventories.now();
+        List<ConsumerRecord<String, byte[]>> batch = new ArrayList<>();
+        List<String> machines = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            String machine = Inventories.uniqueMachine("batch-replay");
+            machines.add(machine);
+            batch.add(record(Inventories.nvidiaHost(machine, now.minusSeconds(i))));
+        }
+        consumer.ingest(batch).await().atMost(Duration.ofSeconds(30));
+        List<String> before = TableRows.of(machines);
+        IngestCounter replays = IngestCounter.watch(registry, Topics.INVENTORY, "not-newer");
+
+        consumer.ingest(batch).await().atMost(Duration.ofSeconds(30));
+
+        replays.awaitAtLeast(3);
+        assertThat(TableRows.of(machines)).isNotEmpty().isEqualTo(before);
+    }
+
+    @Test
+    void aHeartbeatInABatchRewritesNoList() {
+        String machine = Inventories.uniqueMachine("batch-heartbeat");
+        Instant first = Inventories.now().minusSeconds(60);
+        consume(record(Inventories.nvidiaHost(machine, first)));
+        List<String> gpuIds = TableRows.gpuIds(machine);
+        IngestCounter refreshed = IngestCounter.watch(registry, Topics.INVENTORY, "refreshed");
+
+        consume(record(Inventories.nvidiaHost(machine, first.plusSeconds(30))),
+                record(Inventories.nvidiaHost(machine, first.plusSeconds(60))));
+
+        refreshed.awaitAtLeast(2);
+        asViewer().get("/api/v1/machines/{m}", machine).then().body("generatedAt", equalTo(first.plusSeconds(60).toString()));
+        assertThat(TableRows.gpuIds(machine)).as("the same rows, not rewritten ones").isEqualTo(gpuIds);
+    }
+
+    @Test
+    void poisonRecordsInABatchAreSkippedAndCountedAndTheRestIsApplied() {
+        String first = Inventories.uniqueMachine("batch-poison-a");
+        String second = Inventories.uniqueMachine("batch-poison-b");
+        IngestCounter rejected = IngestCounter.watch(registry, Topics.INVENTORY, "rejected");
+        IngestCounter applied = IngestCounter.watch(registry, Topics.INVENTORY, "applied");
+
+        consume(raw(first, "not json at all".getBytes(StandardCharsets.UTF_8), Instant.now()),
+                record(Inventories.nvidiaHost(first, Inventories.now())),
+                raw(second, EventJson.toBytes(Inventories.nvidiaHost("someone-else-" + second, Instant.now())), Instant.now()),
+                raw(null, null, Instant.now()),
+                record(Inventories.nvidiaHost(second, Inventories.now())));
+
+        rejected.awaitAtLeast(3);
+        applied.awaitAtLeast(2);
+        asViewer().get("/api/v1/machines/{m}", first).then().statusCode(200).body("gpus", hasSize(2));
+        asViewer().get("/api/v1/machines/{m}", second).then().statusCode(200).body("gpus", hasSize(2));
+        asViewer().get("/api/v1/machines/{m}", "someone-else-" + second).then().statusCode(404);
+    }
+
+    @SafeVarargs
+    private void consume(ConsumerRecord<String, byte[]>... records) {
+        consumer.ingest(List.of(records)).await().atMost(Duration.ofSeconds(30));
+    }
+
+    private static ConsumerRecord<String, byte[]> record(MachineInventory inventory) {
+        return raw(inventory.machine(), EventJson.toBytes(inventory), Instant.now());
+    }
+
+    private static ConsumerRecord<String, byte[]> tombstone(String machine, Instant at) {
+        return raw(machine, null, at);
+    }
+
+    private static ConsumerRecord<String, byte[]> raw(String key, byte[] value, Instant at) {
+        return new ConsumerRecord<>(Topics.INVENTORY, 0, OFFSETS.incrementAndGet(), at.toEpochMilli(),
+                TimestampType.CREATE_TIME, -1, -1, key, value, new RecordHeaders(), Optional.empty());
+    }
+}
