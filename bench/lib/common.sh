@@ -237,13 +237,14 @@ start_gate() {
 }
 
 # grant-service from the committed tree on database $1; sets GS_URL, GS_PID. Authentication off
-# (api.auth.mode=none): the drivers send no token, and a token lookup is not what these benches measure.
+# (api.auth.mode=none; grants.auth.mode=none for commits before api-security, BENCH_REF): the drivers send
+# no token, and a token lookup is not what these benches measure.
 start_grant_service() {
   local db="$1" port; port="$(free_port)"
   start_bg grant-service java ${GS_JAVA_OPTS:-} $(jfr_opt grant-service) -Dquarkus.http.port="$port" -Dkafka.bootstrap.servers="$KAFKA" \
     -Dquarkus.datasource.reactive.url="postgresql://$PGHOST:$PGPORT/$db" \
     -Dquarkus.datasource.username="$PGUSER" -Dquarkus.datasource.password="$PGPASSWORD" \
-    -Dapi.auth.mode=none -jar "$GRANT_SERVICE_JAR"
+    -Dapi.auth.mode=none -Dgrants.auth.mode=none -jar "$GRANT_SERVICE_JAR"
   GS_PID=$LAST_PID; GS_URL="http://127.0.0.1:$port"; JFR_PIDS+=("$GS_PID")
   wait_http "$GS_URL/q/health/ready" 180 || { tail -30 "$RUN_DIR/grant-service.log" >&2; return 1; }
   log "grant-service at $GS_URL (pid $GS_PID)"
