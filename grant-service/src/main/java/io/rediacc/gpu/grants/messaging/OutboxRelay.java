@@ -9,6 +9,7 @@ import io.rediacc.gpu.contracts.events.EventJson;
 import io.rediacc.gpu.grants.config.GrantsConfig;
 import io.rediacc.gpu.grants.repository.SchemaInitializer;
 import io.smallrye.common.annotation.Identifier;
+import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
@@ -57,6 +58,8 @@ public class OutboxRelay {
     /** Advisory lock key of the active relay ("grants-outbox"). */
     static final long RELAY_LOCK = 0x6f7574626f787265L;
     private static final Duration DB_STEP = Duration.ofSeconds(30);
+    private static final String TRY_RELAY_LOCK = "select pg_try_advisory_xact_lock($1)";
+    private static final String OLDEST = "select id, topic, record_key, payload, headers from outbox order by id limit $1";
     private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() {
     };
 
@@ -184,15 +187,18 @@ public class OutboxRelay {
         try {
             Transaction tx = connection.begin().await().atMost(DB_STEP);
             try {
-                boolean active = connection.query("select pg_try_advisory_xact_lock(" + RELAY_LOCK + ")").execute()
-                        .await().atMost(DB_STEP).iterator().next().getBoolean(0);
+                // the lock and the read go out together (one round trip): the read starts after the
+                // lock was tried, so when it was taken the rows are as of holding it; when not, they are dropped
+                var both = Uni.combine().all().unis(
+                                connection.preparedQuery(TRY_RELAY_LOCK).execute(Tuple.of(RELAY_LOCK)),
+                                connection.preparedQuery(OLDEST).execute(Tuple.of(batch)))
+                        .asTuple().await().atMost(DB_STEP);
+                boolean active = both.getItem1().iterator().next().getBoolean(0);
                 if (!active) {
                     tx.rollback().await().atMost(DB_STEP);
                     return new Pass(0, 0, batch, null); // another replica's relay is publishing
                 }
-                RowSet<Row> rows = connection
-                        .preparedQuery("select id, topic, record_key, payload, headers from outbox order by id limit $1")
-                        .execute(Tuple.of(batch)).await().atMost(DB_STEP);
+                RowSet<Row> rows = both.getItem2();
                 List<Long> ids = new ArrayList<>();
                 List<Future<RecordMetadata>> acks = new ArrayList<>();
                 Exception failure = null;

@@ -19,14 +19,4 @@ public class GrantRepository implements PanacheRepositoryBase<GrantEntity, Long>
     public Uni<List<GrantEntity>> forRepo(String machine, String repoGuid) {
         return list("#Grant.forRepo", Parameters.with("machine", machine).and("repoGuid", repoGuid));
     }
-
-    /**
-     * Deletes one grant by its key and answers how many rows went: a statement, not the removal of
-     * a loaded entity, so a row that is already gone is a count of 0 (answered 404), never a
-     * stale-entity failure at flush.
-     */
-    public Uni<Long> deleteByKey(String machine, String repoGuid, String device) {
-        return delete("machine = :machine and repoGuid = :repoGuid and device = :device",
-                Parameters.with("machine", machine).and("repoGuid", repoGuid).and("device", device));
-    }
 }

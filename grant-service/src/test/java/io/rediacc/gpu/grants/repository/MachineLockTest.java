@@ -2,10 +2,14 @@ package io.rediacc.gpu.grants.repository;
 
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.rediacc.gpu.contracts.events.EventJson;
+import io.rediacc.gpu.contracts.events.GrantEvent;
 import io.rediacc.gpu.contracts.events.RepoInfo;
+import io.rediacc.gpu.contracts.events.Topics;
 import io.rediacc.gpu.grants.testing.Fleet;
 import io.rediacc.gpu.grants.testing.GrantApi;
 import io.rediacc.gpu.grants.testing.TestMachine;
+import io.rediacc.gpu.grants.testing.TopicReader;
 import io.rediacc.gpu.testsupport.KafkaTestResource;
 import io.rediacc.gpu.testsupport.PostgresTestResource;
 import io.restassured.response.Response;
@@ -15,6 +19,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -53,5 +59,73 @@ class MachineLockTest {
             assertThat(elsewhere.statusCode()).isEqualTo(202);
         }
         assertThat(api.grant(m.ref(train), "nvidia.com/gpu=0", false, "0").statusCode()).isEqualTo(202);
+    }
+
+    @Test
+    void aCommittedExclusiveHolderIsRefusedWithoutQueueingOnTheLock() throws Exception {
+        RepoInfo owner = Fleet.repo("owner");
+        RepoInfo loser = Fleet.repo("loser");
+        TestMachine m = TestMachine.withRepos(api, "queue", owner, loser);
+        assertThat(api.grant(m.ref(owner), "nvidia.com/gpu=0", true, "0").statusCode()).isEqualTo(202);
+        try (Connection c = PostgresTestResource.current().connect()) {
+            c.setAutoCommit(false);
+            holdLock(c, m.name); // a change of the machine in flight, longer than the lock timeout
+
+            Instant before = Instant.now();
+            Response refused = api.grant(m.ref(loser), "nvidia.com/gpu=0", true, "0");
+            Response shared = api.grant(m.ref(loser), "nvidia.com/gpu=0", false, "0");
+            Duration took = Duration.between(before, Instant.now());
+            c.rollback();
+
+            assertThat(refused.statusCode()).as(refused.asString()).isEqualTo(409);
+            assertThat(refused.<String>path("error")).isEqualTo("exclusive-conflict");
+            assertThat(refused.<List<String>>path("holders.repo")).containsExactly("owner");
+            assertThat(shared.statusCode()).as(shared.asString()).isEqualTo(409);
+            // without the early refusal each call waits out the 2 s lock timeout and answers 503
+            assertThat(took).isLessThan(Duration.ofSeconds(2));
+        }
+        // the early refusals are audited like the ones under the lock
+        List<GrantEvent> events = TopicReader.readUntil(KafkaTestResource.broker().bootstrapServers(),
+                        Topics.GRANT_EVENTS, m.name, read -> read.size() >= 3, Duration.ofSeconds(20)).stream()
+                .map(r -> EventJson.fromBytes(r.value(), GrantEvent.class)).toList();
+        assertThat(events).extracting(GrantEvent::type)
+                .containsExactly(GrantEvent.Type.GRANTED, GrantEvent.Type.REFUSED, GrantEvent.Type.REFUSED);
+        assertThat(events.get(1).reason()).startsWith("exclusive-conflict: ");
+    }
+
+    @Test
+    void aChangeThatQueuedOnTheLockChecksAgainUnderIt() throws Exception {
+        RepoInfo first = Fleet.repo("first");
+        RepoInfo second = Fleet.repo("second");
+        TestMachine m = TestMachine.withRepos(api, "recheck", first, second);
+        try (Connection c = PostgresTestResource.current().connect()) {
+            // another replica's exclusive grant, not yet committed: a plain read does not see it
+            c.setAutoCommit(false);
+            holdLock(c, m.name);
+            try (PreparedStatement insert = c.prepareStatement("""
+                    insert into grants (machine, repo_guid, repo_name, device, exclusive, granted_by, granted_at)
+                    values (?, ?, 'first', 'nvidia.com/gpu=0', true, 'elsewhere', now())""")) {
+                insert.setString(1, m.name);
+                insert.setString(2, first.guid());
+                insert.executeUpdate();
+            }
+
+            CompletableFuture<Response> queued = CompletableFuture.supplyAsync(
+                    () -> api.grant(m.ref(second), "nvidia.com/gpu=0", false, "0"));
+            Thread.sleep(500);
+            assertThat(queued).isNotDone();
+            c.commit();
+
+            Response refused = queued.get();
+            assertThat(refused.statusCode()).as(refused.asString()).isEqualTo(409);
+            assertThat(refused.<String>path("detail")).contains("reserved exclusively by repo first");
+        }
+    }
+
+    private static void holdLock(Connection c, String machine) throws Exception {
+        try (PreparedStatement lock = c.prepareStatement("select pg_advisory_xact_lock(hashtextextended(?, 0))")) {
+            lock.setString(1, MachineLock.key(machine));
+            lock.execute();
+        }
     }
 }

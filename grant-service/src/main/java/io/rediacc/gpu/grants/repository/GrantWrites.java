@@ -1,0 +1,228 @@
+package io.rediacc.gpu.grants.repository;
+
+import io.rediacc.gpu.contracts.events.CloudEventHeaders;
+import io.rediacc.gpu.contracts.events.EventJson;
+import io.rediacc.gpu.contracts.events.Grant;
+import io.rediacc.gpu.contracts.events.Topics;
+import io.rediacc.gpu.grants.config.GrantsConfig;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.RowSet;
+import io.vertx.mutiny.sqlclient.SqlConnection;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * The statements of a grant or revoke, on the reactive client with prepared statements (cached per
+ * connection): the machine's lock and everything the rules check in one round trip, then the
+ * writes pipelined in a second. The ORM cost about 6 ms of CPU and a dozen round trips per change
+ * (docs/BENCHMARKS.md, benchmark 3); reads that are not on the write path stay with Hibernate.
+ */
+@ApplicationScoped
+public class GrantWrites {
+
+    private static final String TRY_LOCK = "select pg_try_advisory_xact_lock(hashtextextended($1, 0))";
+    /** Bounded wait: lock_timeout is set (for this transaction) before the lock is asked for (OFFSET 0 keeps the order). */
+    private static final String LOCK = """
+            select pg_advisory_xact_lock(hashtextextended($2, 0))
+            from (select set_config('lock_timeout', $1, true) offset 0) timeout""";
+    /**
+     * Everything the rules need, as of the statement's start: whether the machine sent an inventory,
+     * its version, the repo's GUID, its devices, and its grants in snapshot order together with the
+     * row the change would write (candidate), so that the database's collation orders the new set.
+     */
+    private static final String STATE = """
+            with g as (
+                select repo_guid, repo_name, device, exclusive, granted_by, granted_at, false as candidate
+                from grants where machine = $1
+                union all
+                select guid, name, $3::text, $4::boolean, $5::text, $6::timestamptz, true
+                from machine_repos where machine = $1 and name = $2)
+            select h.known, h.version, h.repo_guid, h.device_names, h.device_nodes,
+                   g.repo_guid as g_repo_guid, g.repo_name as g_repo_name, g.device as g_device,
+                   g.exclusive as g_exclusive, g.granted_by as g_granted_by, g.granted_at as g_granted_at,
+                   g.candidate as g_candidate
+            from (select exists (select 1 from machines where machine = $1) as known,
+                         coalesce((select version from machine_versions where machine = $1), 0) as version,
+                         (select guid from machine_repos where machine = $1 and name = $2) as repo_guid,
+                         array(select name from machine_devices where machine = $1 order by name) as device_names,
+                         array(select device_nodes from machine_devices where machine = $1 order by name) as device_nodes
+                 ) h
+            left join g on true
+            order by g.device, g.repo_name, g.repo_guid, g.candidate""";
+    private static final String REPO_NAMES = "select name from machine_repos where machine = $1 order by name";
+    private static final String UPSERT_GRANT = """
+            insert into grants (machine, repo_guid, repo_name, device, exclusive, granted_by, granted_at)
+            values ($1, $2, $3, $4, $5, $6, $7)
+            on conflict (machine, repo_guid, device) do update set repo_name = excluded.repo_name,
+                exclusive = excluded.exclusive, granted_by = excluded.granted_by, granted_at = excluded.granted_at""";
+    private static final String DELETE_GRANT = "delete from grants where machine = $1 and repo_guid = $2 and device = $3";
+    private static final String BUMP_VERSION = """
+            insert into machine_versions (machine, version) values ($1, 1)
+            on conflict (machine) do update set version = machine_versions.version + 1
+            returning version""";
+    private static final String APPEND_OUTBOX = """
+            insert into outbox (topic, record_key, payload, headers, created_at) values ($1, $2, $3, $4, $5)
+            returning id""";
+
+    private final Pool pool;
+    private final GrantsConfig config;
+    private final SchemaInitializer schema;
+
+    public GrantWrites(Pool pool, GrantsConfig config, SchemaInitializer schema) {
+        this.pool = pool;
+        this.config = config;
+        this.schema = schema;
+    }
+
+    /** The row a change would write; a revoke passes one too and ignores it. */
+    public record Candidate(String device, boolean exclusive, String actor, Instant at) {
+    }
+
+    /** One grant of the machine, or the candidate ({@code candidate}), in snapshot order. */
+    public record GrantRow(Grant grant, boolean candidate) {
+    }
+
+    /**
+     * What the rules check, read in one statement.
+     *
+     * @param locked   whether the machine's lock was held when it was read (else it is a plain read)
+     * @param repoGuid null when the machine lists no repo of that name
+     * @param devices  the machine's CDI names (by name) with their device nodes
+     */
+    public record MachineState(boolean locked, boolean known, long version, String repoGuid,
+                               Map<String, List<String>> devices, List<GrantRow> grants) {
+    }
+
+    /** A record for the outbox, written in the change's transaction. */
+    public record OutboxRecord(Topics.TopicSpec topic, String key, String subject, String eventId, Instant time,
+                               Object value) {
+    }
+
+    public <T> Uni<T> inTransaction(Function<SqlConnection, Uni<T>> work) {
+        return schema.ready().chain(() -> pool.withTransaction(work));
+    }
+
+    /**
+     * Tries the machine's lock and reads the state, pipelined: the read starts after the try, so when
+     * the lock was taken the state is as of holding it; when not, it is a plain read of committed rows.
+     */
+    public Uni<MachineState> tryLockAndRead(SqlConnection c, String machine, String repo, Candidate candidate) {
+        return Uni.combine().all().unis(
+                        c.preparedQuery(TRY_LOCK).execute(Tuple.of(key(machine))),
+                        read(c, machine, repo, candidate))
+                .asTuple()
+                .map(both -> {
+                    boolean locked = both.getItem1().iterator().next().getBoolean(0);
+                    return toState(locked, both.getItem2());
+                });
+    }
+
+    /** Waits for the machine's lock (at most {@code grants.lock-timeout}, then 55P03) and reads the state under it. */
+    public Uni<MachineState> lockAndRead(SqlConnection c, String machine, String repo, Candidate candidate) {
+        String timeout = Math.max(1, config.lockTimeout().toMillis()) + "ms";
+        // the read is queued behind the lock on the connection; a lock timeout fails it too (first failure wins)
+        return Uni.combine().all().unis(
+                        c.preparedQuery(LOCK).execute(Tuple.of(timeout, key(machine))),
+                        read(c, machine, repo, candidate))
+                .asTuple()
+                .map(both -> toState(true, both.getItem2()));
+    }
+
+    private static Uni<RowSet<Row>> read(SqlConnection c, String machine, String repo, Candidate candidate) {
+        return c.preparedQuery(STATE).execute(Tuple.tuple()
+                .addString(machine).addString(repo).addString(candidate.device()).addBoolean(candidate.exclusive())
+                .addString(candidate.actor()).addOffsetDateTime(utc(candidate.at())));
+    }
+
+    public Uni<List<String>> repoNames(SqlConnection c, String machine) {
+        return c.preparedQuery(REPO_NAMES).execute(Tuple.of(machine)).map(rows -> {
+            List<String> names = new ArrayList<>();
+            rows.forEach(row -> names.add(row.getString(0)));
+            return names;
+        });
+    }
+
+    /** Writes the grant (new, or its exclusive flag changed) of the machine. */
+    public Uni<Void> upsertGrant(SqlConnection c, String machine, Grant grant) {
+        return c.preparedQuery(UPSERT_GRANT).execute(Tuple.tuple()
+                        .addString(machine).addString(grant.repoGuid()).addString(grant.repoName())
+                        .addString(grant.device()).addBoolean(grant.exclusive()).addString(grant.grantedBy())
+                        .addOffsetDateTime(utc(grant.grantedAt())))
+                .replaceWithVoid();
+    }
+
+    /** Deletes one grant by its key; the number of rows deleted. */
+    public Uni<Integer> deleteGrant(SqlConnection c, String machine, String repoGuid, String device) {
+        return c.preparedQuery(DELETE_GRANT).execute(Tuple.of(machine, repoGuid, device)).map(RowSet::rowCount);
+    }
+
+    /** Raises the machine's version by one; the new version. */
+    public Uni<Long> bumpVersion(SqlConnection c, String machine) {
+        return c.preparedQuery(BUMP_VERSION).execute(Tuple.of(machine))
+                .map(rows -> rows.iterator().next().getLong(0));
+    }
+
+    /**
+     * Appends records to the outbox in the given order (ids rise in that order); their ids. The
+     * CloudEvents headers (with a stable {@code ce_id}) are fixed here, so a record published twice
+     * after a relay retry carries the same id and a consumer can tell it is a duplicate.
+     */
+    public Uni<List<Long>> appendOutbox(SqlConnection c, List<OutboxRecord> records) {
+        List<Tuple> rows = new ArrayList<>(records.size());
+        for (OutboxRecord r : records) {
+            Map<String, String> headers = new LinkedHashMap<>();
+            CloudEventHeaders.of(r.topic(), config.eventSource(), r.subject(), r.eventId(), r.time())
+                    .forEach((name, bytes) -> headers.put(name, new String(bytes, StandardCharsets.UTF_8)));
+            rows.add(Tuple.of(r.topic().name(), r.key(), EventJson.toJson(r.value()), EventJson.toJson(headers),
+                    utc(r.time())));
+        }
+        return c.preparedQuery(APPEND_OUTBOX).executeBatch(rows).map(first -> {
+            List<Long> ids = new ArrayList<>(records.size());
+            for (RowSet<Row> set = first; set != null; set = set.next()) {
+                set.forEach(row -> ids.add(row.getLong(0)));
+            }
+            return ids;
+        });
+    }
+
+    private static MachineState toState(boolean locked, RowSet<Row> rows) {
+        Row head = rows.iterator().next();
+        Map<String, List<String>> devices = new LinkedHashMap<>();
+        String[] names = head.getArrayOfStrings("device_names");
+        String[] nodes = head.getArrayOfStrings("device_nodes");
+        for (int i = 0; i < names.length; i++) {
+            devices.put(names[i], DeviceNodes.fromJson(nodes[i]));
+        }
+        List<GrantRow> grants = new ArrayList<>();
+        for (Row row : rows) {
+            if (row.getString("g_device") == null) {
+                continue; // the header alone: no grants, no candidate
+            }
+            grants.add(new GrantRow(new Grant(row.getString("g_repo_guid"), row.getString("g_repo_name"),
+                    row.getString("g_device"), row.getBoolean("g_exclusive"), row.getString("g_granted_by"),
+                    row.getOffsetDateTime("g_granted_at").toInstant()), row.getBoolean("g_candidate")));
+        }
+        return new MachineState(locked, head.getBoolean("known"), head.getLong("version"), head.getString("repo_guid"),
+                devices, grants);
+    }
+
+    private static OffsetDateTime utc(Instant at) {
+        return OffsetDateTime.ofInstant(at, ZoneOffset.UTC);
+    }
+
+    static String key(String machine) {
+        return MachineLock.key(machine);
+    }
+}
