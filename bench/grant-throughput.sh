@@ -5,9 +5,10 @@
 # the same database. Rounds alternate A (service) / B (pgbench). Target: service >= 50 % of pgbench.
 # Then 64 concurrent exclusive grants of one device (64 repos of one machine): exactly one winner,
 # p50/p99 of the losers' answers.
-# Env: ROUNDS (3), DURATION seconds (10), CLIENTS (16).
+# Env: ROUNDS (3), DURATION seconds (10), CLIENTS (16), WARMUP seconds (10: the JVM must be done compiling
+# the write path, or the first round measures the JIT).
 source "$(dirname "$0")/lib/common.sh"
-DURATION="${DURATION:-10}"; CLIENTS="${CLIENTS:-16}"; MPC="${MPC:-20}"
+DURATION="${DURATION:-10}"; CLIENTS="${CLIENTS:-16}"; MPC="${MPC:-20}"; WARMUP="${WARMUP:-10}"
 RESULTS="$RUN_DIR/results.txt"; : >"$RESULTS"
 ensure_tools; ensure_drivers; build_service grant-service
 log "run dir $RUN_DIR; $(machine_line); load $(load_now)"
@@ -19,15 +20,15 @@ start_grant_service "$DB"
 PER_ROUND=$(( CLIENTS * MPC ))
 driver FleetSim inventory "$KAFKA" "gt-%05d" 0 $(( ROUNDS * PER_ROUND )) 8 4 >&2
 driver FleetSim inventory "$KAFKA" "gx-%d" 0 "$ROUNDS" 1 64 >&2
-driver FleetSim inventory "$KAFKA" "gw-%05d" 0 "$CLIENTS" 8 4 >&2
+driver FleetSim inventory "$KAFKA" "gw-%05d" 0 $(( CLIENTS * 4 )) 8 4 >&2
 driver GrantLoad ready "$GS_URL" "$(printf 'gt-%05d' $(( ROUNDS * PER_ROUND - 1 )))" repo-3
 driver GrantLoad ready "$GS_URL" "gx-$(( ROUNDS - 1 ))" repo-63
 prepare_pgbench_tables "$DB"
 log "inventories known to grant-service; load $(load_now)"
 
 # warm-up of both sides (JIT, pools), not counted
-driver GrantLoad ready "$GS_URL" "$(printf 'gw-%05d' $(( CLIENTS - 1 )))" repo-3
-driver GrantLoad throughput "$GS_URL" "gw-%05d" "$CLIENTS" 3 1 4 8 >"$RUN_DIR/warmup.txt" 2>&1 || true
+driver GrantLoad ready "$GS_URL" "$(printf 'gw-%05d' $(( CLIENTS * 4 - 1 )))" repo-3
+driver GrantLoad throughput "$GS_URL" "gw-%05d" "$CLIENTS" "$WARMUP" 4 4 8 >"$RUN_DIR/warmup.txt" 2>&1 || true
 pgbench_run "$DB" "$CLIENTS" 3 >/dev/null
 
 for r in $(seq 1 "$ROUNDS"); do
