@@ -45,7 +45,8 @@ public class MachineGrantsResource {
             Instant now = Instant.now();
             return new MachineGrantsView(held.machine(), held.version(), held.grants(), gates.gates(machine).stream()
                     .map(g -> new MachineGrantsView.GateView(g.gateId(), g.appliedVersion(), g.status().state(),
-                            gates.live(g, now), g.status().syncedAt(), g.status().grants()))
+                            gates.live(g, now), g.status().syncedAt(), g.status().grants(), g.status().grantCount(),
+                            g.status().grantsDigest(), g.status().grantsListed()))
                     .toList());
         });
     }

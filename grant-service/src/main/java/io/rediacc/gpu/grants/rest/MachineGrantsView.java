@@ -12,8 +12,15 @@ import java.util.List;
  */
 public record MachineGrantsView(String machine, long version, List<Grant> grants, List<GateView> gates) {
 
-    /** One gate's last status. */
+    /**
+     * One gate's last status.
+     *
+     * @param grants       what the gate enforces, when it listed them ({@code grantsListed}); a gate with more
+     *                     grants than its status cap reports only their count and digest
+     * @param grantCount   how many grants the gate enforces
+     * @param grantsDigest SHA-256 over the gate's sorted grants (contracts {@code GateStatus.digest})
+     */
     public record GateView(String gateId, long appliedVersion, String state, boolean live, Instant syncedAt,
-                           List<Grant> grants) {
+                           List<Grant> grants, int grantCount, String grantsDigest, boolean grantsListed) {
     }
 }

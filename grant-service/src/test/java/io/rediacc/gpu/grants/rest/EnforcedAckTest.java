@@ -65,6 +65,9 @@ class EnforcedAckTest {
             assertThat(machine.<List<Integer>>path("gates.appliedVersion")).containsExactly(2);
             assertThat(machine.<List<Boolean>>path("gates.live")).containsExactly(true);
             assertThat(machine.<List<?>>path("gates[0].grants")).isEmpty();
+            assertThat(machine.<Integer>path("gates[0].grantCount")).isZero();
+            assertThat(machine.<Boolean>path("gates[0].grantsListed")).isTrue();
+            assertThat(machine.<String>path("gates[0].grantsDigest")).hasSize(64);
         }
     }
 
