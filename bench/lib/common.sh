@@ -95,7 +95,11 @@ build_service() {
   local module="$1" commit var
   commit="$(git -C "$REPO_ROOT" rev-parse "$BENCH_REF^{commit}")"
   var="$(echo "$module" | tr 'a-z-' 'A-Z_')_JAR"
-  local dir="$WORK/build/$module-${commit:0:12}"
+  # keyed by the commit's code (every top-level entry but docs, benches, deployment files and scripts), so a
+  # commit that changes only those reuses the build
+  local key
+  key="$(git -C "$REPO_ROOT" ls-tree "$commit" | grep -v -P '\t(docs|bench|deploy|fixtures|fleet|README\.md|docker-compose\.yml|\.ci|\.gitignore)$' | md5sum | cut -c1-12)"
+  local dir="$WORK/build/$module-$key"
   if [ ! -f "$dir/$module/target/quarkus-app/quarkus-run.jar" ]; then
     log "packaging $module (commit ${commit:0:12})"
     rm -rf "$dir"; mkdir -p "$dir"
@@ -237,14 +241,16 @@ start_gate() {
 }
 
 # grant-service from the committed tree on database $1; sets GS_URL, GS_PID. Authentication off
-# (api.auth.mode=none; grants.auth.mode=none for commits before api-security, BENCH_REF): the drivers send
-# no token, and a token lookup is not what these benches measure.
+# (api.auth.mode=none, or grants.auth.mode=none for a BENCH_REF before api-security): the drivers send no
+# token, and a token lookup is not what these benches measure.
 start_grant_service() {
-  local db="$1" port; port="$(free_port)"
+  local db="$1" port auth_off=-Dapi.auth.mode=none; port="$(free_port)"
+  # commits before api-security named the key grants.auth.mode (the new service refuses unknown grants.* keys)
+  git -C "$REPO_ROOT" cat-file -e "$BENCH_REF:api-security" 2>/dev/null || auth_off=-Dgrants.auth.mode=none
   start_bg grant-service java ${GS_JAVA_OPTS:-} $(jfr_opt grant-service) -Dquarkus.http.port="$port" -Dkafka.bootstrap.servers="$KAFKA" \
     -Dquarkus.datasource.reactive.url="postgresql://$PGHOST:$PGPORT/$db" \
     -Dquarkus.datasource.username="$PGUSER" -Dquarkus.datasource.password="$PGPASSWORD" \
-    -Dapi.auth.mode=none -Dgrants.auth.mode=none -jar "$GRANT_SERVICE_JAR"
+    "$auth_off" -jar "$GRANT_SERVICE_JAR"
   GS_PID=$LAST_PID; GS_URL="http://127.0.0.1:$port"; JFR_PIDS+=("$GS_PID")
   wait_http "$GS_URL/q/health/ready" 180 || { tail -30 "$RUN_DIR/grant-service.log" >&2; return 1; }
   log "grant-service at $GS_URL (pid $GS_PID)"
