@@ -6,6 +6,7 @@ import io.rediacc.gpu.contracts.events.RepoInfo;
 import io.rediacc.gpu.grants.testing.Fleet;
 import io.rediacc.gpu.grants.testing.GrantApi;
 import io.rediacc.gpu.grants.testing.TestMachine;
+import io.rediacc.gpu.testsupport.AnswerTally;
 import io.rediacc.gpu.testsupport.HostileInput;
 import io.rediacc.gpu.testsupport.KafkaTestResource;
 import io.rediacc.gpu.testsupport.PostgresTestResource;
@@ -15,7 +16,6 @@ import org.jboss.logging.Logger;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -40,8 +40,7 @@ class HostileInputTest {
         RepoInfo train = Fleet.repo("train");
         TestMachine m = TestMachine.withRepos(operator, "fuzz", train);
         HostileInput input = new HostileInput(SEED);
-        List<String> failures = new ArrayList<>();
-        int[] byClass = new int[6];
+        AnswerTally answers = new AnswerTally();
         int unsent = 0;
 
         for (int i = 0; i < CASES; i++) {
@@ -64,7 +63,7 @@ class HostileInputTest {
                     String body = input.body();
                     String type = input.pick(List.of("application/json", "application/json", "application/json; charset=utf-8",
                             "text/plain", "application/x-www-form-urlencoded", "application/json; charset=latin1"));
-                    description = "POST " + repo + " " + type + " " + abbreviate(body);
+                    description = "POST " + repo + " " + type + " " + AnswerTally.abbreviate(body);
                     response = request.contentType(type).body(body.getBytes(StandardCharsets.UTF_8)).post("/api/v1/repos/" + repo + "/grants");
                 }
                 case 1 -> {
@@ -86,7 +85,7 @@ class HostileInputTest {
                 unsent++; // the HTTP client itself would not build this request (e.g. a malformed escape)
                 continue;
             }
-            check(response, description, failures, byClass);
+            check(answers, response, description);
         }
         // huge bodies: refused by RequestLimits with a JSON 413 before anything parses them, then drained, so a
         // client that sends everything before reading still gets the answer (no broken pipe)
@@ -94,40 +93,16 @@ class HostileInputTest {
             Response response = operator.request().contentType("application/json").body(HostileInput.huge(size))
                     .post("/api/v1/repos/train@" + m.name + "/grants");
             assertThat(response.statusCode()).as("a %d-byte body", size).isEqualTo(413);
-            check(response, "POST a " + size + "-byte body", failures, byClass);
+            check(answers, response, "POST a " + size + "-byte body");
         }
-        LOG.infof("hostile input: %d requests, %d not sendable by the client, 2xx %d, 4xx %d, 5xx %d", CASES + 2, unsent, byClass[2], byClass[4], byClass[5]);
-        assertThat(failures).as("answers that were 5xx or not a JSON error").isEmpty();
-        assertThat(byClass[4]).as("the generator reaches the refusals").isGreaterThan(CASES / 2);
+        LOG.infof("hostile input: %d requests, %d not sendable by the client, 2xx %d, 4xx %d, 5xx %d", CASES + 2, unsent, answers.count(2), answers.count(4), answers.count(5));
+        assertThat(answers.failures()).as("answers that were 5xx or not a JSON error").isEmpty();
+        assertThat(answers.count(4)).as("the generator reaches the refusals").isGreaterThan(CASES / 2);
         // and the service still works
         assertThat(operator.grant(m.ref(train), "nvidia.com/gpu=0", false, "0").statusCode()).isIn(200, 201, 202);
     }
 
-    static void check(Response response, String description, List<String> failures, int[] byClass) {
-        int status = response.statusCode();
-        byClass[Math.min(status / 100, 5)]++;
-        if (status >= 500) {
-            failures.add(status + " for " + description + ": " + abbreviate(response.asString()));
-        } else if (status >= 400) {
-            String type = String.valueOf(response.contentType());
-            boolean shaped = type.startsWith("application/json") && notBlank(response, "error") && notBlank(response, "detail")
-                    && notBlank(response, "hint");
-            if (!shaped) {
-                failures.add(status + " without the JSON error shape for " + description + ": " + type + " " + abbreviate(response.asString()));
-            }
-        }
-    }
-
-    private static boolean notBlank(Response response, String field) {
-        try {
-            Object value = response.path(field);
-            return value instanceof String s && !s.isBlank();
-        } catch (RuntimeException notJson) {
-            return false;
-        }
-    }
-
-    static String abbreviate(String s) {
-        return s.length() > 160 ? s.substring(0, 160) + "…(" + s.length() + " chars)" : s;
+    private static void check(AnswerTally answers, Response response, String description) {
+        answers.check(response.statusCode(), response.contentType(), response.asString(), description);
     }
 }

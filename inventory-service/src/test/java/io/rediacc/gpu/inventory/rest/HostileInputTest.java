@@ -4,6 +4,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.rediacc.gpu.inventory.support.FleetResources;
 import io.rediacc.gpu.inventory.support.FleetTopics;
 import io.rediacc.gpu.inventory.support.Inventories;
+import io.rediacc.gpu.testsupport.AnswerTally;
 import io.rediacc.gpu.testsupport.HostileInput;
 import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
@@ -11,7 +12,6 @@ import org.jboss.logging.Logger;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 
 import static io.rediacc.gpu.inventory.support.FleetApi.asViewer;
@@ -36,8 +36,7 @@ class HostileInputTest {
         FleetTopics.inventory(Inventories.nvidiaHost(known, Inventories.now()));
         // not awaited: under load the inventory may land mid-run, and both answers (404, 200) are checked the same way
         HostileInput input = new HostileInput(SEED);
-        List<String> failures = new ArrayList<>();
-        int[] byClass = new int[6];
+        AnswerTally answers = new AnswerTally();
         int unsent = 0;
 
         for (int i = 0; i < CASES; i++) {
@@ -71,42 +70,18 @@ class HostileInputTest {
                 unsent++; // the HTTP client itself would not build this request (e.g. a malformed escape)
                 continue;
             }
-            check(response, method + " " + path + "?" + query + (body == null ? "" : " " + abbreviate(body)), failures, byClass);
+            check(answers, response, method + " " + path + "?" + query + (body == null ? "" : " " + AnswerTally.abbreviate(body)));
         }
         Response huge = asViewer().contentType("application/json").body(HostileInput.huge(9 * 1024 * 1024)).post("/api/v1/machines");
-        check(huge, "POST a 9 MiB body", failures, byClass);
+        check(answers, huge, "POST a 9 MiB body");
 
-        LOG.infof("hostile input: %d requests, %d not sendable by the client, 2xx %d, 4xx %d, 5xx %d", CASES + 1, unsent, byClass[2], byClass[4], byClass[5]);
-        assertThat(failures).as("answers that were 5xx or not a JSON error").isEmpty();
-        assertThat(byClass[4]).as("the generator reaches the refusals").isGreaterThan(CASES / 3);
+        LOG.infof("hostile input: %d requests, %d not sendable by the client, 2xx %d, 4xx %d, 5xx %d", CASES + 1, unsent, answers.count(2), answers.count(4), answers.count(5));
+        assertThat(answers.failures()).as("answers that were 5xx or not a JSON error").isEmpty();
+        assertThat(answers.count(4)).as("the generator reaches the refusals").isGreaterThan(CASES / 3);
         asViewer().get("/api/v1/machines").then().statusCode(200);
     }
 
-    static void check(Response response, String description, List<String> failures, int[] byClass) {
-        int status = response.statusCode();
-        byClass[Math.min(status / 100, 5)]++;
-        if (status >= 500) {
-            failures.add(status + " for " + description + ": " + abbreviate(response.asString()));
-        } else if (status >= 400) {
-            String type = String.valueOf(response.contentType());
-            boolean shaped = type.startsWith("application/json") && notBlank(response, "error") && notBlank(response, "detail")
-                    && notBlank(response, "hint");
-            if (!shaped) {
-                failures.add(status + " without the JSON error shape for " + description + ": " + type + " " + abbreviate(response.asString()));
-            }
-        }
-    }
-
-    private static boolean notBlank(Response response, String field) {
-        try {
-            Object value = response.path(field);
-            return value instanceof String s && !s.isBlank();
-        } catch (RuntimeException notJson) {
-            return false;
-        }
-    }
-
-    static String abbreviate(String s) {
-        return s.length() > 160 ? s.substring(0, 160) + "…(" + s.length() + " chars)" : s;
+    private static void check(AnswerTally answers, Response response, String description) {
+        answers.check(response.statusCode(), response.contentType(), response.asString(), description);
     }
 }

@@ -1,0 +1,28 @@
+package io.rediacc.gpu.testsupport;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class AnswerTallyTest {
+
+    @Test
+    void onlyShaped4xxAnd2xxPass() {
+        AnswerTally tally = new AnswerTally();
+        tally.check(200, "application/json", "{}", "ok");
+        tally.check(400, "application/json", "{\"error\":\"e\",\"detail\":\"d\",\"hint\":\"h\"}", "shaped");
+        tally.check(414, null, "", "codec's empty 414");
+        tally.check(400, "text/plain", "{\"error\":\"e\",\"detail\":\"d\",\"hint\":\"h\"}", "wrong type");
+        tally.check(404, "application/json", "{\"error\":\"e\",\"detail\":\"d\",\"hint\":\" \"}", "blank hint");
+        tally.check(400, "application/json", "[1]", "not an object");
+        tally.check(503, "application/json", "{\"error\":\"e\",\"detail\":\"d\",\"hint\":\"h\"}", "5xx");
+
+        assertThat(tally.count(2)).isEqualTo(1);
+        assertThat(tally.count(4)).isEqualTo(5);
+        assertThat(tally.count(5)).isEqualTo(1);
+        assertThat(tally.failures()).hasSize(5)
+                .anyMatch(f -> f.contains("codec's empty 414")).anyMatch(f -> f.contains("wrong type"))
+                .anyMatch(f -> f.contains("blank hint")).anyMatch(f -> f.contains("not an object"))
+                .anyMatch(f -> f.startsWith("503 for 5xx"));
+    }
+}
