@@ -50,7 +50,7 @@ public final class GatePolicy {
     /**
      * Classifies a request from its head alone. Refuses ambiguous framing (Content-Length together
      * with Transfer-Encoding, or conflicting Content-Lengths), BuildKit (unless the repo's daemon has
-     * its device entitlement disabled), swarm membership changes, plugin create, and a container
+     * its device entitlement disabled), swarm membership changes, every plugin management endpoint, and a container
      * start that carries a body. Starts and restarts of an existing container are checked against
      * the stored configuration; {@code unpause} is not a start (the processes already hold their
      * devices, and revocation takes effect at the next start).

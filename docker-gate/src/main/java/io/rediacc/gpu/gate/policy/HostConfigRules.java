@@ -50,7 +50,10 @@ final class HostConfigRules {
             throw PolicyRefusal.forbidden(RefusalMessages.RULE_DEVICE_CGROUP, null, RefusalMessages.deviceCgroupRule(cgroupRules.get(0)));
         }
         DeviceRequestRules.check(field(hc, path, "DeviceRequests"), path + ".DeviceRequests", requested);
-        mounts.binds(field(hc, path, "Binds"), string(field(hc, path, "VolumeDriver"), path + ".VolumeDriver"), path + ".Binds", reach);
+        // VolumeDriver also creates the anonymous volumes of -v /path and of the image's VOLUMEs.
+        String volumeDriver = string(field(hc, path, "VolumeDriver"), path + ".VolumeDriver");
+        mounts.volumeDriver(volumeDriver, path + ".VolumeDriver", reach);
+        mounts.binds(field(hc, path, "Binds"), volumeDriver, path + ".Binds", reach);
         mounts.mounts(field(hc, path, "Mounts"), path + ".Mounts", false, reach);
         JsonObject logConfig = object(field(hc, path, "LogConfig"), path + ".LogConfig");
         if (logConfig != null) {

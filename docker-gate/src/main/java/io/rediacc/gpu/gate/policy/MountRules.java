@@ -45,9 +45,6 @@ final class MountRules {
      */
     void binds(JsonValue binds, String volumeDriver, String path, HostPathRules.Reach reach) {
         List<String> specs = strings(binds, path);
-        if (!specs.isEmpty()) {
-            volumeDriver(volumeDriver, path.replace(".Binds", ".VolumeDriver"), reach);
-        }
         for (String spec : specs) {
             String[] parts = spec.split(":", 4);
             if (parts.length < 2) {

@@ -173,6 +173,9 @@ class HostPathAllowlistTest {
     @Test
     void containerVolumeAndLogDriversMustBeBuiltInOrListed() {
         assertThat(refusal(create(withHostConfig("\"VolumeDriver\":\"evil\",\"Binds\":[\"data:/data\"]"))).rule()).isEqualTo("volume-driver");
+        // Without Binds, the driver still creates the image's anonymous VOLUMEs.
+        assertThat(refusal(create("{\"Image\":\"x\",\"Volumes\":{\"/data\":{}},\"HostConfig\":{\"VolumeDriver\":\"evil\"}}")).rule())
+                .isEqualTo("volume-driver");
         assertThat(create(withHostConfig("\"VolumeDriver\":\"team-nfs\",\"Binds\":[\"data:/data\"]"))).isEqualTo(new Verdict.Allow());
         assertThat(refusal(create(withHostConfig("\"LogConfig\":{\"Type\":\"evil\",\"Config\":{}}"))).rule()).isEqualTo("log-driver");
         assertThat(create(withHostConfig("\"LogConfig\":{\"Type\":\"team-logs\",\"Config\":{}}"))).isEqualTo(new Verdict.Allow());
