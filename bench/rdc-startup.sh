@@ -8,9 +8,10 @@
 #   RDC=/usr/bin/rdc bench/rdc-startup.sh      # the installed package
 #   source .fleet/fleet.env && bench/rdc-startup.sh   # against the real inventory-service of ./fleet up
 #
-# Without RDC_INVENTORY_URL it serves cli's recorded inventory-service answer
-# (cli/src/test/resources/recorded/inventory-service/machines-page-1.json) from python3's
-# http.server on 127.0.0.1: rdc and curl then fetch the same bytes from the same server.
+# Without RDC_INVENTORY_URL it serves cli's recorded inventory-service machines (the items of
+# cli/src/test/resources/recorded/inventory-service/machines-page-0.json as one complete page)
+# from python3's http.server on 127.0.0.1: rdc and curl then fetch the same bytes from the same
+# server, one request each.
 # Target (issue 17): rdc machine list <= 0.3 s wall, median of 10, on the 2-core CI machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,12 +23,17 @@ if [ "$RDC" = cli/rdc ] && [ ! -f cli/target/rdc.jar ]; then
 fi
 
 server_pid=
-cleanup() { [ -z "$server_pid" ] || kill "$server_pid" 2>/dev/null || true; }
+dir=
+cleanup() { [ -z "$server_pid" ] || kill "$server_pid" 2>/dev/null || true; [ -z "$dir" ] || rm -rf "$dir"; }
 trap cleanup EXIT
 if [ -z "${RDC_INVENTORY_URL:-}" ]; then
   dir=$(mktemp -d)
   mkdir -p "$dir/api/v1"
-  cp cli/src/test/resources/recorded/inventory-service/machines-page-1.json "$dir/api/v1/machines"
+  python3 - cli/src/test/resources/recorded/inventory-service/machines-page-0.json "$dir/api/v1/machines" <<'PY'
+import json, sys
+page = json.load(open(sys.argv[1]))
+json.dump({"items": page["items"], "page": 0, "size": 500, "total": len(page["items"])}, open(sys.argv[2], "w"))
+PY
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   python3 -m http.server "$port" --bind 127.0.0.1 --directory "$dir" >/dev/null 2>&1 &
   server_pid=$!
