@@ -28,7 +28,8 @@ import java.util.concurrent.TimeUnit;
  * The one simulated GPU machine of the local fleet: a fixture root built by {@code node-agent fixture}
  * (2 NVIDIA GPUs, 1 AMD GPU, their render nodes, stand-in nvidia-smi and nvidia-ctk), a repos
  * manifest with two repos — {@code gpu-a} and {@code gpu-a-fork}, a fork of it — each with a gate
- * socket and its own Docker daemon behind it (real where it can be, see {@link #startDaemons}).
+ * socket and its own Docker daemon behind it (real where it can be, see {@link #startDaemons}), and
+ * its own mount under the root as its only host path root ({@code hostPaths}).
  */
 final class LocalMachine {
 
@@ -94,6 +95,11 @@ final class LocalMachine {
         return root().resolve("etc/rediacc/gate/repos.yaml");
     }
 
+    /** A repo's files on the simulated machine: {@code <root>/mnt/rediacc/mounts/<guid>} (the datastore's default layout). */
+    Path repoMount(Repo r) {
+        return root().resolve("mnt/rediacc/mounts").resolve(r.guid());
+    }
+
     private void writeManifest() throws IOException {
         StringBuilder y = new StringBuilder("# repos served by this machine's docker-gate (read by node-agent too)\n");
         y.append("machine: ").append(machine).append('\n').append("repos:\n");
@@ -105,6 +111,14 @@ final class LocalMachine {
             }
             y.append("    listen: unix://").append(r.gateSocket()).append('\n');
             y.append("    daemon: unix://").append(r.daemonSocket()).append('\n');
+            // The repo's files, as on a Rediacc machine: its only host path root; its daemon's data root
+            // and configuration live inside it and stay refused to the repo.
+            Path mount = repoMount(r);
+            Files.createDirectories(mount.resolve(".rediacc/docker/config"));
+            Files.createDirectories(mount.resolve(".rediacc/docker/data"));
+            y.append("    hostPaths: [").append(mount).append("]\n");
+            y.append("    daemonConfigDir: ").append(mount.resolve(".rediacc/docker/config")).append('\n');
+            y.append("    daemonDataRoot: ").append(mount.resolve(".rediacc/docker/data")).append('\n');
         }
         Files.createDirectories(manifest().getParent());
         Path tmp = manifest().resolveSibling("repos.yaml.tmp");

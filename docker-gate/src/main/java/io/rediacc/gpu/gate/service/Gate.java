@@ -39,6 +39,7 @@ public final class Gate implements AutoCloseable {
     private final GateStatusPublisher status;
     private final GateServer server;
     private final GateMetrics metrics;
+    private final ManifestHostAccess hostAccess;
     private volatile ReposManifest manifest;
     private ManifestWatcher watcher;
 
@@ -56,7 +57,9 @@ public final class Gate implements AutoCloseable {
                 () -> this.manifest.repoInfos(), settings.statusMaxGrants());
         DecisionPublisher decisions = new DecisionPublisher(producer, settings.decisionsBurst(),
                 settings.decisionsPerSecond());
-        DataPlane plane = new DataPlane(new GatePolicy(settings.maxBodyBytes()), grants,
+        // The policy production runs: what repos may reach on the host comes from the manifest and the gate's own paths.
+        this.hostAccess = new ManifestHostAccess(settings.manifest(), settings.stateDir(), manifest);
+        DataPlane plane = new DataPlane(new GatePolicy(settings.maxBodyBytes(), hostAccess), grants,
                 new RefusalLog(gateId, metrics, decisions), transport, settings.daemonConnectTimeout(),
                 settings.daemonInspectTimeout());
         this.server = new GateServer(plane);
@@ -96,6 +99,7 @@ public final class Gate implements AutoCloseable {
             return;
         }
         manifest = next;
+        hostAccess.update(next);
         try {
             server.serve(next);
         } finally {
@@ -105,6 +109,11 @@ public final class Gate implements AutoCloseable {
 
     public GrantStore grants() {
         return grants;
+    }
+
+    /** What repos may reach on the host; the daemon checks report each daemon's data root here. */
+    public ManifestHostAccess hostAccess() {
+        return hostAccess;
     }
 
     public ReposManifest manifest() {
