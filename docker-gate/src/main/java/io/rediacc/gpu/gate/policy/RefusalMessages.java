@@ -40,6 +40,7 @@ final class RefusalMessages {
     static final String RULE_EXEC_PRIVILEGED = "exec-privileged";
     static final String RULE_UPDATE_DEVICES = "update-devices";
     static final String RULE_BUILDKIT = "buildkit";
+    static final String RULE_DEVICE_ENV = "device-env";
     static final String RULE_SWARM = "swarm-membership";
     static final String RULE_SERVICE_RESOURCES = "service-generic-resources";
     static final String RULE_SERVICE_PLUGIN = "service-plugin";
@@ -232,6 +233,24 @@ final class RefusalMessages {
     static String updateDevices(String field) {
         return "container update of " + field + " is refused: devices are fixed when a container is created; recreate the container "
                 + "with --device " + DeviceSuggestions.ANY_GRANTED;
+    }
+
+    static String deviceEnv(String entry, String key, List<String> names, boolean exec) {
+        String runtime = key.startsWith("NVIDIA_") ? "the NVIDIA container runtime"
+                : key.startsWith("DOCKER_RESOURCE_") ? "swarm generic resources and the runtimes that read them"
+                : "another vendor's container runtime";
+        String instead = exec
+                ? "devices are fixed when a container is created: create it with " + DeviceSuggestions.cliFlags(names)
+                : "write " + DeviceSuggestions.cliFlags(names) + " instead (compose: " + DeviceSuggestions.composeDevices(names)
+                        + ", not environment:)";
+        return (exec ? "docker exec " : "") + "-e " + entry + " is refused: " + key + " selects devices under " + runtime
+                + ", not through a granted CDI device; " + instead;
+    }
+
+    static String buildContentType(String contentType, String why) {
+        return "a build request with Content-Type \"" + contentType + "\" is refused: " + why
+                + "; send the build context as application/x-tar with the parameters in the query string (docker build does), "
+                + "and use the classic builder: DOCKER_BUILDKIT=0 docker build ...";
     }
 
     static String buildkit(String what) {
