@@ -89,6 +89,7 @@ public final class StandInDockerd implements AutoCloseable {
     private final Map<String, ObjectNode> volumes = new ConcurrentHashMap<>();
     private final AtomicInteger ids = new AtomicInteger();
     private volatile CountDownLatch streamGate = new CountDownLatch(0);
+    private volatile ObjectNode info = defaultInfo();
 
     private static final class Container {
         final String id;
@@ -190,6 +191,46 @@ public final class StandInDockerd implements AutoCloseable {
                                 new ApiHandler(self));
                     }
                 });
+    }
+
+    /**
+     * The fields of {@code GET /info} that matter to the gate, as a daemon with a daemon.json of
+     * {@code "default-runtime": "runc", "cdi-spec-dirs": ["/etc/cdi"]} reports them (Docker 28.2).
+     */
+    private static ObjectNode defaultInfo() {
+        ObjectNode info = JSON.createObjectNode()
+                .put("ID", "stand-in").put("Name", "stand-in").put("ServerVersion", "28.2.2")
+                .put("OperatingSystem", "stand-in").put("OSType", "linux").put("Architecture", "x86_64")
+                .put("DockerRootDir", "/var/lib/docker").put("DefaultRuntime", "runc");
+        ObjectNode runtimes = info.putObject("Runtimes");
+        runtimes.putObject("io.containerd.runc.v2").put("path", "runc");
+        runtimes.putObject("runc").put("path", "runc");
+        info.putArray("CDISpecDirs").add("/etc/cdi");
+        return info;
+    }
+
+    /**
+     * Makes {@code GET /info} report this configuration from now on: the default runtime (a
+     * runtime of that name is added to {@code Runtimes} unless it is runc), the CDI spec
+     * directories (null: not reported at all, as before API 1.44) and the data root.
+     */
+    public void setInfo(String defaultRuntime, List<String> cdiSpecDirs, String dockerRootDir) {
+        ObjectNode next = defaultInfo();
+        next.put("DefaultRuntime", defaultRuntime).put("DockerRootDir", dockerRootDir);
+        if (!"runc".equals(defaultRuntime)) {
+            ((ObjectNode) next.get("Runtimes")).putObject(defaultRuntime).put("path", defaultRuntime + "-container-runtime");
+        }
+        if (cdiSpecDirs == null) {
+            next.remove("CDISpecDirs");
+        } else {
+            next.putArray("CDISpecDirs").addAll(cdiSpecDirs.stream().map(JSON.getNodeFactory()::textNode).toList());
+        }
+        info = next;
+    }
+
+    /** Back to the default {@code GET /info} (runc, /etc/cdi, /var/lib/docker). */
+    public void resetInfo() {
+        info = defaultInfo();
     }
 
     /** The daemon address for a manifest: {@code tcp://127.0.0.1:port} or {@code unix:///path}. */
@@ -366,6 +407,10 @@ public final class StandInDockerd implements AutoCloseable {
             } else {
                 json(ctx, request, 200, v);
             }
+            return;
+        }
+        if (method.equals("GET") && path.equals("/info")) {
+            json(ctx, request, 200, info.deepCopy());
             return;
         }
         if (path.equals("/version")) {

@@ -28,6 +28,7 @@ final class ContainerBodyRules {
                         RefusalMessages.topLevelHostConfig(member.key()));
             }
         }
+        EnvRules.check(body.field("Env", "Env"), "Env", false);
         JsonObject hc = object(body.field("HostConfig", "HostConfig"), "HostConfig");
         if (hc != null) {
             hostConfig.check(hc, "HostConfig", HostConfigRules.Source.REQUEST, requested, reach);
@@ -51,6 +52,7 @@ final class ContainerBodyRules {
         if (bool(body.field("Privileged", "Privileged"), "Privileged")) {
             throw PolicyRefusal.forbidden(RefusalMessages.RULE_EXEC_PRIVILEGED, null, RefusalMessages.execPrivileged());
         }
+        EnvRules.check(body.field("Env", "Env"), "Env", true);
     }
 
     /** {@code POST /volumes/create}: a volume's driver options are mounted by the daemon on the host. */

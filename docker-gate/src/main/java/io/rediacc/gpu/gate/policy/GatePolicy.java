@@ -278,17 +278,47 @@ public final class GatePolicy {
                 if (route.requestTarget().queryValues("version").contains("2")) {
                     throw PolicyRefusal.forbidden(RefusalMessages.RULE_BUILDKIT, null, RefusalMessages.buildkit("build version=2"));
                 }
-                for (String contentType : head.header("content-type")) {
-                    String media = contentType.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
-                    if (media.equals("application/x-www-form-urlencoded")) {
-                        throw PolicyRefusal.forbidden(RefusalMessages.RULE_BUILDKIT, null,
-                                RefusalMessages.buildkit("a form-encoded build request, whose body could select it"));
-                    }
-                }
+                buildContentType(head.header("content-type"));
             }
             default -> {
                 // not BuildKit
             }
+        }
+    }
+
+    /** Media types of a /build body that Go's form parsing never reads (the build context: a tar stream). */
+    private static final Set<String> BUILD_CONTEXT_TYPES = Set.of("application/x-tar", "application/tar",
+            "application/octet-stream");
+
+    /**
+     * The daemon reads every /build parameter with Go's {@code r.FormValue}, which parses an
+     * {@code application/x-www-form-urlencoded} or {@code multipart/form-data} body and lets its
+     * values win over the query string, so {@code version=2} could sit anywhere in such a body (after
+     * any preamble, in any part, chunked, beyond any inspection limit). No client sends the build
+     * context as a form (the daemon would consume it as the form), so the gate decides from the head
+     * alone: a body is allowed only as a build context type, and a Content-Type the gate might read
+     * differently from Go (repeated, or not plain ASCII: Go lower-cases Unicode, so "İ" becomes "i")
+     * is refused rather than guessed at.
+     */
+    private static void buildContentType(List<String> values) {
+        if (values.isEmpty()) {
+            return; // Go: no Content-Type is application/octet-stream, never a form
+        }
+        if (values.size() > 1) {
+            throw PolicyRefusal.forbidden(RefusalMessages.RULE_BUILDKIT, null,
+                    RefusalMessages.buildContentType(String.join(", ", values), "it is repeated"));
+        }
+        String value = values.get(0) == null ? "" : values.get(0);
+        if (!value.chars().allMatch(c -> c == '\t' || (c >= 0x20 && c < 0x7f))) {
+            throw PolicyRefusal.forbidden(RefusalMessages.RULE_BUILDKIT, null,
+                    RefusalMessages.buildContentType(value, "it is not plain ASCII"));
+        }
+        String media = value.split(";", 2)[0].strip().toLowerCase(Locale.ROOT);
+        if (!media.isEmpty() && !BUILD_CONTEXT_TYPES.contains(media)) {
+            throw PolicyRefusal.forbidden(RefusalMessages.RULE_BUILDKIT, null, RefusalMessages.buildContentType(value,
+                    media.equals("multipart/form-data") || media.equals("application/x-www-form-urlencoded")
+                            ? "the daemon reads build parameters from a form body, and version=2 there selects BuildKit"
+                            : "only a build context (application/x-tar) is accepted as a build body"));
         }
     }
 

@@ -1,5 +1,6 @@
 package io.rediacc.gpu.gate.policy;
 
+import io.rediacc.gpu.contracts.events.DaemonStatus;
 import java.util.List;
 
 /**
@@ -40,6 +41,9 @@ final class RefusalMessages {
     static final String RULE_EXEC_PRIVILEGED = "exec-privileged";
     static final String RULE_UPDATE_DEVICES = "update-devices";
     static final String RULE_BUILDKIT = "buildkit";
+    static final String RULE_DEVICE_ENV = "device-env";
+    static final String RULE_DAEMON_MISCONFIGURED = "daemon-misconfigured";
+    static final String RULE_DAEMON_UNVERIFIED = "daemon-unverified";
     static final String RULE_SWARM = "swarm-membership";
     static final String RULE_SERVICE_RESOURCES = "service-generic-resources";
     static final String RULE_SERVICE_PLUGIN = "service-plugin";
@@ -298,6 +302,36 @@ final class RefusalMessages {
     static String updateDevices(String field) {
         return "container update of " + field + " is refused: devices are fixed when a container is created; recreate the container "
                 + "with --device " + DeviceSuggestions.ANY_GRANTED;
+    }
+
+    static String daemonNotVerified(String device, RepoIdentity repo, DaemonStatus daemon) {
+        String head = "device " + device + " cannot be attached now: ";
+        return switch (daemon.state()) {
+            case DaemonStatus.MISCONFIGURED -> head + "the Docker daemon of repo " + repo.name()
+                    + " on machine " + repo.machine() + " is misconfigured: " + daemon.detail()
+                    + ". Requests without devices still work; device requests resume once the gate has verified the fixed daemon";
+            case DaemonStatus.UNREACHABLE -> head + "the gate cannot verify the Docker daemon of repo "
+                    + repo.name() + " (unreachable: " + daemon.detail() + "); retry once the daemon is running";
+            default -> head + "the gate has not verified the Docker daemon of repo " + repo.name() + " yet; retry in a few seconds";
+        };
+    }
+
+    static String deviceEnv(String entry, String key, List<String> names, boolean exec) {
+        String runtime = key.startsWith("NVIDIA_") ? "the NVIDIA container runtime"
+                : key.startsWith("DOCKER_RESOURCE_") ? "swarm generic resources and the runtimes that read them"
+                : "another vendor's container runtime";
+        String instead = exec
+                ? "devices are fixed when a container is created: create it with " + DeviceSuggestions.cliFlags(names)
+                : "write " + DeviceSuggestions.cliFlags(names) + " instead (compose: " + DeviceSuggestions.composeDevices(names)
+                        + ", not environment:)";
+        return (exec ? "docker exec " : "") + "-e " + entry + " is refused: " + key + " selects devices under " + runtime
+                + ", not through a granted CDI device; " + instead;
+    }
+
+    static String buildContentType(String contentType, String why) {
+        return "a build request with Content-Type \"" + contentType + "\" is refused: " + why
+                + "; send the build context as application/x-tar with the parameters in the query string (docker build does), "
+                + "and use the classic builder: DOCKER_BUILDKIT=0 docker build ...";
     }
 
     static String buildkit(String what) {

@@ -34,6 +34,7 @@ final class ServiceSpecRules {
             mounts.mounts(container.field("Mounts", cp + ".Mounts"), cp + ".Mounts", false, reach);
             CapabilityRules.check(strings(container.field("CapabilityAdd", cp + ".CapabilityAdd"), cp + ".CapabilityAdd"),
                     cp + ".CapabilityAdd");
+            EnvRules.check(container.field("Env", cp + ".Env"), cp + ".Env", false);
         }
         if (present(task.field("PluginSpec", tp + ".PluginSpec"))) {
             throw PolicyRefusal.forbidden(RefusalMessages.RULE_SERVICE_PLUGIN, null, RefusalMessages.servicePlugin());

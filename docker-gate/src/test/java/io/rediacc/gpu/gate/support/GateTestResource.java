@@ -35,6 +35,16 @@ public class GateTestResource implements QuarkusTestResourceLifecycleManager {
         return forkDaemon;
     }
 
+    /** Stops the fork's daemon; {@link #startForkDaemon()} brings it back on the same socket (a daemon restart). */
+    public static void stopForkDaemon() {
+        forkDaemon.close();
+    }
+
+    public static StandInDockerd startForkDaemon() {
+        forkDaemon = StandInDockerd.startUnix(dir.resolve("fork-daemon.sock"));
+        return forkDaemon;
+    }
+
     public static Path dir() {
         return dir;
     }
