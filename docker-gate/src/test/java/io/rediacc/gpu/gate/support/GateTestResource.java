@@ -41,8 +41,13 @@ public class GateTestResource implements QuarkusTestResourceLifecycleManager {
     }
 
     public static StandInDockerd startForkDaemon() {
-        forkDaemon = StandInDockerd.startUnix(dir.resolve("fork-daemon.sock"));
+        forkDaemon = StandInDockerd.startUnix(forkDaemonSocket());
         return forkDaemon;
+    }
+
+    /** The fork's daemon socket: in a directory of its own (the gate protects a daemon socket's directory). */
+    public static Path forkDaemonSocket() {
+        return dir.resolve("run/fork-daemon.sock");
     }
 
     public static Path dir() {
@@ -97,7 +102,7 @@ public class GateTestResource implements QuarkusTestResourceLifecycleManager {
             Files.createDirectories(repoMount().resolve(".rediacc/docker/data"));
             Files.createDirectories(repoMount().resolve(".rediacc/docker/config"));
             daemon = StandInDockerd.startTcp();
-            forkDaemon = StandInDockerd.startUnix(dir.resolve("run/fork-daemon.sock"));
+            forkDaemon = StandInDockerd.startUnix(forkDaemonSocket());
             Files.writeString(manifest(), manifestYaml(""));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
