@@ -70,8 +70,12 @@ public final class Gate implements AutoCloseable {
         } catch (InvalidIdentifierException e) {
             throw new IllegalArgumentException("gate.id: " + e.getMessage().replace("machine name", "gate id"), e);
         }
+        GateFiles files = GateFiles.ofThisProcess();
+        files.check(settings.manifest(), settings.stateDir(), null);
         byte[] digest = ManifestWatcher.digest(settings.manifest());
         ReposManifest manifest = ManifestLoader.load(settings.manifest());
+        files.check(settings.manifest(), settings.stateDir(),
+                new GrantSnapshotFile(settings.stateDir(), manifest.machine()).path());
         Gate gate = new Gate(settings, manifest, transport, registry);
         try {
             gate.grants.loadFromDisk();
