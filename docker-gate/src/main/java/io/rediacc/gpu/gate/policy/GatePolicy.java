@@ -174,10 +174,10 @@ public final class GatePolicy {
                 if (declaresBody) {
                     throw PolicyRefusal.badRequest(RefusalMessages.RULE_START_BODY, RefusalMessages.startWithBody());
                 }
-                return new HeadVerdict.InspectStoredContainer(containerRef(route.target()));
+                return storedStart(route, "start");
             }
             case CONTAINER_RESTART -> {
-                return new HeadVerdict.InspectStoredContainer(containerRef(route.target()));
+                return storedStart(route, "restart");
             }
             default -> {
                 if (route.kind().bodyInspected()) {
@@ -251,6 +251,11 @@ public final class GatePolicy {
                 // not BuildKit
             }
         }
+    }
+
+    private static HeadVerdict.InspectStoredContainer storedStart(DockerRoute route, String action) {
+        return new HeadVerdict.InspectStoredContainer(containerRef(route.target()),
+                DockerRoute.apiVersion(route.requestTarget().path()), action, route.requestTarget().rawQuery());
     }
 
     private static String containerRef(String target) {

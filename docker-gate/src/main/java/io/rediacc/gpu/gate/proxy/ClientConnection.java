@@ -70,7 +70,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         final HttpRequest request;
         final RequestHead head;
         Mode mode = Mode.STREAM;
-        String storedContainerId;
+        HeadVerdict.InspectStoredContainer stored;
         CompositeByteBuf body;
         boolean requestDone;
         boolean responseStarted;
@@ -247,7 +247,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         } else if (verdict instanceof HeadVerdict.InspectBody) {
             startInspection(request, null);
         } else if (verdict instanceof HeadVerdict.InspectStoredContainer stored) {
-            startInspection(request, stored.containerId());
+            startInspection(request, stored);
         } else if (verdict instanceof HeadVerdict.Refuse refuse) {
             refuse(refuse.refusal());
         } else {
@@ -255,9 +255,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void startInspection(HttpRequest request, String storedContainerId) {
+    private void startInspection(HttpRequest request, HeadVerdict.InspectStoredContainer stored) {
         ex.mode = Mode.INSPECT;
-        ex.storedContainerId = storedContainerId;
+        ex.stored = stored;
         long declared = HttpUtil.getContentLength(request, -1L);
         if (declared > maxBody) {
             refuse(tooLarge());
@@ -314,7 +314,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         byte[] body = ByteBufUtil.getBytes(ex.body);
         ex.body.release();
         ex.body = null;
-        if (ex.storedContainerId == null) {
+        if (ex.stored == null) {
             Verdict verdict;
             try {
                 verdict = plane.policy().onBody(ex.head, body, repo, plane.grants());
@@ -325,14 +325,14 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             return;
         }
         Exchange decided = ex;
-        StoredContainerReader.read(plane, daemonEndpoint, client.eventLoop(), ex.storedContainerId)
+        StoredContainerReader.read(plane, daemonEndpoint, client.eventLoop(), ex.stored.containerId())
                 .addListener(done -> {
                     if (closing || ex != decided) {
                         return;
                     }
                     if (!done.isSuccess()) {
                         respondLocally(502, "the gate could not read the stored configuration of container "
-                                + decided.storedContainerId + " from the Docker daemon of repo " + repo.name()
+                                + decided.stored.containerId() + " from the Docker daemon of repo " + repo.name()
                                 + " to re-check its devices: " + done.cause().getMessage());
                         return;
                     }
@@ -342,12 +342,20 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
                         respondLocally(answer.status() >= 400 ? answer.status() : 502, daemonMessage(answer));
                         return;
                     }
+                    String fullId = StoredContainerReader.fullId(answer.body());
+                    if (fullId == null) {
+                        respondLocally(502, "the Docker daemon of repo " + repo.name() + " described container "
+                                + decided.stored.containerId() + " without a full container ID; the start was not forwarded");
+                        return;
+                    }
                     Verdict verdict;
                     try {
                         verdict = plane.policy().onStoredContainer(answer.body(), repo, plane.grants());
                     } catch (RuntimeException e) {
                         verdict = new Verdict.Deny(policyFailure(e));
                     }
+                    // Start what was judged, by its full ID: a rename since the check cannot swap containers.
+                    decided.request.setUri(decided.stored.targetFor(fullId));
                     conclude(verdict, body);
                 });
     }
