@@ -58,7 +58,7 @@ public final class Gate implements AutoCloseable {
                 settings.decisionsPerSecond());
         DataPlane plane = new DataPlane(new GatePolicy(settings.maxBodyBytes()), grants,
                 new RefusalLog(gateId, metrics, decisions), transport, settings.daemonConnectTimeout(),
-                settings.daemonInspectTimeout());
+                settings.daemonInspectTimeout(), settings.connections());
         this.server = new GateServer(plane);
         this.feed = new GrantsFeed(grants, settings.kafka(), clientId, settings.kafkaApiTimeout());
     }
