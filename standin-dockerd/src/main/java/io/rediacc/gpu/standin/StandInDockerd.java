@@ -292,11 +292,21 @@ public final class StandInDockerd implements AutoCloseable {
     }
 
     private Container create(String name, ObjectNode body) {
-        String id = String.format("%064x", ids.incrementAndGet() + 0xc0ffeeL);
+        // Like dockerd's: 64 random-looking hex digits, so that a short ID (12 digits) names one container.
+        String id = sha256Hex("container-" + ids.incrementAndGet() + "-" + System.identityHashCode(this));
         Container c = new Container(id, name == null ? "c" + ids.get() : name, body);
         containers.put(id, c);
         containers.put(c.name, c);
         return c;
+    }
+
+    private static String sha256Hex(String seed) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(seed.getBytes(StandardCharsets.UTF_8)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private Container find(String ref) {

@@ -49,6 +49,11 @@ public final class GateServer implements AutoCloseable {
         this.turningAway = new Budget(plane.limits().maxTotal(), 0);
     }
 
+    /** Bytes of unfinished request heads and inspected bodies held now, all repos together. */
+    public long heldBytes() {
+        return total.pending.get();
+    }
+
     /** Connections open now, all repos together (turned-away ones not counted). */
     public int openConnections() {
         return total.connections.get();

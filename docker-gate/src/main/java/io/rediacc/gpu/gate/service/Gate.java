@@ -123,6 +123,16 @@ public final class Gate implements AutoCloseable {
         return server.boundAddress(repoName);
     }
 
+    /** Client connections open now, all repos together. */
+    public int openConnections() {
+        return server.openConnections();
+    }
+
+    /** Bytes of unfinished request heads and inspected bodies the gate holds now. */
+    public long heldBytes() {
+        return server.heldBytes();
+    }
+
     public int listenerCount() {
         return server.listenerCount();
     }
