@@ -17,6 +17,7 @@ class GateSettingsTest {
 
     private static GateSettings settings(Map<String, String> properties) {
         SmallRyeConfig config = new SmallRyeConfigBuilder().withMapping(GateConfig.class)
+                .withConverter(Duration.class, 200, new io.quarkus.runtime.configuration.DurationConverter())
                 .withDefaultValues(properties).build();
         return GateSettings.of(config.getConfigMapping(GateConfig.class), Map.of());
     }
