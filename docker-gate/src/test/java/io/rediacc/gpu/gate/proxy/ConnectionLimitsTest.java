@@ -127,6 +127,8 @@ class ConnectionLimitsTest {
                 assertThat(Duration.ofNanos(openedAt - opening)).as("opening must be within the timeouts")
                         .isLessThan(timeout.minusSeconds(1));
 
+                // a connection the client sees open may still wait in the kernel's accept queue
+                Await.until("the gate holds all " + 2 * n, Duration.ofSeconds(30), () -> gate.openConnections() == 2 * n);
                 // repo a is at its cap: one more connection is answered, not left hanging
                 String over = RawExchange.send(a, PING, Duration.ofSeconds(5));
                 assertThat(over).startsWith("HTTP/1.1 429").contains("gate.connections.max-per-repo");
