@@ -84,9 +84,11 @@ class MachineSetupIT {
                     "daemon train: changed", "features.cdi false -> true", "default-runtime \"nvidia\" removed",
                     "restarted rediacc-docker-train.service", "persistenced socket: changed", "services: changed");
             // what landed on the machine
-            assertThat(m.resolve("root/opt/rediacc/gpu/bin/node-agent")).isExecutable();
-            assertThat(m.resolve("root/opt/rediacc/gpu/docker-gate/quarkus-run.jar")).exists();
-            assertThat(m.resolve("root/etc/systemd/system/docker-gate.service")).exists();
+            // at the places the rediacc-gpu-node .deb uses (the units' ExecStart names the launchers)
+            assertThat(m.resolve("root/usr/lib/rediacc-gpu-node/bin/node-agent")).isExecutable();
+            assertThat(m.resolve("root/usr/share/rediacc-gpu-node/docker-gate/quarkus-run.jar")).exists();
+            assertThat(Files.readString(m.resolve("root/lib/systemd/system/docker-gate.service")))
+                    .contains("ExecStart=/usr/lib/rediacc-gpu-node/bin/docker-gate");
             assertThat(m.resolve("root/etc/cdi/nvidia.yaml")).exists();
             assertThat(m.resolve("root/etc/cdi/rediacc.io-amd.yaml")).exists();
             String inventory = Files.readString(m.resolve("root/etc/rediacc/gpu/inventory.json"));
@@ -147,7 +149,7 @@ class MachineSetupIT {
         assertThat(r.exit()).as(r.all()).isEqualTo(6);
         String fingerprint = run(List.of("ssh-keygen", "-lf", sshd.dir.resolve("ssh_host_ed25519_key.pub").toString())).out().split("\\s+")[1];
         assertThat(r.err()).contains("is not known", fingerprint, "ssh-keyscan -p " + sshd.port + " 127.0.0.1 >> ");
-        assertThat(m.resolve("root/opt")).doesNotExist();
+        assertThat(m.resolve("root/usr/share/rediacc-gpu-node")).doesNotExist();
 
         int closed;
         try (var s = new java.net.ServerSocket(0)) {
@@ -196,12 +198,8 @@ class MachineSetupIT {
     }
 
     private static Result rdc(Path config, String... args) throws Exception {
-        Path jar;
-        try (Stream<Path> s = Files.list(REPO.resolve("cli/target"))) {
-            jar = s.filter(p -> p.getFileName().toString().endsWith("-runner.jar")).findFirst()
-                    .orElseThrow(() -> new IllegalStateException("build cli first"));
-        }
-        List<String> cmd = new ArrayList<>(List.of("java", "-XX:TieredStopAtLevel=1", "-jar", jar.toString(), "--config", config.toString()));
+        // the operator's launcher, as installed (cli/rdc runs cli/target/rdc.jar)
+        List<String> cmd = new ArrayList<>(List.of(REPO.resolve("cli/rdc").toString(), "--config", config.toString()));
         cmd.addAll(Arrays.asList(args));
         return run(cmd);
     }

@@ -113,7 +113,7 @@ public class MachineSetupCommand implements Callable<Integer> {
             cmd.append("AGENT_PATH=").append(Ssh.quote(searchPath)).append(' ');
         }
         cmd.append("NODE_AGENT_JAVA_OPTS='-XX:TieredStopAtLevel=1 -XX:+UseSerialGC' ")
-                .append(Ssh.quote(prefix + MachinePackage.PREFIX + "/bin/node-agent")).append(" prepare --root ")
+                .append(Ssh.quote(prefix + MachinePackage.BIN + "/node-agent")).append(" prepare --root ")
                 .append(Ssh.quote(root)).append(" --install-nvidia-toolkit ").append(installNvidiaToolkit);
         Instant[] generatedAt = {null};
         String[] reported = {null};
@@ -177,9 +177,10 @@ public class MachineSetupCommand implements Callable<Integer> {
             for (String dir : pkg.replacedDirectories()) {
                 remote.append("rm -rf ").append(Ssh.quote(prefix + dir)).append("; ");
             }
-            remote.append("tar -C ").append(Ssh.quote(root)).append(" --no-same-owner -xf -; ")
+            remote.append("mkdir -p ").append(Ssh.quote(prefix + MachinePackage.PREFIX)).append("; ")
+                    .append("tar -C ").append(Ssh.quote(root)).append(" --no-same-owner -xf -; ")
                     .append("printf '%s\\n' ").append(pkg.digest()).append(" > ").append(Ssh.quote(prefix + MachinePackage.DIGEST_FILE));
-            ProcessBuilder tar = new ProcessBuilder("tar", "-C", staged.toString(), "-chf", "-", "opt", "etc")
+            ProcessBuilder tar = new ProcessBuilder("tar", "-C", staged.toString(), "-chf", "-", "usr", "lib")
                     .redirectError(ProcessBuilder.Redirect.DISCARD);
             ProcessBuilder sshPb = new ProcessBuilder(ssh.command(remote.toString()));
             List<Process> pipeline = ProcessBuilder.startPipeline(List.of(tar, sshPb));
@@ -191,8 +192,9 @@ public class MachineSetupCommand implements Callable<Integer> {
         } finally {
             deleteTree(staged);
         }
-        progress(out, "package: changed - installed node-agent, docker-gate, their launchers and units under "
-                + (prefix.isEmpty() ? "" : root + " ") + MachinePackage.PREFIX + " and /etc/systemd/system (" + pkg.digest().substring(0, 12) + ")");
+        progress(out, "package: changed - installed node-agent, docker-gate (" + MachinePackage.PREFIX + "), their launchers ("
+                + MachinePackage.BIN + ") and units (/lib/systemd/system)" + (prefix.isEmpty() ? "" : " under " + root)
+                + " (" + pkg.digest().substring(0, 12) + ")");
     }
 
     /** Polls inventory-service until it has an inventory at least as new as this setup's and every gate is synced. */

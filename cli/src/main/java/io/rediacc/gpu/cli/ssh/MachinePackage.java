@@ -19,18 +19,19 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 /**
- * The machine's software, as files: node-agent and docker-gate under {@code /opt/rediacc/gpu/},
- * a launcher each in {@code /opt/rediacc/gpu/bin/}, and the systemd units in
- * {@code /etc/systemd/system/}. Until the {@code rediacc-gpu-node} package exists this is how setup
- * installs it (the package will hold the same files at the same places, and this class becomes an
- * upload of the .deb and an {@code apt-get install}); the installed content is identified by a
- * digest, so an unchanged package is not sent again.
+ * The machine's software, as files at the places the {@code rediacc-gpu-node} .deb puts them:
+ * node-agent and docker-gate under {@code /usr/share/rediacc-gpu-node/}, a launcher each in
+ * {@code /usr/lib/rediacc-gpu-node/bin/} (where the units' {@code ExecStart} looks), and the units
+ * in {@code /lib/systemd/system/}. This copy is the install step until setup uploads the .deb and
+ * runs {@code apt-get install} (then this class becomes that upload); the installed content is
+ * identified by a digest, so an unchanged package is not sent again.
  */
 public final class MachinePackage {
 
-    public static final String PREFIX = "/opt/rediacc/gpu";
+    public static final String PREFIX = "/usr/share/rediacc-gpu-node";
+    public static final String BIN = "/usr/lib/rediacc-gpu-node/bin";
     public static final String DIGEST_FILE = PREFIX + "/.package-digest";
-    static final String UNIT_DIR = "/etc/systemd/system";
+    static final String UNIT_DIR = "/lib/systemd/system";
 
     /** Host path on the machine → local source (a directory or a file). */
     private final Map<String, Path> sources;
@@ -68,8 +69,8 @@ public final class MachinePackage {
             throw new Failure(ExitCodes.ERROR, "cannot read " + units + ": " + e.getMessage());
         }
         Map<String, String> generated = new LinkedHashMap<>();
-        generated.put(PREFIX + "/bin/node-agent", launcher("node-agent", "NODE_AGENT_JAVA_OPTS"));
-        generated.put(PREFIX + "/bin/docker-gate", launcher("docker-gate", "DOCKER_GATE_JAVA_OPTS"));
+        generated.put(BIN + "/node-agent", launcher("node-agent", "NODE_AGENT_JAVA_OPTS"));
+        generated.put(BIN + "/docker-gate", launcher("docker-gate", "DOCKER_GATE_JAVA_OPTS"));
         return new MachinePackage(sources, generated);
     }
 
@@ -96,8 +97,9 @@ public final class MachinePackage {
         return """
                 #!/bin/sh
                 # %s launcher, installed by rdc machine setup (the rediacc-gpu-node package installs the same file)
-                here=$(cd "$(dirname "$0")/.." && pwd)
-                exec java ${%s:-} -jar "$here/%s/quarkus-run.jar" "$@"
+                # the file system's root: / on a machine, a simulated machine's root directory in tests
+                root=$(cd "$(dirname "$0")/../../../.." && pwd)
+                exec java ${%s:-} -jar "${root%%/}/usr/share/rediacc-gpu-node/%s/quarkus-run.jar" "$@"
                 """.formatted(app, optsVariable, app);
     }
 
@@ -127,7 +129,7 @@ public final class MachinePackage {
 
     /** The application directories replaced on install (so no jar of an older version stays behind). */
     public List<String> replacedDirectories() {
-        return sources.keySet().stream().filter(k -> k.startsWith(PREFIX)).toList();
+        return sources.keySet().stream().filter(k -> k.startsWith(PREFIX + "/")).toList();
     }
 
     private String computeDigest() {
