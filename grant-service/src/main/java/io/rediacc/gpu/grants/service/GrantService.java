@@ -247,6 +247,7 @@ public class GrantService {
         List<Holder> reaching = new ArrayList<>();
         Holder exclusiveHolder = null;
         List<Overlap> overlaps = new ArrayList<>();
+        CardOverlap cards = CardOverlap.of(state.devices());
         for (GrantRow row : state.grants()) {
             if (row.candidate()) {
                 continue;
@@ -256,7 +257,7 @@ public class GrantService {
             if (sameRepo && g.device().equals(ask.device())) {
                 mine = g;
             }
-            if (!sameRepo && CardOverlap.overlaps(ask.device(), g.device(), state.devices())) {
+            if (!sameRepo && cards.overlaps(ask.device(), g.device())) {
                 Holder holder = new Holder(g.repoName(), g.repoGuid(), g.device(), g.exclusive());
                 reaching.add(holder);
                 // the same name first: the holder the caller asked about is the one named

@@ -12,7 +12,6 @@ import io.restassured.response.Response;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -29,7 +28,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 @QuarkusTest
 @WithTestResource(KafkaTestResource.class)
 @WithTestResource(PostgresTestResource.class)
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class CardExclusivityTest {
 
     /** Every name that reaches NVIDIA card index 0 (node /dev/nvidia1). */
@@ -66,12 +64,10 @@ class CardExclusivityTest {
         return d;
     }
 
-    /** One machine for the class (RestAssured knows the port only once a test runs). */
+    /** A machine per test: a failed test leaves no grant behind for the next. */
     @BeforeEach
     void machine() {
-        if (m == null) {
-            m = TestMachine.withDevices(api, "card", devices(), holder, other);
-        }
+        m = TestMachine.withDevices(api, "card", devices(), holder, other);
     }
 
     @Test
