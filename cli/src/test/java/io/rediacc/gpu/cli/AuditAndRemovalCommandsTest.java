@@ -54,7 +54,8 @@ class AuditAndRemovalCommandsTest {
         assertThat(stdout(result)).isEqualTo("""
                 AT                    EVENT    MACHINE  REPO   DEVICE              EXCLUSIVE  ACTOR  REASON
                 2026-11-29T10:00:00Z  granted  m1       gpu-a  nvidia.com/gpu=0    yes        alice  ticket-123
-                2026-11-29T10:01:00Z  refused  m1       gpu-b  nvidia.com/gpu=all  no         bob    exclusive-conflict: nvidia.com/gpu=all on m1 reaches a card reserved exclusively""");
+                2026-11-29T10:01:00Z  refused  m1       gpu-b  nvidia.com/gpu=all  no         bob    exclusive-conflict: nvidia.com/gpu=all on m1 reaches a card reserved exclusively
+                """);
         List<Request> sent = grants.requests();
         assertThat(sent).hasSize(2);
         assertThat(sent.get(0).rawQuery()).contains("machine=m1").contains("since=").doesNotContain("after=");
@@ -148,7 +149,7 @@ class AuditAndRemovalCommandsTest {
 
         assertThat(result.exitCode()).isZero();
         assertThat(stdout(result)).isEqualTo("removed machine m1: revoked 1 grant(s): nvidia.com/gpu=0 of a; "
-                + "its inventory and gate records are tombstoned");
+                + "its inventory and gate records are tombstoned\n");
         assertThat(grants.requests().get(0).rawQuery()).isEqualTo("revokeGrants=true&reason=decommissioned");
     }
 

@@ -94,12 +94,14 @@ class MachineGpuListTest {
 
     @Test
     void aStaleInventoryAndAMachineWithoutLiveGateAreFlagged() {
+        // the stored inventory unreadable: AGE is the last publication's, as the stale warning's
+        inventory.on("GET", "/api/v1/machines/wsl-gpu/inventory", Answer.json(503, "{\"error\":\"database-unavailable\"}"));
         LaunchResult result = new Rdc(inventory, grants).run("machine", "gpu", "list", "wsl-gpu");
 
         assertThat(result.exitCode()).isZero();
         Golden.assertMatches(stdout(result), "machine-gpu-list-wsl-gpu.txt");
         assertThat(result.getErrorStream()).containsExactly(
-                "warning: the inventory of wsl-gpu is 12m34s old (stale: more than 3 heartbeats); is its node-agent running?",
+                "warning: the last inventory publication of wsl-gpu is 12m34s old (stale: more than 3 heartbeats); is its node-agent running?",
                 "warning: no live gate on wsl-gpu: nothing is enforced there now; holders marked (db only) are granted but not enforced");
     }
 
