@@ -1,6 +1,7 @@
 package io.rediacc.gpu.gate.service;
 
 import io.rediacc.gpu.gate.config.GateConfig;
+import io.rediacc.gpu.gate.daemon.DaemonCheckSettings;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -10,13 +11,31 @@ import java.util.Map;
 public record GateSettings(Path manifest, Duration manifestPollInterval, Path stateDir, String gateId,
                            Duration heartbeat, int maxBodyBytes, Duration daemonConnectTimeout,
                            Duration daemonInspectTimeout, int decisionsBurst, double decisionsPerSecond,
-                           Duration kafkaApiTimeout, Map<String, Object> kafka, int statusMaxGrants) {
+                           Duration kafkaApiTimeout, Map<String, Object> kafka, int statusMaxGrants,
+                           DaemonCheckSettings daemonCheck) {
 
     /** The default of {@code gate.status.max-grants}. */
     public static final int STATUS_MAX_GRANTS = 1000;
 
     public GateSettings {
         kafka = Map.copyOf(kafka);
+        daemonCheck = daemonCheck == null ? DaemonCheckSettings.DEFAULTS : daemonCheck;
+    }
+
+    /** Settings with the default daemon check ({@link DaemonCheckSettings#DEFAULTS}). */
+    public GateSettings(Path manifest, Duration manifestPollInterval, Path stateDir, String gateId,
+                        Duration heartbeat, int maxBodyBytes, Duration daemonConnectTimeout,
+                        Duration daemonInspectTimeout, int decisionsBurst, double decisionsPerSecond,
+                        Duration kafkaApiTimeout, Map<String, Object> kafka, int statusMaxGrants) {
+        this(manifest, manifestPollInterval, stateDir, gateId, heartbeat, maxBodyBytes, daemonConnectTimeout,
+                daemonInspectTimeout, decisionsBurst, decisionsPerSecond, kafkaApiTimeout, kafka, statusMaxGrants, null);
+    }
+
+    /** The same settings with another daemon check (e.g. a test root's CDI spec directory). */
+    public GateSettings withDaemonCheck(DaemonCheckSettings check) {
+        return new GateSettings(manifest, manifestPollInterval, stateDir, gateId, heartbeat, maxBodyBytes,
+                daemonConnectTimeout, daemonInspectTimeout, decisionsBurst, decisionsPerSecond, kafkaApiTimeout, kafka,
+                statusMaxGrants, check);
     }
 
     /** Settings with the default status cap ({@value #STATUS_MAX_GRANTS} grants listed). */
@@ -31,7 +50,8 @@ public record GateSettings(Path manifest, Duration manifestPollInterval, Path st
     /** The same settings listing at most {@code max} grants in the status record. */
     public GateSettings withStatusMaxGrants(int max) {
         return new GateSettings(manifest, manifestPollInterval, stateDir, gateId, heartbeat, maxBodyBytes,
-                daemonConnectTimeout, daemonInspectTimeout, decisionsBurst, decisionsPerSecond, kafkaApiTimeout, kafka, max);
+                daemonConnectTimeout, daemonInspectTimeout, decisionsBurst, decisionsPerSecond, kafkaApiTimeout, kafka, max,
+                daemonCheck);
     }
 
     /**
@@ -42,6 +62,7 @@ public record GateSettings(Path manifest, Duration manifestPollInterval, Path st
         return new GateSettings(config.manifest(), config.manifestPollInterval(), config.stateDir(), config.id(),
                 config.heartbeat(), config.maxBodyBytes(), config.daemonConnectTimeout(), config.daemonInspectTimeout(),
                 config.decisionsBurst(), config.decisionsPerSecond(), config.kafkaApiTimeout(), kafka,
-                config.status().maxGrants());
+                config.status().maxGrants(), new DaemonCheckSettings(config.daemonCheck().interval(),
+                        config.daemonCheck().retryInterval(), config.daemonCheck().cdiSpecDirs()));
     }
 }
