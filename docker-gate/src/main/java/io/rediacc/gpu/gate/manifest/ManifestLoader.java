@@ -24,7 +24,9 @@ public final class ManifestLoader {
     private static final Set<String> TOP_FIELDS = Set.of("machine", "repos");
     private static final Set<String> REPO_FIELDS = Set.of("name", "guid", "forkOf", "listen", "daemon",
             "buildkitDeviceEntitlementDisabled", "listenMode", "listenGroup", "hostPaths", "volumeDrivers", "logDrivers",
-            "daemonConfigDir", "daemonDataRoot");
+            "daemonConfigDir", "daemonDataRoot",
+            // read by `rdc machine setup` (node-agent prepare) to configure the repo's daemon; not the gate's business
+            "daemonConfig", "daemonRun", "daemonService");
     private static final java.util.regex.Pattern DRIVER = java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.:/@-]*");
     private static final java.util.regex.Pattern MODE = java.util.regex.Pattern.compile("0?[0-7]{3}");
     private static final java.util.regex.Pattern GROUP = java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_.-]{0,31}");
