@@ -1,19 +1,20 @@
 package io.rediacc.gpu.cli;
 
-import io.quarkus.picocli.runtime.annotations.TopCommand;
 import io.rediacc.gpu.cli.machine.MachineCommand;
 import io.rediacc.gpu.cli.output.OutputFormat;
 import io.rediacc.gpu.cli.repo.RepoCommand;
-import org.eclipse.microprofile.config.ConfigProvider;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.util.Properties;
 
 /** {@code rdc}: the options every command shares, and the commands. */
-@TopCommand
 @Command(name = "rdc", mixinStandardHelpOptions = true, versionProvider = RdcCommand.Version.class,
         description = "Fleet-wide GPU device grants for Docker: list machines and their GPUs, grant and revoke "
                 + "CDI device names to repos.",
@@ -54,12 +55,19 @@ public class RdcCommand {
             description = "Output format: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE})")
     OutputFormat output;
 
-    /** The version from the build, as Quarkus knows it. */
+    /** The version from the build (rdc.properties, filled in by Maven). */
     static class Version implements IVersionProvider {
         @Override
         public String[] getVersion() {
-            return new String[]{"rdc " + ConfigProvider.getConfig()
-                    .getOptionalValue("quarkus.application.version", String.class).orElse("unknown")};
+            Properties properties = new Properties();
+            try (InputStream in = RdcCommand.class.getResourceAsStream("/rdc.properties")) {
+                if (in != null) {
+                    properties.load(in);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            return new String[]{"rdc " + properties.getProperty("version", "unknown")};
         }
     }
 }

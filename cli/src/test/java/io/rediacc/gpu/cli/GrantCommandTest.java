@@ -1,7 +1,7 @@
 package io.rediacc.gpu.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.quarkus.test.junit.main.LaunchResult;
+import io.rediacc.gpu.cli.support.LaunchResult;
 import io.rediacc.gpu.cli.client.Json;
 import io.rediacc.gpu.cli.support.Golden;
 import io.rediacc.gpu.cli.support.Rdc;

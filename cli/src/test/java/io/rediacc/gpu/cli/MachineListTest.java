@@ -1,6 +1,6 @@
 package io.rediacc.gpu.cli;
 
-import io.quarkus.test.junit.main.LaunchResult;
+import io.rediacc.gpu.cli.support.LaunchResult;
 import io.rediacc.gpu.cli.support.Golden;
 import io.rediacc.gpu.cli.support.Rdc;
 import io.rediacc.gpu.cli.support.StandInService;

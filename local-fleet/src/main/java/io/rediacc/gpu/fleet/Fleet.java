@@ -14,7 +14,8 @@ import java.util.Map;
  * {@code ./fleet up}: the whole fleet on this machine, on embedded defaults — a real Kafka broker,
  * PostgreSQL, grant-service, inventory-service, and one simulated GPU machine (node-agent on a
  * fixture root with 2 NVIDIA GPUs and 1 AMD GPU, and a docker-gate with two repos, one a fork of the
- * other, in front of a stand-in Docker daemon). State lives in {@code .fleet/}; a second run reuses it.
+ * other, each in front of its own real dockerd — or of a stand-in daemon where real ones cannot run,
+ * said in one line). State lives in {@code .fleet/}; a second run reuses it.
  */
 public final class Fleet {
 
@@ -22,7 +23,7 @@ public final class Fleet {
 
     private final Path repoRoot;
     private final Path state;
-    private final List<ChildProcess> children = new ArrayList<>();
+    private final List<Child> children = new ArrayList<>();
     private FleetPostgres postgres;
 
     Fleet(Path repoRoot, Path state) {
@@ -105,8 +106,11 @@ public final class Fleet {
         inventoryConfig.putAll(auth);
         ChildProcess inventory = track(Services.start("inventory-service", repoRoot, logs, inventoryConfig));
 
-        track(machine.startDaemons(logs, libClasspath()));
+        // setup first: the real daemons read the CDI specs it writes, the image names the cards it found
         machine.runSetup(repoRoot, logs);
+        LocalMachine.Daemons daemons = machine.startDaemons(logs, libClasspath());
+        daemons.children().forEach(this::track);
+        say(daemons.summary());
         ChildProcess agent = track(Services.start("node-agent", repoRoot, logs, machine.agentConfig(
                 kafka.bootstrapServers()), "run"));
         int gatePort = ports.port("docker-gate");
@@ -128,6 +132,12 @@ public final class Fleet {
         env.put("KAFKA_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
         env.put("RDC", repoRoot.resolve("cli/rdc").toString());
         machine.repos().forEach(r -> env.put("DOCKER_HOST_" + r.envName(), "unix://" + r.gateSocket()));
+        // the daemons themselves, behind the gates: for comparisons (bench/), never for a repo's users
+        machine.repos().forEach(r -> env.put("FLEET_DAEMON_" + r.envName(), "unix://" + r.daemonSocket()));
+        env.put("FLEET_DAEMONS", daemons.real() ? "real" : "standin");
+        if (daemons.dockerConfig() != null) {
+            env.put("DOCKER_CONFIG", daemons.dockerConfig().toString()); // holds the compose plugin that sends CDI requests
+        }
         writeEnv(env);
         writePids();
 
@@ -147,7 +157,7 @@ public final class Fleet {
 
         // Stay in the foreground until Ctrl-C (or ./fleet down); a child that dies is reported.
         while (true) {
-            for (ChildProcess c : List.copyOf(children)) {
+            for (Child c : List.copyOf(children)) {
                 if (!c.alive()) {
                     throw new FleetException(c.name() + " stopped unexpectedly; last lines of " + c.log() + ":\n" + c.tail(20));
                 }
@@ -162,12 +172,19 @@ public final class Fleet {
             say("no fleet is running here");
             return;
         }
-        for (String line : Files.readAllLines(pids)) {
-            if (line.isBlank()) {
-                continue;
-            }
-            ProcessHandle.of(Long.parseLong(line.trim())).ifPresent(ProcessHandle::destroy);
+        // the fleet's JVM first: it stops its children in order (a real dockerd stops its containers and
+        // unmounts); then whatever is left; then what a killed fleet's daemons left behind
+        List<ProcessHandle> handles = Files.readAllLines(pids).stream().filter(l -> !l.isBlank())
+                .map(l -> ProcessHandle.of(Long.parseLong(l.trim()))).flatMap(java.util.Optional::stream).toList();
+        if (!handles.isEmpty()) {
+            handles.get(0).destroy();
+            handles.get(0).onExit().completeOnTimeout(handles.get(0), 60, java.util.concurrent.TimeUnit.SECONDS).join();
         }
+        handles.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroy);
+        for (ProcessHandle h : handles) {
+            h.onExit().completeOnTimeout(h, 15, java.util.concurrent.TimeUnit.SECONDS).join();
+        }
+        LocalMachine.cleanUpDaemons(state.resolve("machine"));
         Files.deleteIfExists(pids);
         Files.deleteIfExists(state.resolve("ready"));
         say("fleet stopped");
@@ -185,15 +202,15 @@ public final class Fleet {
         return "gpu_fleet_" + service + "_" + Files.readString(file).trim();
     }
 
-    private ChildProcess track(ChildProcess child) {
+    private <T extends Child> T track(T child) {
         children.add(child);
         return child;
     }
 
     synchronized void stopAll() {
-        List<ChildProcess> reversed = new ArrayList<>(children);
+        List<Child> reversed = new ArrayList<>(children);
         java.util.Collections.reverse(reversed);
-        for (ChildProcess c : reversed) {
+        for (Child c : reversed) {
             c.stop(Duration.ofSeconds(10));
         }
         children.clear();
@@ -231,7 +248,7 @@ public final class Fleet {
     private void writePids() throws IOException {
         StringBuilder out = new StringBuilder();
         out.append(ProcessHandle.current().pid()).append('\n');
-        for (ChildProcess c : children) {
+        for (Child c : children) {
             out.append(c.pid()).append('\n');
         }
         Files.writeString(state.resolve("pids"), out);

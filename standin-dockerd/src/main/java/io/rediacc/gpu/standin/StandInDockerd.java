@@ -86,6 +86,7 @@ public final class StandInDockerd implements AutoCloseable {
     private final List<Received> received = new CopyOnWriteArrayList<>();
     private final Map<String, Container> containers = new ConcurrentHashMap<>();
     private final Map<String, Exec> execs = new ConcurrentHashMap<>();
+    private final Map<String, ObjectNode> volumes = new ConcurrentHashMap<>();
     private final AtomicInteger ids = new AtomicInteger();
     private volatile CountDownLatch streamGate = new CountDownLatch(0);
     private volatile ObjectNode info = defaultInfo();
@@ -271,6 +272,18 @@ public final class StandInDockerd implements AutoCloseable {
     }
 
     /** Stores a container as if it had been created earlier (for start re-checks). */
+    /**
+     * Stores a volume as if created on the daemon directly (outside the gate), with the local
+     * driver's options; {@code GET /volumes/{name}} answers it as dockerd would.
+     */
+    public void addVolume(String name, String driver, Map<String, String> options) {
+        ObjectNode v = JSON.createObjectNode().put("Name", name).put("Driver", driver)
+                .put("Mountpoint", "/var/lib/docker/volumes/" + name + "/_data").put("Scope", "local");
+        ObjectNode opts = v.putObject("Options");
+        options.forEach(opts::put);
+        volumes.put(name, v);
+    }
+
     public String addContainer(String name, String createBody) {
         try {
             return create(name, (ObjectNode) JSON.readTree(createBody)).id;
@@ -378,9 +391,22 @@ public final class StandInDockerd implements AutoCloseable {
         }
         if (method.equals("POST") && path.equals("/volumes/create")) {
             JsonNode v = body.length == 0 ? JSON.createObjectNode() : JSON.readTree(body);
-            ObjectNode out = JSON.createObjectNode().put("Name", v.path("Name").asText("vol1")).put("Driver", "local")
-                    .put("Mountpoint", "/var/lib/docker/volumes/x/_data").put("Scope", "local");
-            json(ctx, request, 201, out);
+            String name = v.path("Name").asText("vol1");
+            ObjectNode out = JSON.createObjectNode().put("Name", name).put("Driver", v.path("Driver").asText("local"))
+                    .put("Mountpoint", "/var/lib/docker/volumes/" + name + "/_data").put("Scope", "local");
+            out.set("Options", v.path("DriverOpts").isObject() ? v.get("DriverOpts") : JSON.nullNode());
+            volumes.putIfAbsent(name, out);
+            json(ctx, request, 201, volumes.get(name));
+            return;
+        }
+        if (method.equals("GET") && path.startsWith("/volumes/") && path.indexOf('/', "/volumes/".length()) < 0) {
+            String name = java.net.URLDecoder.decode(path.substring("/volumes/".length()), StandardCharsets.UTF_8);
+            ObjectNode v = volumes.get(name);
+            if (v == null) {
+                json(ctx, request, 404, JSON.createObjectNode().put("message", "get " + name + ": no such volume"));
+            } else {
+                json(ctx, request, 200, v);
+            }
             return;
         }
         if (method.equals("GET") && path.equals("/info")) {

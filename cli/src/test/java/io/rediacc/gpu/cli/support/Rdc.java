@@ -1,9 +1,6 @@
 package io.rediacc.gpu.cli.support;
 
-import io.quarkus.test.junit.main.LaunchResult;
-import io.quarkus.test.junit.main.QuarkusMainLauncher;
-import io.rediacc.gpu.cli.RdcCommand;
-import io.rediacc.gpu.cli.RdcCommandLine;
+import io.rediacc.gpu.cli.RdcMain;
 import picocli.CommandLine;
 
 import java.io.IOException;
@@ -21,9 +18,10 @@ import java.util.function.Function;
  * Runs rdc against stand-in services: their URLs on the command line, and a config file of the
  * test's own, so a developer's ~/.config/rdc cannot leak into a test.
  *
- * <p>Two ways to run: {@link #Rdc(StandInService, StandInService)} runs rdc's command classes
- * with rdc's error handling in this JVM (fast: most tests); {@link #Rdc(QuarkusMainLauncher,
- * StandInService, StandInService)} boots the real Quarkus application ({@code RdcMainTest}).
+ * <p>Two ways to run: {@link #Rdc(StandInService, StandInService)} runs rdc's command tree
+ * ({@link RdcMain#commandLine()}) in this JVM (fast: most tests); {@link #Rdc(Function,
+ * StandInService, StandInService)} takes another launcher, e.g. the packaged rdc as a process
+ * ({@code RdcLauncherIT}).
  */
 public final class Rdc {
 
@@ -32,15 +30,11 @@ public final class Rdc {
     private final StandInService grants;
     private Path config;
 
-    public Rdc(QuarkusMainLauncher launcher, StandInService inventory, StandInService grants) {
-        this((Function<String[], LaunchResult>) launcher::launch, inventory, grants);
-    }
-
     public Rdc(StandInService inventory, StandInService grants) {
-        this((Function<String[], LaunchResult>) Rdc::inProcess, inventory, grants);
+        this(Rdc::inProcess, inventory, grants);
     }
 
-    private Rdc(Function<String[], LaunchResult> launcher, StandInService inventory, StandInService grants) {
+    public Rdc(Function<String[], LaunchResult> launcher, StandInService inventory, StandInService grants) {
         this.launcher = launcher;
         this.inventory = inventory;
         this.grants = grants;
@@ -99,7 +93,7 @@ public final class Rdc {
     private static LaunchResult inProcess(String[] args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine commandLine = RdcCommandLine.configure(new CommandLine(new RdcCommand()))
+        CommandLine commandLine = RdcMain.commandLine()
                 .setOut(new PrintWriter(out, true))
                 .setErr(new PrintWriter(err, true));
         int exit = commandLine.execute(args);
@@ -112,6 +106,7 @@ public final class Rdc {
         return out.toString();
     }
 
-    private record Captured(int exitCode, List<String> getOutputStream, List<String> getErrorStream) implements LaunchResult {
+    /** A finished run: its exit code and what it printed, line by line. */
+    public record Captured(int exitCode, List<String> getOutputStream, List<String> getErrorStream) implements LaunchResult {
     }
 }

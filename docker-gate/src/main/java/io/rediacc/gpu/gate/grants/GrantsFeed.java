@@ -87,7 +87,7 @@ public final class GrantsFeed implements AutoCloseable {
             } catch (KafkaException e) {
                 LOG.warnf("grants feed interrupted, retrying: %s", e.getMessage());
                 // Kafka did not answer within the API timeout before the topic was read to its end: only now
-                // may the snapshot kept on disk be enforced (DESIGN: it is there to survive an outage at start)
+                // may the snapshot kept on disk be enforced (docs/ARCHITECTURE.md: it is there to survive an outage at start)
                 store.kafkaUnreachable();
                 sleep(RETRY);
             } catch (RuntimeException e) {

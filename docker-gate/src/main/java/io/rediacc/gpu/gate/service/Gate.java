@@ -11,6 +11,7 @@ import io.rediacc.gpu.gate.grants.GrantStore;
 import io.rediacc.gpu.gate.grants.GrantsFeed;
 import io.rediacc.gpu.gate.manifest.ManifestLoader;
 import io.rediacc.gpu.gate.manifest.ManifestWatcher;
+import io.rediacc.gpu.gate.manifest.RepoEntry;
 import io.rediacc.gpu.gate.manifest.ReposManifest;
 import io.rediacc.gpu.gate.messaging.DecisionPublisher;
 import io.rediacc.gpu.gate.messaging.GateEventsProducer;
@@ -43,6 +44,7 @@ public final class Gate implements AutoCloseable {
     private final GateStatusPublisher status;
     private final GateServer server;
     private final GateMetrics metrics;
+    private final ManifestHostAccess hostAccess;
     private final DaemonChecks daemons;
     private volatile ReposManifest manifest;
     private ManifestWatcher watcher;
@@ -63,7 +65,9 @@ public final class Gate implements AutoCloseable {
                 () -> this.manifest.repoInfos(), settings.statusMaxGrants(), daemons::statuses);
         DecisionPublisher decisions = new DecisionPublisher(producer, settings.decisionsBurst(),
                 settings.decisionsPerSecond());
-        DataPlane plane = new DataPlane(new GatePolicy(settings.maxBodyBytes()), verifiedGrants(grants, daemons),
+        // The policy production runs: what repos may reach on the host comes from the manifest and the gate's own paths.
+        this.hostAccess = new ManifestHostAccess(settings.manifest(), settings.stateDir(), manifest);
+        DataPlane plane = new DataPlane(new GatePolicy(settings.maxBodyBytes(), hostAccess), verifiedGrants(grants, daemons),
                 new RefusalLog(gateId, metrics, decisions), transport, settings.daemonConnectTimeout(),
                 settings.daemonInspectTimeout());
         this.server = new GateServer(plane);
@@ -104,6 +108,7 @@ public final class Gate implements AutoCloseable {
             return;
         }
         manifest = next;
+        hostAccess.update(next);
         daemons.serve(next);
         try {
             server.serve(next);
@@ -136,6 +141,14 @@ public final class Gate implements AutoCloseable {
     }
 
     private void daemonStateChanged() {
+        ManifestHostAccess access = hostAccess;
+        ReposManifest served = manifest;
+        if (access != null && served != null) {
+            // Each daemon's reported data root joins the protected paths: it lies inside the repo's own mount.
+            for (RepoEntry repo : served.repos()) {
+                access.daemonDataRoot(repo.name(), daemons.dockerRootDir(repo.guid()).orElse(null));
+            }
+        }
         GateStatusPublisher publisher = status;
         if (publisher != null) {
             publisher.publish();
@@ -149,6 +162,11 @@ public final class Gate implements AutoCloseable {
 
     public GrantStore grants() {
         return grants;
+    }
+
+    /** What repos may reach on the host; the daemon checks report each daemon's data root here. */
+    public ManifestHostAccess hostAccess() {
+        return hostAccess;
     }
 
     public ReposManifest manifest() {

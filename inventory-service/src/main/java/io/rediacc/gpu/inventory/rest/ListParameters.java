@@ -17,6 +17,11 @@ import java.util.Locale;
 public class ListParameters {
 
     private static final int MAX_FILTER_LENGTH = 128;
+    /**
+     * The highest page number accepted: page × size must stay an int for the database's offset
+     * (page 2147483647 once overflowed into a negative offset and a 503).
+     */
+    static final int MAX_PAGE = 1_000_000;
 
     private final InventoryConfig config;
 
@@ -31,6 +36,10 @@ public class ListParameters {
         int page = integer("page", raw);
         if (page < 0) {
             throw new InvalidParameterException("page=" + raw + " is negative", "pages count from 0");
+        }
+        if (page > MAX_PAGE) {
+            throw new InvalidParameterException("page=" + raw + " is beyond the highest page, " + MAX_PAGE,
+                    "the answer's 'total' says how many items there are; ask for a page within them");
         }
         return page;
     }
@@ -96,9 +105,13 @@ public class ListParameters {
     }
 
     private static int integer(String name, String raw) {
+        String digits = raw.strip();
         try {
-            return Integer.parseInt(raw.strip());
+            return Integer.parseInt(digits);
         } catch (NumberFormatException e) {
+            if (digits.matches("[+-]?[0-9]{1,64}")) {
+                throw new InvalidParameterException(name + "=" + raw + " is out of range", "e.g. " + name + "=0");
+            }
             throw new InvalidParameterException(name + "=" + raw + " is not a whole number", "e.g. " + name + "=0");
         }
     }

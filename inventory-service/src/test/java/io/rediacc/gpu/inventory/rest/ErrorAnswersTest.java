@@ -32,6 +32,8 @@ class ErrorAnswersTest {
     @CsvSource(delimiter = '|', value = {
             "page=-1        | page=-1 is negative",
             "page=abc       | page=abc is not a whole number",
+            "page=2147483647| page=2147483647 is beyond the highest page, 1000000",
+            "page=99999999999| page=99999999999 is out of range",
             "size=0         | size=0 is out of range",
             "size=501       | size=501 is out of range",
             "size=1e3       | size=1e3 is not a whole number",

@@ -114,6 +114,20 @@ class SetupScenariosTest {
         assertThat(inv.toolkit()).isEqualTo(new MachineInventory.ToolkitState("installed", FixtureRoot.NVIDIA_CTK_VERSION,
                 "/etc/cdi/nvidia.yaml", null));
         assertThat(inv.specProblems()).isEmpty();
+
+        // the spec names the fixture's nodes, real character nodes with the kernel's numbers (as root), so a
+        // real dockerd injects them; the hook and the library it names exist under the root too
+        CdiSpec nvidia = CdiSpecParser.parse("nvidia", Files.readAllBytes(f.path(HostRoot.NVIDIA_SPEC)));
+        assertThat(nvidia.devices().stream().filter(d -> d.name().equals("3")).findFirst().orElseThrow()
+                .containerEdits().deviceNodes()).singleElement()
+                .satisfies(n -> assertThat(n.hostPath()).isEqualTo(f.path("/dev/nvidia3").toString()));
+        assertThat(nvidia.containerEdits().hooks()).allSatisfy(h -> assertThat(Path.of(h.path())).isExecutable());
+        assertThat(nvidia.containerEdits().mounts()).allSatisfy(m -> assertThat(Path.of(m.hostPath())).exists());
+        if ("root".equals(System.getProperty("user.name"))) {
+            assertThat((int) Files.getAttribute(f.path("/dev/nvidia3"), "unix:mode") & 0170000).isEqualTo(0020000);
+            assertThat((long) Files.getAttribute(f.path("/dev/nvidia3"), "unix:rdev")).isEqualTo(195L << 8 | 3);
+            assertThat((long) Files.getAttribute(f.path("/dev/dri/renderD130"), "unix:rdev")).isEqualTo(226L << 8 | 130);
+        }
     }
 
     @Test
@@ -155,8 +169,11 @@ class SetupScenariosTest {
 
         for (String spec : List.of(HostRoot.AMD_SPEC, HostRoot.DRI_SPEC)) {
             CdiSpec parsed = CdiSpecParser.parse(spec, Files.readAllBytes(f.path(spec)));
-            // device nodes only and names starting with a letter: the oldest version the loader supports for that
-            assertThat(parsed.cdiVersion()).isEqualTo("0.3.0");
+            // device nodes only and names starting with a letter: 0.3.0 on a real machine; under a fixture root
+            // each node also names its hostPath (the fixture's node, for a real dockerd), which needs 0.5.0
+            assertThat(parsed.cdiVersion()).isEqualTo("0.5.0");
+            assertThat(parsed.devices()).allSatisfy(d -> assertThat(d.containerEdits().deviceNodes()).allSatisfy(n ->
+                    assertThat(n.hostPath()).isEqualTo(f.path(n.path()).toString())));
         }
         assertThat(inv.gpus()).singleElement().satisfies(g -> {
             assertThat(g.vendor()).isEqualTo("amd");
