@@ -41,7 +41,7 @@ public class GateTestResource implements QuarkusTestResourceLifecycleManager {
     }
 
     public static StandInDockerd startForkDaemon() {
-        forkDaemon = StandInDockerd.startUnix(dir.resolve("fork-daemon.sock"));
+        forkDaemon = StandInDockerd.startUnix(dir.resolve("run/fork-daemon.sock"));
         return forkDaemon;
     }
 
