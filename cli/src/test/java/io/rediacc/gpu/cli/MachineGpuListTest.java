@@ -106,6 +106,26 @@ class MachineGpuListTest {
     }
 
     @Test
+    void aDaemonTheGateCouldNotVerifyIsNamedInTheDaemonsColumnAndWarnedAbout() {
+        String recorded = Recordings.read(INVENTORY, "machine-gpu-host-1.json");
+        String misconfigured = recorded.replace(
+                "{\"repoName\":\"infer-b\",\"repoGuid\":\"7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f\",\"state\":\"ok\",\"detail\":null",
+                "{\"repoName\":\"infer-b\",\"repoGuid\":\"7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f\",\"state\":\"misconfigured\","
+                        + "\"detail\":\"DefaultRuntime is \\\"nvidia\\\", not runc; fix: set \\\"default-runtime\\\": \\\"runc\\\"\"");
+        assertThat(misconfigured).isNotEqualTo(recorded);
+        inventory.on("GET", "/api/v1/machines/gpu-host-1", Answer.json(200, misconfigured));
+
+        LaunchResult result = new Rdc(inventory, grants).run("machine", "gpu", "list", "gpu-host-1");
+
+        assertThat(result.exitCode()).isZero();
+        assertThat(stdout(result)).contains("GATE    STATE   APPLIED VERSION  LIVE  DAEMONS\n"
+                + "gate-1  synced  12               yes   infer-b misconfigured\n");
+        assertThat(result.getErrorStream()).containsExactly("warning: the Docker daemon of repo infer-b on gpu-host-1 is "
+                + "misconfigured: DefaultRuntime is \"nvidia\", not runc; fix: set \"default-runtime\": \"runc\"; gate gate-1 "
+                + "refuses its device requests until it is verified");
+    }
+
+    @Test
     void anUnknownMachineIsOneLineAndExit3() {
         LaunchResult result = new Rdc(inventory, grants).run("machine", "gpu", "list", "nope");
 

@@ -231,6 +231,8 @@ final class LocalMachine {
         c.put("gate.manifest", manifest());
         c.put("gate.state-dir", dir.resolve("gate-state"));
         c.put("gate.id", machine + "-gate");
+        // the repo daemons (real or stand-in) read the simulated machine's specs, not the host's /etc/cdi
+        c.put("gate.daemon-check.cdi-spec-dirs", root().resolve("etc/cdi"));
         return c;
     }
 
@@ -268,7 +270,7 @@ final class LocalMachine {
                     + kit.composeProblem().map(p -> "; docker compose: " + p).orElse(""), config);
         }
         List<String> cmd = new ArrayList<>(List.of(KafkaBroker.javaBin(), "-Xmx128m", "-XX:+UseSerialGC", "-cp", classpath,
-                "io.rediacc.gpu.standin.StandInDockerd"));
+                "io.rediacc.gpu.standin.StandInDockerd", "--cdi-spec-dir=" + root().resolve("etc/cdi")));
         for (Repo r : repos) {
             Files.deleteIfExists(r.daemonSocket());
             cmd.add(r.daemonSocket().toString());

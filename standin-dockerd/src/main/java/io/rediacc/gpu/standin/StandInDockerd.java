@@ -142,12 +142,21 @@ public final class StandInDockerd implements AutoCloseable {
      * Docker engine there).
      */
     public static void main(String[] args) throws InterruptedException {
-        if (args.length == 0) {
-            System.err.println("usage: StandInDockerd SOCKET [SOCKET...]");
+        List<String> sockets = new java.util.ArrayList<>();
+        String cdiSpecDir = null;
+        for (String arg : args) {
+            if (arg.startsWith("--cdi-spec-dir=")) {
+                cdiSpecDir = arg.substring("--cdi-spec-dir=".length());
+            } else {
+                sockets.add(arg);
+            }
+        }
+        if (sockets.isEmpty()) {
+            System.err.println("usage: StandInDockerd [--cdi-spec-dir=DIR] SOCKET [SOCKET...]");
             System.exit(2);
         }
         List<StandInDockerd> daemons = new java.util.ArrayList<>();
-        for (String socket : args) {
+        for (String socket : sockets) {
             Path path = Path.of(socket);
             try {
                 Files.deleteIfExists(path);
@@ -155,7 +164,11 @@ public final class StandInDockerd implements AutoCloseable {
                 System.err.println("cannot remove stale socket " + path + ": " + e.getMessage());
                 System.exit(1);
             }
-            daemons.add(startUnix(path));
+            StandInDockerd daemon = startUnix(path);
+            if (cdiSpecDir != null) {
+                daemon.setInfo("runc", List.of(cdiSpecDir), "/var/lib/docker"); // GET /info reports that spec dir
+            }
+            daemons.add(daemon);
             System.out.println("stand-in dockerd listening on unix://" + path);
         }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> daemons.forEach(StandInDockerd::close)));

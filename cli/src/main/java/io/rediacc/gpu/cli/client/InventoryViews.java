@@ -1,5 +1,6 @@
 package io.rediacc.gpu.cli.client;
 
+import io.rediacc.gpu.contracts.events.DaemonStatus;
 import io.rediacc.gpu.contracts.events.MachineInventory;
 import io.rediacc.gpu.contracts.events.RepoInfo;
 
@@ -49,6 +50,11 @@ public final class InventoryViews {
     public record Holder(String repo, String repoGuid, boolean exclusive, String source) {
     }
 
-    public record Gate(String gateId, long appliedVersion, String state, boolean live, Instant syncedAt) {
+    /** @param daemons each repo daemon as the gate last verified it (empty from gates that report none) */
+    public record Gate(String gateId, long appliedVersion, String state, boolean live, Instant syncedAt,
+                       List<DaemonStatus> daemons) {
+        public Gate {
+            daemons = daemons == null ? List.of() : List.copyOf(daemons);
+        }
     }
 }

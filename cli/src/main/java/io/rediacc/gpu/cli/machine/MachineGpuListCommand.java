@@ -11,6 +11,7 @@ import io.rediacc.gpu.cli.output.Ages;
 import io.rediacc.gpu.cli.output.Documents;
 import io.rediacc.gpu.cli.output.OutputFormat;
 import io.rediacc.gpu.cli.output.Table;
+import io.rediacc.gpu.contracts.events.DaemonStatus;
 import io.rediacc.gpu.contracts.events.Grant;
 import io.rediacc.gpu.contracts.events.MachineInventory.Gpu;
 import picocli.CommandLine.Command;
@@ -144,9 +145,10 @@ public class MachineGpuListCommand implements Callable<Integer> {
         }
         if (!detail.gates().isEmpty()) {
             out.println();
-            Table gates = new Table("GATE", "STATE", "APPLIED VERSION", "LIVE");
+            Table gates = new Table("GATE", "STATE", "APPLIED VERSION", "LIVE", "DAEMONS");
             for (Gate gate : detail.gates()) {
-                gates.row(gate.gateId(), gate.state(), gate.appliedVersion(), gate.live() ? "yes" : "no");
+                gates.row(gate.gateId(), gate.state(), gate.appliedVersion(), gate.live() ? "yes" : "no",
+                        DaemonStatus.summary(gate.daemons()));
             }
             gates.print(out);
         }
@@ -154,6 +156,14 @@ public class MachineGpuListCommand implements Callable<Integer> {
         if (detail.stale()) {
             session.warn("the last inventory publication of " + detail.machine() + " is " + Ages.of(detail.ageSeconds())
                     + " old (stale: more than 3 heartbeats); is its node-agent running?");
+        }
+        for (Gate gate : detail.gates()) {
+            for (DaemonStatus daemon : gate.daemons()) {
+                if (gate.live() && !DaemonStatus.OK.equals(daemon.state())) {
+                    session.warn("the Docker daemon of repo " + daemon.repoName() + " on " + detail.machine() + " is "
+                            + daemon.line() + "; gate " + gate.gateId() + " refuses its device requests until it is verified");
+                }
+            }
         }
         if (!detail.anyLiveGate()) {
             session.warn("no live gate on " + detail.machine()

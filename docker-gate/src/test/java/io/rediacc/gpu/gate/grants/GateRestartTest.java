@@ -87,7 +87,7 @@ class GateRestartTest {
         GrantsTopic.publish(machine, 7, GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=0"));
         kafka.stop();
 
-        try (Gate gate = gates.start(manifest(machine), dir.resolve("fresh-state"), "gate-r")) {
+        try (Gate gate = gates.start(manifest(machine), dir.resolve("fresh-state"), "gate-r", real.cdiDir())) {
             DockerCli docker = docker(gate);
 
             DockerCli.Result early = docker.run("run", "--device", "nvidia.com/gpu=0", BaseImage.TAG, "true");
@@ -123,14 +123,14 @@ class GateRestartTest {
         String machine = "m-disk";
         Path state = dir.resolve("state");
         Path manifest = manifest(machine);
-        try (Gate first = gates.start(manifest, state, "gate-d")) {
+        try (Gate first = gates.start(manifest, state, "gate-d", real.cdiDir())) {
             GrantsTopic.publish(machine, 3, GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=0"));
             Await.until("version 3 applied", Duration.ofSeconds(30), () -> first.grants().state().version() == 3);
         }
         assertThat(state.resolve("grants-" + machine + ".json")).exists();
         kafka.stop();
 
-        try (Gate second = gates.start(manifest, state, "gate-d")) {
+        try (Gate second = gates.start(manifest, state, "gate-d", real.cdiDir())) {
             DockerCli docker = docker(second);
 
             // the disk snapshot is enforced once Kafka has not answered within the API timeout (2 s here)
@@ -150,7 +150,7 @@ class GateRestartTest {
         String machine = "m-stale";
         Path state = dir.resolve("state");
         Path manifest = manifest(machine);
-        try (Gate first = gates.start(manifest, state, "gate-s")) {
+        try (Gate first = gates.start(manifest, state, "gate-s", real.cdiDir())) {
             GrantsTopic.publish(machine, 1, GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=0"),
                     GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=1"));
             Await.until("version 1 applied", Duration.ofSeconds(30), () -> first.grants().state().version() == 1);
@@ -158,7 +158,7 @@ class GateRestartTest {
         // revoked while the gate is down; Kafka stays up
         GrantsTopic.publish(machine, 2, GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=0"));
 
-        try (Gate second = gates.start(manifest, state, "gate-s")) {
+        try (Gate second = gates.start(manifest, state, "gate-s", real.cdiDir())) {
             DockerCli docker = docker(second);
             GrantStore.State atStart = second.grants().state();
             assertThat(atStart.fromDisk() && second.grants().loaded())

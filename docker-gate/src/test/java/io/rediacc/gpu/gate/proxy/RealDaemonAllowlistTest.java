@@ -53,7 +53,7 @@ class RealDaemonAllowlistTest {
                     daemonDataRoot: %s
                 """.formatted(GUID, docker.daemon().host(), mount, docker.daemon().dir()));
         gates = new StandaloneGates();
-        gate = gates.start(manifest, dir.resolve("state"), "gate-real");
+        gate = gates.start(manifest, dir.resolve("state"), "gate-real", docker.cdiDir());
         InetSocketAddress address = (InetSocketAddress) gate.boundAddress("real").orElseThrow();
         viaGate = new DockerCli("tcp://127.0.0.1:" + address.getPort());
         direct = new DockerCli(docker.daemon().host());

@@ -59,7 +59,7 @@ class RealDaemonThroughGateTest {
                     daemon: %s
                 """.formatted(MACHINE, GUID, dir.resolve("gate.sock"), machine.daemon().host()));
         gates = new StandaloneGates();
-        gate = gates.start(manifest, dir.resolve("state"), "gate-real");
+        gate = gates.start(manifest, dir.resolve("state"), "gate-real", machine.cdiDir());
         docker = new DockerCli("unix://" + dir.resolve("gate.sock"));
         direct = new DockerCli(machine.daemon().host());
         grants("nvidia.com/gpu=0");

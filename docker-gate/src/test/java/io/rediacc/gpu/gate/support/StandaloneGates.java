@@ -34,6 +34,19 @@ public final class StandaloneGates implements AutoCloseable {
         return Gate.start(settings, NettyTransport.of(vertx), new SimpleMeterRegistry());
     }
 
+    /**
+     * A gate that verifies its daemons against {@code cdiSpecDirs} (a test machine's root) instead of
+     * /etc/cdi, with the default intervals.
+     */
+    public Gate start(Path manifest, Path stateDir, String gateId, Path... cdiSpecDirs) {
+        io.rediacc.gpu.gate.daemon.DaemonCheckSettings check = new io.rediacc.gpu.gate.daemon.DaemonCheckSettings(
+                io.rediacc.gpu.gate.daemon.DaemonCheckSettings.DEFAULTS.interval(),
+                io.rediacc.gpu.gate.daemon.DaemonCheckSettings.DEFAULTS.retryInterval(),
+                java.util.Arrays.stream(cdiSpecDirs).map(Path::toString).toList());
+        return Gate.start(settings(manifest, stateDir, gateId).withDaemonCheck(check), NettyTransport.of(vertx),
+                new SimpleMeterRegistry());
+    }
+
     @Override
     public void close() {
         vertx.close().toCompletionStage().toCompletableFuture().join();

@@ -54,6 +54,10 @@ public class Gate {
     @Column(name = "repos_json")
     public String reposJson;
 
+    /** JSON array of the repo daemons the gate verified ({@code GateStatus.daemons}). */
+    @Column(name = "daemons_json")
+    public String daemonsJson;
+
     public boolean liveAt(Instant now) {
         return liveUntil != null && liveUntil.isAfter(now);
     }

@@ -38,7 +38,7 @@ public class MachineDetailQuery {
             + " ORDER BY r.name, r.id), '[]')::text FROM machine_repo r WHERE r.machine = m.name),"
             + " (SELECT coalesce(json_agg(json_build_object('gateId', gt.gate_id, 'appliedVersion', gt.applied_version,"
             + " 'state', gt.state, 'live', gt.live_until > $2, 'syncedAt', gt.synced_at, 'lastSeenAt', gt.last_seen_at,"
-            + " 'heartbeatSeconds', gt.heartbeat_seconds) ORDER BY gt.gate_id), '[]')::text"
+            + " 'heartbeatSeconds', gt.heartbeat_seconds, 'daemons', gt.daemons_json::json) ORDER BY gt.gate_id), '[]')::text"
             + " FROM gate gt WHERE gt.machine = m.name),"
             // the grants of the machine's live gates only: a gate gone quiet no longer says who holds what
             + " (SELECT coalesce(json_agg(json_build_object('device', gg.device, 'gateId', gg.gate_id,"

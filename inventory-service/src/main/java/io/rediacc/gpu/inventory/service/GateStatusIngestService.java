@@ -52,7 +52,8 @@ public class GateStatusIngestService {
                 boolean sameVersion = held.appliedVersion == incoming.appliedVersion;
                 boolean sameReport = sameVersion && Objects.equals(held.state, incoming.state)
                         && Objects.equals(held.reposJson, incoming.reposJson);
-                if (order == 0 && sameReport && !incoming.lastSeenAt.isAfter(held.lastSeenAt)) {
+                if (order == 0 && sameReport && !incoming.lastSeenAt.isAfter(held.lastSeenAt)
+                        && Objects.equals(held.daemonsJson, incoming.daemonsJson)) {
                     return Uni.createFrom().item(IngestOutcome.NOT_NEWER); // a replay
                 }
                 if (sameReport) {
@@ -63,6 +64,7 @@ public class GateStatusIngestService {
                     held.heartbeatSeconds = incoming.heartbeatSeconds;
                     held.lastSeenAt = Timestamps.latest(held.lastSeenAt, incoming.lastSeenAt);
                     held.liveUntil = liveUntil(held.lastSeenAt, held.heartbeatSeconds);
+                    held.daemonsJson = incoming.daemonsJson; // a daemon's state changes without a new version
                     return Uni.createFrom().item(IngestOutcome.REFRESHED);
                 }
                 // otherwise something changed (version, or a restarted gate "loading" again): replace
@@ -77,6 +79,7 @@ public class GateStatusIngestService {
                 gate.lastSeenAt = Timestamps.latest(held.lastSeenAt, incoming.lastSeenAt);
                 gate.liveUntil = liveUntil(gate.lastSeenAt, gate.heartbeatSeconds);
                 gate.reposJson = incoming.reposJson;
+                gate.daemonsJson = incoming.daemonsJson;
             }
             // A new gate row is flushed first: its grant rows reference it.
             Uni<?> saved = held == null ? gates.persistAndFlush(gate) : Uni.createFrom().voidItem();
@@ -113,6 +116,7 @@ public class GateStatusIngestService {
         gate.lastSeenAt = Timestamps.latest(gate.reportedAt, recordTime);
         gate.liveUntil = liveUntil(gate.lastSeenAt, gate.heartbeatSeconds);
         gate.reposJson = JsonText.write(status.repos());
+        gate.daemonsJson = JsonText.write(status.daemons());
         return gate;
     }
 

@@ -114,6 +114,35 @@ class GateStatusIngestTest {
         org.assertj.core.api.Assertions.assertThat(grantRowIds(machine)).isEqualTo(grantRows);
     }
 
+    @Test
+    void eachGatesVerifiedDaemonsAreShownAndFollowAHeartbeatThatChangesThem() {
+        String machine = Inventories.uniqueMachine("gate-daemons");
+        FleetTopics.inventory(Inventories.nvidiaHost(machine, Inventories.now()));
+        Instant synced = Inventories.now().minusSeconds(5);
+        io.rediacc.gpu.contracts.events.DaemonStatus ok = new io.rediacc.gpu.contracts.events.DaemonStatus("gpu-a", GPU_A_GUID,
+                "ok", null, synced);
+        FleetTopics.gateStatus(withDaemons(gate(machine, "gate-1", 4, synced), ok), synced);
+        awaitMachine(machine);
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> machine(machine)
+                .body("gates[0].daemons[0].repoName", equalTo("gpu-a"))
+                .body("gates[0].daemons[0].state", equalTo("ok")));
+
+        // same version, same syncedAt: only the daemon changed (the gate publishes such a change at once)
+        io.rediacc.gpu.contracts.events.DaemonStatus bad = new io.rediacc.gpu.contracts.events.DaemonStatus("gpu-a", GPU_A_GUID,
+                "misconfigured", "DefaultRuntime is \"nvidia\", not runc", Inventories.now());
+        FleetTopics.gateStatus(withDaemons(gate(machine, "gate-1", 4, synced), bad));
+
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> machine(machine)
+                .body("gates[0].daemons[0].state", equalTo("misconfigured"))
+                .body("gates[0].daemons[0].detail", equalTo("DefaultRuntime is \"nvidia\", not runc")));
+    }
+
+    private static io.rediacc.gpu.contracts.events.GateStatus withDaemons(io.rediacc.gpu.contracts.events.GateStatus s,
+                                                                         io.rediacc.gpu.contracts.events.DaemonStatus... daemons) {
+        return new io.rediacc.gpu.contracts.events.GateStatus(s.machine(), s.gateId(), s.appliedVersion(), s.state(), s.grants(),
+                s.repos(), s.heartbeatSeconds(), s.syncedAt(), 0, null, true, java.util.List.of(daemons));
+    }
+
     private static java.util.List<String> grantRowIds(String machine) throws java.sql.SQLException {
         java.util.List<String> ids = new java.util.ArrayList<>();
         try (var c = io.rediacc.gpu.testsupport.PostgresTestResource.current().connect(); var s = c.createStatement();

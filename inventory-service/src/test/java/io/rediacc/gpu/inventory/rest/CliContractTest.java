@@ -2,6 +2,7 @@ package io.rediacc.gpu.inventory.rest;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.quarkus.test.junit.QuarkusTest;
+import io.rediacc.gpu.contracts.events.DaemonStatus;
 import io.rediacc.gpu.contracts.events.EventJson;
 import io.rediacc.gpu.contracts.events.GateStatus;
 import io.rediacc.gpu.contracts.events.MachineInventory;
@@ -53,9 +54,14 @@ class CliContractTest {
         FleetTopics.inventory(new MachineInventory(host.schemaVersion(), machine, host.platform(), host.agentVersion(),
                 host.generatedAt(), host.gpus(), host.cdiDevices(), host.toolkit(), host.persistencedSocket(),
                 List.of(new RepoInfo("gpu-a", GPU_A_GUID, null), new RepoInfo("gpu-b", GPU_B_GUID, GPU_A_GUID)), List.of()));
-        FleetTopics.gateStatus(gate(machine, "gate-1", 12, Inventories.now(),
+        GateStatus reported = gate(machine, "gate-1", 12, Inventories.now(),
                 grant("gpu-a", GPU_A_GUID, "nvidia.com/gpu=0", true),
-                grant("gpu-b", GPU_B_GUID, "nvidia.com/gpu=all", false)));
+                grant("gpu-b", GPU_B_GUID, "nvidia.com/gpu=all", false));
+        FleetTopics.gateStatus(new GateStatus(reported.machine(), reported.gateId(), reported.appliedVersion(),
+                reported.state(), reported.grants(), reported.repos(), reported.heartbeatSeconds(), reported.syncedAt(),
+                0, null, true, List.of(new DaemonStatus("gpu-a", GPU_A_GUID, DaemonStatus.OK, null, Inventories.now()),
+                new DaemonStatus("gpu-b", GPU_B_GUID, DaemonStatus.MISCONFIGURED, "DefaultRuntime is \"nvidia\", not runc",
+                        Inventories.now()))));
         awaitMachine(machine);
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
                 asViewer().get("/api/v1/machines/{m}", machine).then().body("gates", hasSize(1)));
