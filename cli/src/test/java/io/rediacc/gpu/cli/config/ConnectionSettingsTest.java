@@ -80,8 +80,19 @@ class ConnectionSettingsTest {
 
         assertThatThrownBy(() -> resolve(options(null, null, null, file), Map.of()))
                 .isInstanceOf(Failure.class)
-                .hasMessage("config file " + file + " has unknown key(s) [grantURL]; known keys: grantUrl, inventoryUrl, token")
+                .hasMessage("config file " + file + " has unknown key(s) [grantURL]; known keys: grantUrl, inventoryUrl, token, machines")
                 .satisfies(e -> assertThat(((Failure) e).exitCode()).isEqualTo(ExitCodes.USAGE));
+    }
+
+    @Test
+    void machinesCarryTheirSshAddressAndATypoThereIsAnErrorToo() throws IOException {
+        Path file = home.resolve("machines.yaml");
+        Files.writeString(file, "machines:\n  gpu-1:\n    host: root@10.0.0.5:2222\n    identity: /k\n");
+        assertThat(ConnectionSettings.configFile(file, Map.of()).machines().get("gpu-1"))
+                .isEqualTo(new ConfigFile.MachineEntry("root@10.0.0.5:2222", "/k", null, null, null));
+        Files.writeString(file, "machines:\n  gpu-1:\n    hots: root@10.0.0.5\n");
+        assertThatThrownBy(() -> ConnectionSettings.configFile(file, Map.of()))
+                .isInstanceOf(Failure.class).hasMessageContaining("machines.gpu-1 has unknown key(s) [hots]");
     }
 
     @Test

@@ -54,6 +54,23 @@ public interface GateConfig {
     @WithDefault("10s")
     Duration kafkaApiTimeout();
 
+    /** How the repo daemons are verified ({@code GET /info}): runc default, exact CDI spec dirs. */
+    DaemonCheck daemonCheck();
+
+    interface DaemonCheck {
+        /** Between checks of a daemon found fit. */
+        @WithDefault("1m")
+        Duration interval();
+
+        /** Between checks of a daemon not fit (unchecked, unreachable, misconfigured). */
+        @WithDefault("2s")
+        Duration retryInterval();
+
+        /** The exact CDI spec directories every repo daemon must report (the product's spec directory). */
+        @WithDefault("/etc/cdi")
+        java.util.List<String> cdiSpecDirs();
+    }
+
     /** What one client may hold of the gate (timeouts, caps); see {@code ConnectionLimits}. */
     Connections connections();
 

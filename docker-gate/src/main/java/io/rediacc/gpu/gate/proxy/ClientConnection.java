@@ -33,6 +33,7 @@ import io.rediacc.gpu.gate.policy.HeadVerdict;
 import io.rediacc.gpu.gate.policy.Refusal;
 import io.rediacc.gpu.gate.policy.RepoIdentity;
 import io.rediacc.gpu.gate.policy.RequestHead;
+import io.rediacc.gpu.gate.policy.StoredVolume;
 import io.rediacc.gpu.gate.policy.Verdict;
 import org.jboss.logging.Logger;
 
@@ -411,9 +412,43 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
                     : new DefaultLastHttpContent(Unpooled.wrappedBuffer(body)));
         } else if (verdict instanceof Verdict.Deny deny) {
             refuse(deny.refusal());
+        } else if (verdict instanceof Verdict.InspectVolumes inspect) {
+            inspectVolumes(inspect.names(), 0, new ArrayList<>(), body);
         } else {
             refuse(policyFailure(new IllegalStateException("unknown verdict " + verdict)));
         }
+    }
+
+    /**
+     * Reads the named volumes a request uses from the daemon, one after the other, then lets the
+     * policy judge how they are backed; the request goes on only if that allows it.
+     */
+    private void inspectVolumes(List<String> names, int next, List<StoredVolume> read, byte[] body) {
+        if (next == names.size()) {
+            Verdict verdict;
+            try {
+                verdict = plane.policy().onVolumes(read, repo);
+            } catch (RuntimeException e) {
+                verdict = new Verdict.Deny(policyFailure(e));
+            }
+            conclude(verdict, body);
+            return;
+        }
+        Exchange decided = ex;
+        String name = names.get(next);
+        StoredContainerReader.readVolume(plane, daemonEndpoint, client.eventLoop(), name).addListener(done -> {
+            if (closing || ex != decided) {
+                return;
+            }
+            if (!done.isSuccess()) {
+                respondLocally(502, "the gate could not read volume " + name + " from the Docker daemon of repo " + repo.name()
+                        + " to check how it is backed: " + done.cause().getMessage());
+                return;
+            }
+            StoredContainerReader.Answer answer = (StoredContainerReader.Answer) done.getNow();
+            read.add(new StoredVolume(name, answer.status(), answer.body()));
+            inspectVolumes(names, next + 1, read, body);
+        });
     }
 
     /** Refuses the current request; it never reaches the daemon. The rest of its body is discarded. */

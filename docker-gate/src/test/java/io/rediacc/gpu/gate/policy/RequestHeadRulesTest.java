@@ -34,9 +34,6 @@ class RequestHeadRulesTest {
             "POST, /v1.50/volumes/create, volume-create",
             "POST, /v1.50/services/create, service-create",
             "POST, /v1.50/services/web/update?version=12, service-update",
-            "POST, /v1.50/plugins/pull?remote=vieux/sshfs, plugin-pull",
-            "POST, /v1.50/plugins/vieux/sshfs:latest/upgrade, plugin-upgrade",
-            "POST, /v1.50/plugins/vieux/sshfs:latest/set, plugin-set",
             "post, /v1.50/containers/create, container-create"})
     void bodiesThatCanCarryHardwareAreInspected(String method, String uri, String route) {
         assertThat(onHead(method, uri)).isEqualTo(new HeadVerdict.InspectBody(route));
@@ -207,8 +204,8 @@ class RequestHeadRulesTest {
     void pluginCreateIsRefusedOutright() {
         Refusal r = refusal(onHead("POST", "/v1.50/plugins/create?name=x"));
         assertThat(r.status()).isEqualTo(403);
-        assertThat(r.rule()).isEqualTo("plugin-create");
-        assertThat(r.message()).contains("docker plugin install");
+        assertThat(r.rule()).isEqualTo("plugin-management");
+        assertThat(r.message()).contains("machine owner's act");
     }
 
     @ParameterizedTest(name = "{0}")
