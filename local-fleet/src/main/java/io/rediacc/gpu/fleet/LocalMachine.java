@@ -147,7 +147,7 @@ final class LocalMachine {
             paths.add(p);
         }
         for (Path p : paths) {
-            var perms = java.util.EnumSet.copyOf(Files.getPosixFilePermissions(p));
+            var perms = new java.util.HashSet<>(Files.getPosixFilePermissions(p));
             if (perms.removeAll(List.of(java.nio.file.attribute.PosixFilePermission.GROUP_WRITE,
                     java.nio.file.attribute.PosixFilePermission.OTHERS_WRITE))) {
                 Files.setPosixFilePermissions(p, perms);
