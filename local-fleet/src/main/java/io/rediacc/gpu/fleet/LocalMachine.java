@@ -203,6 +203,14 @@ final class LocalMachine {
         }
     }
 
+    /**
+     * {@code node-agent setup}: detection, CDI specs and inventory.json, before the real daemons start
+     * (they read the specs; their image names the cards the inventory lists).
+     */
+    void runSetup(Path repoRoot, Path logs) throws IOException {
+        run(repoRoot, logs.resolve("node-agent-setup.log"), List.of("setup"), agentBase());
+    }
+
     /** Without sshd: the machine side of setup run directly ({@code node-agent prepare}), not over SSH. */
     void prepareDirect(Path repoRoot, Path logs) throws IOException {
         run(repoRoot, logs.resolve("node-agent-prepare.log"), List.of("prepare"), agentBase());

@@ -57,7 +57,9 @@ public final class BaseImage {
         script(fs.resolve("bin/bash"), "#!/bin/sh\n# busybox's sh under bash's name: docker exec -it c bash works\nexec /bin/sh \"$@\"\n");
         script(fs.resolve("usr/bin/nvidia-smi"), nvidiaSmi(cards));
         Files.writeString(fs.resolve("etc/passwd"), "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n");
-        Files.writeString(fs.resolve("etc/group"), "root:x:0:\nnogroup:x:65534:\n");
+        // Ubuntu 24.04's system groups, by its numbers: --group-add video (a GPU's usual group) resolves as there
+        Files.writeString(fs.resolve("etc/group"), "root:x:0:\nadm:x:4:\ntty:x:5:\ndisk:x:6:\naudio:x:29:\nvideo:x:44:\n"
+                + "plugdev:x:46:\nstaff:x:50:\nusers:x:100:\nnogroup:x:65534:\n");
         Files.writeString(fs.resolve("etc/os-release"), "PRETTY_NAME=\"busybox test image (tagged ubuntu:24.04)\"\nID=busybox\n");
         Path tar = work.resolve("image.tar");
         run(List.of("tar", "--numeric-owner", "--owner=0", "--group=0", "-C", fs.toString(), "-cf", tar.toString(), "."));
