@@ -134,6 +134,11 @@ final class LocalMachine {
         Files.move(tmp, manifest(), java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     }
 
+    /** {@code node-agent setup}: detection, CDI specs and inventory.json, before the real daemons start (they read the specs). */
+    void runSetup(Path repoRoot, Path logs) throws IOException {
+        run(repoRoot, logs.resolve("node-agent-setup.log"), List.of("setup"), agentBase());
+    }
+
     static String daemonConfig(Repo r) {
         return "/mnt/rediacc/mounts/" + r.guid() + "/.rediacc/docker/config/daemon.json";
     }
