@@ -15,5 +15,5 @@ java -cp "$jar" io.rediacc.gpu.cli.RdcMain completion | sed 1d > "$out/rdc"
   echo 'autoload -U +X bashcompinit && bashcompinit'
   cat "$out/rdc"
   echo '# complete the word that loaded this file'
-  echo '_bash_complete -F _complete_rdc "$@"'
+  echo '_bash_complete -o default -F _complete_rdc "$@"'
 } > "$out/_rdc"

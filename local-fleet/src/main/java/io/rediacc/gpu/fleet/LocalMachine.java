@@ -132,6 +132,27 @@ final class LocalMachine {
         Path tmp = manifest().resolveSibling("repos.yaml.tmp");
         Files.writeString(tmp, y);
         Files.move(tmp, manifest(), java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        keepGateFilesPrivate();
+    }
+
+    /**
+     * The gate refuses to start when its manifest or state directory (or a directory above them) is
+     * writable by group or others (docker-gate README, "The gate's files"); under a umask of 002 the
+     * fleet's own directories would be. Directories above {@code .fleet/} are the checkout's.
+     */
+    private void keepGateFilesPrivate() throws IOException {
+        Files.createDirectories(dir.resolve("gate-state"));
+        List<Path> paths = new ArrayList<>(List.of(dir.resolve("gate-state")));
+        for (Path p = manifest(); p != null && p.startsWith(dir.getParent()); p = p.getParent()) {
+            paths.add(p);
+        }
+        for (Path p : paths) {
+            var perms = java.util.EnumSet.copyOf(Files.getPosixFilePermissions(p));
+            if (perms.removeAll(List.of(java.nio.file.attribute.PosixFilePermission.GROUP_WRITE,
+                    java.nio.file.attribute.PosixFilePermission.OTHERS_WRITE))) {
+                Files.setPosixFilePermissions(p, perms);
+            }
+        }
     }
 
     /** {@code node-agent setup}: detection, CDI specs and inventory.json, before the real daemons start (they read the specs). */

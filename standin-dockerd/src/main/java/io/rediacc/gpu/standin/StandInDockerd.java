@@ -90,10 +90,12 @@ public final class StandInDockerd implements AutoCloseable {
     private final AtomicInteger ids = new AtomicInteger();
     private volatile CountDownLatch streamGate = new CountDownLatch(0);
     private volatile ObjectNode info = defaultInfo();
+    private final List<String> started = new CopyOnWriteArrayList<>();
+    private final java.util.concurrent.atomic.AtomicReference<Runnable> onInspect = new java.util.concurrent.atomic.AtomicReference<>();
 
     private static final class Container {
         final String id;
-        final String name;
+        volatile String name;
         final ObjectNode config;
         volatile Channel attach;
         volatile boolean attachStdin;
@@ -292,6 +294,39 @@ public final class StandInDockerd implements AutoCloseable {
         }
     }
 
+    /** Renames a container as {@code docker rename} does; the old name no longer finds it. */
+    public synchronized void rename(String ref, String newName) {
+        Container c = find(ref);
+        if (c == null || containers.containsKey(newName)) {
+            throw new IllegalArgumentException("cannot rename " + ref + " to " + newName);
+        }
+        containers.remove(c.name, c);
+        c.name = newName;
+        containers.put(newName, c);
+    }
+
+    /** The full ID of the container {@code ref} (name, ID or ID prefix) names now. */
+    public String containerId(String ref) {
+        Container c = find(ref);
+        if (c == null) {
+            throw new IllegalArgumentException("no container " + ref);
+        }
+        return c.id;
+    }
+
+    /** Full IDs of the containers started or restarted, in order. */
+    public List<String> startedIds() {
+        return List.copyOf(started);
+    }
+
+    /**
+     * Runs {@code hook} once, at the next container inspect, after the answer is made and before it
+     * is sent: what a concurrent client does between a gate's check and the request it forwards.
+     */
+    public void onNextInspect(Runnable hook) {
+        onInspect.set(hook);
+    }
+
     @Override
     public void close() {
         server.close().syncUninterruptibly();
@@ -311,11 +346,21 @@ public final class StandInDockerd implements AutoCloseable {
     }
 
     private Container create(String name, ObjectNode body) {
-        String id = String.format("%064x", ids.incrementAndGet() + 0xc0ffeeL);
+        // Like dockerd's: 64 random-looking hex digits, so that a short ID (12 digits) names one container.
+        String id = sha256Hex("container-" + ids.incrementAndGet() + "-" + System.identityHashCode(this));
         Container c = new Container(id, name == null ? "c" + ids.get() : name, body);
         containers.put(id, c);
         containers.put(c.name, c);
         return c;
+    }
+
+    private static String sha256Hex(String seed) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(seed.getBytes(StandardCharsets.UTF_8)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private Container find(String ref) {
@@ -464,7 +509,24 @@ public final class StandInDockerd implements AutoCloseable {
             return;
         }
         switch (method + " " + m.group(2)) {
-            case "GET json" -> json(ctx, request, 200, inspect(c));
+            case "GET json" -> {
+                ObjectNode answer = inspect(c);
+                Runnable hook = onInspect.getAndSet(null);
+                if (hook != null) {
+                    hook.run();
+                }
+                json(ctx, request, 200, answer);
+            }
+            case "POST rename" -> {
+                String to = first(query, "name");
+                try {
+                    rename(c.id, to);
+                    send(ctx, request, new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.NO_CONTENT));
+                } catch (IllegalArgumentException e) {
+                    json(ctx, request, 409, JSON.createObjectNode().put("message", "Conflict. The name \"" + to
+                            + "\" is already in use."));
+                }
+            }
             case "POST attach" -> {
                 boolean stdin = "1".equals(first(query, "stdin")) || "true".equals(first(query, "stdin"));
                 hijack(ctx, request, channel -> {
@@ -487,6 +549,7 @@ public final class StandInDockerd implements AutoCloseable {
             }
             case "POST start", "POST restart" -> {
                 c.running = true;
+                started.add(c.id);
                 send(ctx, request, new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.NO_CONTENT));
                 if (c.attach != null) {
                     startProcess(c);

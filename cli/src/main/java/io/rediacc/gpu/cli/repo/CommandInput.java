@@ -71,4 +71,29 @@ public final class CommandInput {
             default -> Duration.ofSeconds(amount);
         };
     }
+
+    private static final Pattern EXPIRY = Pattern.compile("\\d{1,6}[smhd]");
+
+    /** {@code --expires-in}: 30m, 8h, 7d; null when not given. */
+    static String expiresIn(String raw) {
+        if (raw == null) {
+            return null;
+        }
+        if (!EXPIRY.matcher(raw.strip()).matches()) {
+            throw Failure.usage("--expires-in " + raw + " is not a duration; use e.g. 30m, 8h or 7d");
+        }
+        return raw.strip();
+    }
+
+    /** An ISO-8601 instant option; null when not given. */
+    static java.time.Instant instant(String option, String raw) {
+        if (raw == null) {
+            return null;
+        }
+        try {
+            return java.time.Instant.parse(raw.strip());
+        } catch (java.time.format.DateTimeParseException e) {
+            throw Failure.usage(option + " " + raw + " is not an ISO-8601 instant; write e.g. 2026-12-01T18:00:00Z");
+        }
+    }
 }

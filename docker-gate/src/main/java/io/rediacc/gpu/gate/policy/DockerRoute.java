@@ -99,6 +99,13 @@ record DockerRoute(Kind kind, String path, String target, RequestTarget requestT
         return null;
     }
 
+    /** The API version of the path's first version prefix ({@code /v1.50/...} gives {@code 1.50}), or null. */
+    static String apiVersion(String decodedPath) {
+        String p = GoPath.clean(decodedPath.startsWith("/") ? decodedPath : "/" + decodedPath);
+        java.util.regex.Matcher m = VERSION_PREFIX.matcher(p);
+        return m.find() ? m.group().substring(2) : null;
+    }
+
     /** The decoded path as mux matches it: cleaned, without trailing slash, without version prefixes. */
     static String routingPath(String decodedPath) {
         String p = decodedPath.startsWith("/") ? decodedPath : "/" + decodedPath;

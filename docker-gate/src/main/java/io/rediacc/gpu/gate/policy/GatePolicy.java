@@ -213,10 +213,10 @@ public final class GatePolicy {
                 if (declaresBody) {
                     throw PolicyRefusal.badRequest(RefusalMessages.RULE_START_BODY, RefusalMessages.startWithBody());
                 }
-                return new HeadVerdict.InspectStoredContainer(containerRef(route.target()));
+                return storedStart(route, "start");
             }
             case CONTAINER_RESTART -> {
-                return new HeadVerdict.InspectStoredContainer(containerRef(route.target()));
+                return storedStart(route, "restart");
             }
             default -> {
                 if (route.kind().bodyInspected()) {
@@ -320,6 +320,11 @@ public final class GatePolicy {
                             ? "the daemon reads build parameters from a form body, and version=2 there selects BuildKit"
                             : "only a build context (application/x-tar) is accepted as a build body"));
         }
+    }
+
+    private static HeadVerdict.InspectStoredContainer storedStart(DockerRoute route, String action) {
+        return new HeadVerdict.InspectStoredContainer(containerRef(route.target()),
+                DockerRoute.apiVersion(route.requestTarget().path()), action, route.requestTarget().rawQuery());
     }
 
     private static String containerRef(String target) {

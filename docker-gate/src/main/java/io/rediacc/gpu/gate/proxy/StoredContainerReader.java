@@ -36,7 +36,24 @@ final class StoredContainerReader {
     record Answer(int status, byte[] body) {
     }
 
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper()
+            .enable(com.fasterxml.jackson.core.JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+    private static final java.util.regex.Pattern FULL_ID = java.util.regex.Pattern.compile("[0-9a-f]{64}");
+
     private StoredContainerReader() {
+    }
+
+    /**
+     * The container's full ID from the daemon's inspect answer (its {@code Id}: 64 lower-case hex
+     * digits), or null when the answer has none, has it twice, or is not JSON.
+     */
+    static String fullId(byte[] inspectAnswer) {
+        try {
+            com.fasterxml.jackson.databind.JsonNode id = JSON.readTree(inspectAnswer).get("Id");
+            return id != null && id.isTextual() && FULL_ID.matcher(id.asText()).matches() ? id.asText() : null;
+        } catch (java.io.IOException | RuntimeException e) {
+            return null;
+        }
     }
 
     static Promise<Answer> read(DataPlane plane, SocketEndpoint daemon, EventLoop loop, String containerId) {

@@ -69,7 +69,7 @@ public final class Gate implements AutoCloseable {
         this.hostAccess = new ManifestHostAccess(settings.manifest(), settings.stateDir(), manifest);
         DataPlane plane = new DataPlane(new GatePolicy(settings.maxBodyBytes(), hostAccess), verifiedGrants(grants, daemons),
                 new RefusalLog(gateId, metrics, decisions), transport, settings.daemonConnectTimeout(),
-                settings.daemonInspectTimeout());
+                settings.daemonInspectTimeout(), settings.connections());
         this.server = new GateServer(plane);
         this.feed = new GrantsFeed(grants, settings.kafka(), clientId, settings.kafkaApiTimeout());
     }
@@ -81,8 +81,12 @@ public final class Gate implements AutoCloseable {
         } catch (InvalidIdentifierException e) {
             throw new IllegalArgumentException("gate.id: " + e.getMessage().replace("machine name", "gate id"), e);
         }
+        GateFiles files = GateFiles.ofThisProcess();
+        files.check(settings.manifest(), settings.stateDir(), null);
         byte[] digest = ManifestWatcher.digest(settings.manifest());
         ReposManifest manifest = ManifestLoader.load(settings.manifest());
+        files.check(settings.manifest(), settings.stateDir(),
+                new GrantSnapshotFile(settings.stateDir(), manifest.machine()).path());
         Gate gate = new Gate(settings, manifest, transport, registry);
         try {
             gate.grants.loadFromDisk();
@@ -179,6 +183,16 @@ public final class Gate implements AutoCloseable {
 
     public Optional<SocketAddress> boundAddress(String repoName) {
         return server.boundAddress(repoName);
+    }
+
+    /** Client connections open now, all repos together. */
+    public int openConnections() {
+        return server.openConnections();
+    }
+
+    /** Bytes of unfinished request heads and inspected bodies the gate holds now. */
+    public long heldBytes() {
+        return server.heldBytes();
     }
 
     public int listenerCount() {

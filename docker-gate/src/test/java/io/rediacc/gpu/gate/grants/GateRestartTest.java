@@ -2,6 +2,7 @@ package io.rediacc.gpu.gate.grants;
 
 import io.rediacc.gpu.contracts.events.EventJson;
 import io.rediacc.gpu.contracts.events.GateStatus;
+import io.rediacc.gpu.contracts.events.GrantSnapshot;
 import io.rediacc.gpu.contracts.events.Topics;
 import io.rediacc.gpu.gate.service.Gate;
 import io.rediacc.gpu.gate.support.Await;
@@ -24,6 +25,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -172,6 +174,41 @@ class GateRestartTest {
             assertThat(revoked.stderr()).contains("is not granted to repo trainer");
             DockerCli.Result granted = docker.run("run", "--device", "nvidia.com/gpu=0", "--name", "kept", BaseImage.TAG, "true");
             assertThat(granted.ok()).as(granted.toString()).isTrue();
+        }
+    }
+
+    @Test
+    void aForgedSnapshotOnDiskWithAHigherVersionIsReplacedByTheTopicsOnceCaughtUp() throws Exception {
+        String machine = "m-forged";
+        Path state = dir.resolve("state");
+        Path manifest = manifest(machine);
+        try (Gate first = gates.start(manifest, state, "gate-t")) {
+            GrantsTopic.publish(machine, 3, GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=0"));
+            Await.until("version 3 applied", Duration.ofSeconds(30), () -> first.grants().state().version() == 3);
+        }
+        Path file = state.resolve("grants-" + machine + ".json");
+        GrantSnapshot real = EventJson.fromBytes(Files.readAllBytes(file), GrantSnapshot.class);
+        // what a repo that could write the state directory would leave there: every device, a version nothing outranks
+        GrantSnapshot forged = new GrantSnapshot(machine, 999_999_999_999L, real.updatedAt(), List.of(
+                GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=0"),
+                GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=1")));
+        Files.write(file, EventJson.toBytes(forged));
+
+        try (Gate second = gates.start(manifest, state, "gate-t")) {
+            Await.until("grants caught up", Duration.ofSeconds(30), () -> second.grants().state().caughtUp());
+            assertThat(second.grants().state().version()).isEqualTo(3);
+            assertThat(second.grants().state().fromDisk()).isFalse();
+            assertThat(EventJson.fromBytes(Files.readAllBytes(file), GrantSnapshot.class).version())
+                    .as("the forged file is overwritten with the topic's snapshot").isEqualTo(3);
+            DockerCli docker = docker(second);
+            DockerCli.Result forgedDevice = docker.run("run", "--device", "nvidia.com/gpu=1", "busybox", "true");
+            assertThat(forgedDevice.stderr()).contains("is not granted to repo trainer");
+            DockerCli.Result granted = docker.run("run", "--device", "nvidia.com/gpu=0", "--name", "real", "busybox", "true");
+            assertThat(granted.ok()).as(granted.toString()).isTrue();
+
+            // a real snapshot published later applies (the forged version no longer outranks it)
+            GrantsTopic.publish(machine, 4);
+            Await.until("version 4 applied", Duration.ofSeconds(30), () -> second.grants().state().version() == 4);
         }
     }
 }

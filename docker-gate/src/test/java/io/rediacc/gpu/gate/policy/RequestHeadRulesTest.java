@@ -62,17 +62,17 @@ class RequestHeadRulesTest {
 
     @Test
     void startChecksTheStoredContainer() {
-        assertThat(onHead("POST", "/v1.50/containers/gpu-job/start")).isEqualTo(new HeadVerdict.InspectStoredContainer("gpu-job"));
+        assertThat(onHead("POST", "/v1.50/containers/gpu-job/start")).isEqualTo(new HeadVerdict.InspectStoredContainer("gpu-job", "1.50", "start", ""));
     }
 
     @Test
     void restartChecksTheStoredContainer() {
-        assertThat(onHead("POST", "/v1.50/containers/3f2a9c/restart?t=5")).isEqualTo(new HeadVerdict.InspectStoredContainer("3f2a9c"));
+        assertThat(onHead("POST", "/v1.50/containers/3f2a9c/restart?t=5")).isEqualTo(new HeadVerdict.InspectStoredContainer("3f2a9c", "1.50", "restart", "t=5"));
     }
 
     @Test
     void checkpointRestoreStartChecksTheStoredContainer() {
-        assertThat(onHead("POST", "/containers/abc/start?checkpoint=c1")).isEqualTo(new HeadVerdict.InspectStoredContainer("abc"));
+        assertThat(onHead("POST", "/containers/abc/start?checkpoint=c1")).isEqualTo(new HeadVerdict.InspectStoredContainer("abc", null, "start", "checkpoint=c1"));
     }
 
     @Test

@@ -3,7 +3,9 @@ package io.rediacc.gpu.grants.messaging;
 import io.rediacc.gpu.contracts.events.EventJson;
 import io.rediacc.gpu.contracts.events.MachineInventory;
 import io.rediacc.gpu.grants.config.ChannelTopics;
+import io.rediacc.gpu.grants.repository.GrantWrites;
 import io.rediacc.gpu.grants.repository.SchemaInitializer;
+import io.rediacc.gpu.contracts.identity.Identifiers;
 import io.rediacc.gpu.grants.service.InventoryService;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -26,16 +28,28 @@ public class InventoryConsumer {
     private final InventoryService inventories;
     private final SchemaInitializer schema;
 
-    public InventoryConsumer(InventoryService inventories, SchemaInitializer schema) {
+    private final GrantWrites writes;
+
+    public InventoryConsumer(InventoryService inventories, SchemaInitializer schema, GrantWrites writes) {
         this.inventories = inventories;
+        this.writes = writes;
         this.schema = schema;
     }
 
     @Incoming(ChannelTopics.INVENTORY)
     public Uni<Void> consume(ConsumerRecord<String, byte[]> record) {
         if (record.value() == null) {
-            LOG.debugf("ignoring the tombstone of machine %s: grants outlive a machine's inventory", record.key());
-            return Uni.createFrom().voidItem();
+            // a removed machine (DELETE /api/v1/machines/{machine}): forget its inventory; grants are not
+            // touched here (the removal revoked them, and any other grant stays revocable)
+            if (record.key() == null || !Identifiers.isMachine(record.key())) {
+                LOG.warnf("skipping a tombstone whose key is not a machine name (%s)", record.key());
+                return Uni.createFrom().voidItem();
+            }
+            return schema.ready().chain(() -> writes.inTransaction(c -> writes.lockAndForget(c, record.key())))
+                    .onFailure().recoverWithItem(e -> {
+                        LOG.errorf("could not forget machine %s (%s)", record.key(), e.getMessage());
+                        return null;
+                    });
         }
         MachineInventory inventory;
         try {

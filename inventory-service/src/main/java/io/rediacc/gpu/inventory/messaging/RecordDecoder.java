@@ -48,7 +48,7 @@ final class RecordDecoder {
         List<MachineInventory.Gpu> gpus = inventory.gpus().stream().filter(Objects::nonNull).toList();
         return new MachineInventory(inventory.schemaVersion(), inventory.machine(), inventory.platform(),
                 inventory.agentVersion(), inventory.generatedAt(), gpus, devices, inventory.toolkit(),
-                inventory.persistencedSocket(), repos, inventory.specProblems());
+                inventory.persistencedSocket(), repos, inventory.specProblems(), inventory.setupFile());
     }
 
     static GateStatus gateStatus(String key, byte[] value) {
