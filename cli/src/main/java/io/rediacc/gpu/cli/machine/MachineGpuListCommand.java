@@ -65,10 +65,15 @@ public class MachineGpuListCommand implements Callable<Integer> {
             }
             return ExitCodes.OK;
         }
+        show(session, name);
+        return ExitCodes.OK;
+    }
+
+    /** The machine's GPU table, devices with holders, and gates (also the end of {@code rdc machine setup}). */
+    static void show(Session session, String name) {
         MachineDetail detail = session.inventory().machine(name).orFail().as(MachineDetail.class);
         List<Grant> dbGrants = databaseGrants(session, name);
         print(session, detail, dbGrants, setupAgeSeconds(session, name, detail));
-        return ExitCodes.OK;
     }
 
     /** The database's view; null (with a warning) when grant-service cannot say. */

@@ -10,13 +10,14 @@ import io.rediacc.gpu.cli.client.Json;
 
 import java.io.PrintWriter;
 
-/** Prints JSON trees as indented JSON or as YAML. */
+/** Prints JSON trees as indented JSON or as YAML that YAML 1.1 readers load back to the same tree. */
 public final class Documents {
 
     private static final ObjectMapper YAML = new ObjectMapper(YAMLFactory.builder()
             .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
             .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
             .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS)
+            .stringQuotingChecker(new YamlSafeQuoting())
             .build());
 
     private Documents() {

@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
  * Checks what the command line names with the contracts' own rules before anything is sent: a
  * typo is a usage error (exit 2) on one line, and no device of the call is sent.
  */
-final class CommandInput {
+public final class CommandInput {
 
     private static final Pattern WAIT = Pattern.compile("(\\d{1,9})(ms|s|m)?");
 
@@ -55,7 +55,7 @@ final class CommandInput {
     }
 
     /** {@code --wait}: 0, 500ms, 5s, 1m (a bare number is seconds); null when not given. */
-    static Duration wait(String raw) {
+    public static Duration wait(String raw) {
         if (raw == null) {
             return null;
         }

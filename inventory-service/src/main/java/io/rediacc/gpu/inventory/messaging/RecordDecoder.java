@@ -68,7 +68,7 @@ final class RecordDecoder {
                 .filter(g -> g != null && validDevice(status.machine(), g.device()))
                 .toList();
         return new GateStatus(status.machine(), status.gateId(), status.appliedVersion(), status.state(), grants,
-                status.repos(), status.heartbeatSeconds(), status.syncedAt());
+                status.repos(), status.heartbeatSeconds(), status.syncedAt(), 0, null, true, status.daemons());
     }
 
     private static <T> T read(byte[] value, Class<T> type) {
