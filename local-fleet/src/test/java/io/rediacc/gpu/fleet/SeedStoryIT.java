@@ -124,6 +124,8 @@ class SeedStoryIT {
     void gpuListShowsTheGpusAndEveryGrantableName() throws Exception {
         Result r = rdc("machine", "gpu", "list", MACHINE);
         assertThat(r.exit()).as(r.all()).isZero();
+        // vendor, then index: the AMD card 0 before the NVIDIA cards 0 and 1
+        assertThat(r.out()).startsWith("VENDOR  GPU").containsSubsequence("amd     0", "nvidia  0", "nvidia  1");
         assertThat(r.out()).contains("nvidia.com/gpu=all", "nvidia.com/gpu=0", "nvidia.com/gpu=1",
                 "rediacc.io/amd=gpu0", "rediacc.io/amd=all", "rediacc.io/dri=renderD128");
         Result json = rdc("machine", "gpu", "list", MACHINE, "-o", "json");
@@ -294,6 +296,18 @@ class SeedStoryIT {
     void groupAddVideoPasses() throws Exception {
         Result r = docker("GPU_A", "run", "--rm", "--group-add", "video", "ubuntu:24.04", "true");
         assertThat(r.exit()).as(r.all()).isZero();
+    }
+
+    @Test
+    @Order(12)
+    void theAuditShowsTheSessionsGrantsRefusalsAndRevokes() throws Exception {
+        Result r = rdc("audit", "--machine", MACHINE, "--since", "1h", "-o", "json");
+        assertThat(r.exit()).as(r.all()).isZero();
+        assertThat(r.out()).contains("\"event\" : \"granted\"", "\"event\" : \"refused\"", "\"event\" : \"revoked\"",
+                "exclusive-conflict: rediacc.io/dri=renderD128");
+        Result table = rdc("audit", "--machine", MACHINE, "--repo", "gpu-a-fork");
+        assertThat(table.exit()).as(table.all()).isZero();
+        assertThat(table.out()).startsWith("AT ").contains("refused  " + MACHINE + "  gpu-a-fork  rediacc.io/dri=renderD128");
     }
 
     private static String socket(String repo) {
