@@ -8,6 +8,7 @@ import io.rediacc.gpu.contracts.events.GrantSnapshot;
 import io.rediacc.gpu.contracts.events.Topics;
 import io.rediacc.gpu.contracts.identity.Identifiers;
 import io.rediacc.gpu.contracts.identity.RepoRef;
+import io.rediacc.gpu.grants.config.GrantsConfig;
 import io.rediacc.gpu.grants.messaging.OutboxSignal;
 import io.rediacc.gpu.grants.repository.GrantEntity;
 import io.rediacc.gpu.grants.repository.GrantRepository;
@@ -48,10 +49,12 @@ public class GrantService {
     private final MachineVersionRepository versions;
     private final OutboxSignal outboxSignal;
     private final GrantMetrics metrics;
+    private final GrantsConfig config;
 
     public GrantService(GrantWrites writes, RepoResolver resolver, MachineRepository machines,
                         MachineRepoRepository repos, GrantRepository grants, MachineVersionRepository versions,
-                        OutboxSignal outboxSignal, GrantMetrics metrics) {
+                        OutboxSignal outboxSignal, GrantMetrics metrics, GrantsConfig config) {
+        this.config = config;
         this.writes = writes;
         this.resolver = resolver;
         this.machines = machines;
@@ -177,6 +180,10 @@ public class GrantService {
                     ask.device(), ask.exclusive(), state.version(), false, false, verdict.overlaps())));
         }
         boolean created = mine == null;
+        int held = state.grants().size() - 1; // less the candidate
+        if (created && held >= config.maxGrantsPerMachine()) {
+            throw Problems.tooManyGrants(ask.machine(), held, config.maxGrantsPerMachine());
+        }
         Grant written = null;
         List<Grant> after = new ArrayList<>();
         for (GrantRow row : state.grants()) {
@@ -306,7 +313,7 @@ public class GrantService {
     private <T> Uni<Outcome<T>> refuse(SqlConnection c, Ask ask, String repoGuid, Problem problem) {
         GrantEvent event = new GrantEvent(UUID.randomUUID().toString(), GrantEvent.Type.REFUSED, ask.machine(),
                 repoGuid, ask.repoName(), ask.device(), ask.exclusive(), ask.actor(),
-                problem.error() + ": " + problem.detail(), null, ask.at());
+                Problems.auditReason(problem, ask.device()), null, ask.at());
         metrics.refused(problem.error());
         return writes.appendOutbox(c, List.of(new OutboxRecord(Topics.GRANT_EVENTS_TOPIC, ask.machine(), ask.machine(),
                         event.id(), ask.at(), event)))
