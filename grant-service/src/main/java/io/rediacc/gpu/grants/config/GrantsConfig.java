@@ -40,6 +40,20 @@ public interface GrantsConfig {
     @WithDefault("1000")
     int maxGrantsPerMachine();
 
+    /** What the consumers accept from Kafka (docs/SECURITY.md, issue 16). */
+    Input input();
+
+    interface Input {
+
+        /** How far ahead of this service's clock a record's time may be; a later one is dropped (it would pin "newer"). */
+        @WithDefault("2m")
+        Duration maxClockSkew();
+
+        /** Most gates the in-memory registry holds; statuses of further gates are dropped and counted. */
+        @WithDefault("10000")
+        int maxGates();
+    }
+
     /** The outbox relay that publishes committed changes to Kafka. */
     Relay relay();
 
