@@ -105,10 +105,10 @@ class ParkedRecordTest {
     }
 
     @Test
-    void aRefusalOnAMachineWithThousandsOfLongNamesWritesASmallAuditEvent() {
+    void aRefusalOnAMachineWithManyLongNamesWritesASmallAuditEvent() {
         RepoInfo train = Fleet.repo("train");
         Map<String, List<String>> devices = new TreeMap<>();
-        for (int i = 0; i < 1500; i++) {
+        for (int i = 0; i < 200; i++) { // 200 x 180 characters: the old reason listed all, 36 KB
             devices.put("vendor.example.com/accelerator=" + "partition-".repeat(15) + i, List.of("/dev/accel" + i));
         }
         String machine = Fleet.uniqueMachine("many-names");
@@ -118,14 +118,14 @@ class ParkedRecordTest {
         Response refused = api.grant(train.name() + "@" + machine,
                 "vendor.example.com/accelerator=" + "partition-".repeat(15) + "99x", false, "0");
         assertThat(refused.statusCode()).isEqualTo(422);
-        assertThat(refused.<List<String>>path("grantable")).hasSize(1500); // the caller still gets every name
+        assertThat(refused.<List<String>>path("grantable")).hasSize(200); // the caller still gets every name
 
         List<ConsumerRecord<String, byte[]>> events = TopicReader.readUntil(kafka(), Topics.GRANT_EVENTS, machine,
                 read -> !read.isEmpty(), Duration.ofSeconds(20));
         GrantEvent event = EventJson.fromBytes(events.get(0).value(), GrantEvent.class);
         assertThat(event.type()).isEqualTo(GrantEvent.Type.REFUSED);
         assertThat(events.get(0).value().length).isLessThan(2048);
-        assertThat(event.reason()).contains("among 1500 grantable names").contains("partition-99");
+        assertThat(event.reason()).contains("among 200 grantable names").contains("partition-99");
     }
 
     @SuppressWarnings("unchecked")
