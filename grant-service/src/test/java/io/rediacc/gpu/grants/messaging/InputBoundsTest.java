@@ -88,6 +88,16 @@ class InputBoundsTest {
         assertThat(api.machineGrants(m.name).<List<String>>path("gates.gateId")).containsExactly("real");
     }
 
+    @Test
+    void anInventoryWithNoDevicesAndNoReposIsStored() {
+        // was "The Uni set is empty" and ~18 s of retries stalling the partition, never stored
+        String machine = Fleet.uniqueMachine("empty");
+        TestMachine.fleet().publishInventory(Fleet.inventory(machine, Map.of(), List.of()));
+        api.awaitMachine(machine);
+        assertThat(api.grant("any@" + machine, "nvidia.com/gpu=0", false, "0").<String>path("detail"))
+                .contains("its inventory lists no repos");
+    }
+
     private static void send(Fleet fleet, String key, GateStatus status, Instant timestamp) {
         fleet.send(Topics.GATE_STATUS, key, EventJson.toBytes(status), timestamp.toEpochMilli());
     }
