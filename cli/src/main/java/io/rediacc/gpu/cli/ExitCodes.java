@@ -19,6 +19,10 @@ public final class ExitCodes {
     public static final int CONFLICT = 4;
     /** The change is recorded but the machine's gates do not enforce it yet. */
     public static final int NOT_ENFORCED = 5;
+    /** SSH refused: the machine's host key is unknown or changed, or the login was refused. */
+    public static final int SSH_REFUSED = 6;
+    /** Machine setup ran but a step on the machine failed or refused to go on. */
+    public static final int MACHINE_FAILED = 7;
 
     private static final List<Integer> MOST_SEVERE_FIRST = List.of(ERROR, USAGE, CONFLICT, NOT_FOUND, NOT_ENFORCED, OK);
 

@@ -1,5 +1,6 @@
 package io.rediacc.gpu.cli;
 
+import io.rediacc.gpu.cli.audit.AuditCommand;
 import io.rediacc.gpu.cli.machine.MachineCommand;
 import io.rediacc.gpu.cli.output.OutputFormat;
 import io.rediacc.gpu.cli.repo.RepoCommand;
@@ -18,13 +19,14 @@ import java.util.Properties;
 @Command(name = "rdc", mixinStandardHelpOptions = true, versionProvider = RdcCommand.Version.class,
         description = "Fleet-wide GPU device grants for Docker: list machines and their GPUs, grant and revoke "
                 + "CDI device names to repos.",
-        subcommands = {MachineCommand.class, RepoCommand.class, CompletionCommand.class},
+        subcommands = {MachineCommand.class, RepoCommand.class, AuditCommand.class, CompletionCommand.class},
         footerHeading = "%nExamples:%n",
         footer = {
                 "  rdc machine list",
                 "  rdc machine gpu list gpu-host-1",
                 "  rdc repo gpu grant train-a@gpu-host-1 --device nvidia.com/gpu=0 --exclusive",
                 "  rdc --server https://gpu-api.example.com repo gpu list train-a",
+                "  rdc audit --since 24h",
                 "",
                 "Services: --grant-server and --inventory-server (--server sets both), else",
                 "RDC_GRANT_URL and RDC_INVENTORY_URL, else grantUrl and inventoryUrl in",

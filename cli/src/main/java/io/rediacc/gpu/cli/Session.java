@@ -54,6 +54,16 @@ public final class Session {
         err().flush();
     }
 
+    /** rdc's config file (the machines rdc machine setup reaches over SSH). */
+    public io.rediacc.gpu.cli.config.ConfigFile configFile() {
+        return ConnectionSettings.configFile(root.config, env);
+    }
+
+    /** Where the config file is, for messages. */
+    public java.nio.file.Path configPath() {
+        return ConnectionSettings.configPath(root.config, env);
+    }
+
     private ConnectionSettings settings() {
         if (settings == null) {
             settings = ConnectionSettings.resolve(

@@ -47,10 +47,32 @@ class MachineGpuListTest {
         assertThat(result.exitCode()).isZero();
         Golden.assertMatches(stdout(result), "machine-gpu-list-gpu-host-1.txt");
         assertThat(result.getErrorOutput()).isEmpty();
+        // the stored inventory (for setup's generatedAt) is not there: AGE falls back to the publication's
         assertThat(inventory.requests()).extracting(StandInService.Request::line)
-                .containsExactly("GET /api/v1/machines/gpu-host-1");
+                .containsExactly("GET /api/v1/machines/gpu-host-1", "GET /api/v1/machines/gpu-host-1/inventory");
         assertThat(grants.requests()).extracting(StandInService.Request::line)
                 .containsExactly("GET /api/v1/machines/gpu-host-1/grants");
+    }
+
+    @Test
+    void gpuRowsShowTheVendorInVendorThenIndexOrderAndTheAgeOfWhatSetupWrote() {
+        String detail = """
+                {"machine":"mixed","platform":"local","generatedAt":"2026-11-29T10:00:00Z","ageSeconds":3,"stale":false,                "agentVersion":"0.1.0","gpus":[                {"index":1,"vendor":"nvidia","name":"NVIDIA H100 80GB HBM3","driverVersion":"550.127.05","memoryMiB":81559},                {"index":0,"vendor":"nvidia","name":"NVIDIA H100 80GB HBM3","driverVersion":"550.127.05","memoryMiB":81559},                {"index":0,"vendor":"amd","name":"AMD GPU 0x740f (gfx90a)"}],                "cdiDevices":[],"gates":[],"anyLiveGate":true}""";
+        String setupWrote = java.time.Instant.now().minus(java.time.Duration.ofDays(3)).minusSeconds(30).toString();
+        inventory.on("GET", "/api/v1/machines/mixed", Answer.json(200, detail))
+                .on("GET", "/api/v1/machines/mixed/inventory", Answer.json(200, "{\n  \"schemaVersion\" : 1,\n"
+                        + "  \"machine\" : \"mixed\",\n  \"generatedAt\" : \"" + setupWrote + "\"\n}\n"));
+        grants.on("GET", "/api/v1/machines/mixed/grants", Answer.json(200, "{\"machine\":\"mixed\",\"version\":0,\"grants\":[]}"));
+
+        LaunchResult result = new Rdc(inventory, grants).run("machine", "gpu", "list", "mixed");
+
+        assertThat(result.exitCode()).isZero();
+        assertThat(stdout(result)).startsWith("""
+                VENDOR  GPU  NAME                     DRIVER      MEMORY     PLATFORM  AGE
+                amd     0    AMD GPU 0x740f (gfx90a)  -           -          local     3d
+                nvidia  0    NVIDIA H100 80GB HBM3    550.127.05  81559 MiB  local     3d
+                nvidia  1    NVIDIA H100 80GB HBM3    550.127.05  81559 MiB  local     3d
+                """);
     }
 
     @Test
@@ -72,12 +94,14 @@ class MachineGpuListTest {
 
     @Test
     void aStaleInventoryAndAMachineWithoutLiveGateAreFlagged() {
+        // the stored inventory unreadable: AGE is the last publication's, as the stale warning's
+        inventory.on("GET", "/api/v1/machines/wsl-gpu/inventory", Answer.json(503, "{\"error\":\"database-unavailable\"}"));
         LaunchResult result = new Rdc(inventory, grants).run("machine", "gpu", "list", "wsl-gpu");
 
         assertThat(result.exitCode()).isZero();
         Golden.assertMatches(stdout(result), "machine-gpu-list-wsl-gpu.txt");
         assertThat(result.getErrorStream()).containsExactly(
-                "warning: the inventory of wsl-gpu is 12m34s old (stale: more than 3 heartbeats); is its node-agent running?",
+                "warning: the last inventory publication of wsl-gpu is 12m34s old (stale: more than 3 heartbeats); is its node-agent running?",
                 "warning: no live gate on wsl-gpu: nothing is enforced there now; holders marked (db only) are granted but not enforced");
     }
 

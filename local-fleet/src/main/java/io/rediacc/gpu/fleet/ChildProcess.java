@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.function.BooleanSupplier;
 
 /** A process the fleet started: its log file, its pid (recorded for {@code ./fleet down}), how to stop it. */
-final class ChildProcess {
+final class ChildProcess implements Child {
 
     private final String name;
     private final Process process;
@@ -36,19 +36,23 @@ final class ChildProcess {
         return new ChildProcess(name, p, log);
     }
 
-    String name() {
+    @Override
+    public String name() {
         return name;
     }
 
-    long pid() {
+    @Override
+    public long pid() {
         return process.pid();
     }
 
-    Path log() {
+    @Override
+    public Path log() {
         return log;
     }
 
-    boolean alive() {
+    @Override
+    public boolean alive() {
         return process.isAlive();
     }
 
@@ -86,7 +90,8 @@ final class ChildProcess {
     }
 
     /** Asks the process to end (SIGTERM), then kills it if it is still there after {@code grace}. */
-    void stop(Duration grace) {
+    @Override
+    public void stop(Duration grace) {
         if (!process.isAlive()) {
             return;
         }
@@ -103,7 +108,8 @@ final class ChildProcess {
         }
     }
 
-    String tail(int lines) {
+    @Override
+    public String tail(int lines) {
         try {
             List<String> all = Files.readAllLines(log);
             return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));

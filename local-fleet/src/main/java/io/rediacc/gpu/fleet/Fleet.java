@@ -14,7 +14,8 @@ import java.util.Map;
  * {@code ./fleet up}: the whole fleet on this machine, on embedded defaults — a real Kafka broker,
  * PostgreSQL, grant-service, inventory-service, and one simulated GPU machine (node-agent on a
  * fixture root with 2 NVIDIA GPUs and 1 AMD GPU, and a docker-gate with two repos, one a fork of the
- * other, in front of a stand-in Docker daemon). State lives in {@code .fleet/}; a second run reuses it.
+ * other, each in front of its own real dockerd — or of a stand-in daemon where real ones cannot run,
+ * said in one line). State lives in {@code .fleet/}; a second run reuses it.
  */
 public final class Fleet {
 
@@ -22,7 +23,7 @@ public final class Fleet {
 
     private final Path repoRoot;
     private final Path state;
-    private final List<ChildProcess> children = new ArrayList<>();
+    private final List<Child> children = new ArrayList<>();
     private FleetPostgres postgres;
 
     Fleet(Path repoRoot, Path state) {
@@ -105,8 +106,21 @@ public final class Fleet {
         inventoryConfig.putAll(auth);
         ChildProcess inventory = track(Services.start("inventory-service", repoRoot, logs, inventoryConfig));
 
-        track(machine.startDaemons(logs, libClasspath()));
+        // setup first: the real daemons read the CDI specs it writes, the image names the cards it found
         machine.runSetup(repoRoot, logs);
+        LocalMachine.Daemons daemons = machine.startDaemons(logs, libClasspath());
+        daemons.children().forEach(this::track);
+        say(daemons.summary());
+        // the machine's sshd: rdc machine setup reaches the simulated machine over SSH, as an operator does
+        // (node-agent setup ran above already: the real daemons' image needs the cards it found)
+        SshServer sshd = null;
+        if (SshServer.available()) {
+            sshd = SshServer.configure(state.resolve("sshd"), ports.port("sshd"));
+            ChildProcess sshdProcess = track(ChildProcess.start("sshd", sshd.command(), state, logs, Map.of()));
+            sshdProcess.awaitReady(sshd::listening, Duration.ofSeconds(30));
+            say("sshd         127.0.0.1:" + sshd.port + " (the simulated machine's SSH server)");
+        }
+        // node-agent and docker-gate of the machine run as systemd would run them once setup enabled them
         ChildProcess agent = track(Services.start("node-agent", repoRoot, logs, machine.agentConfig(
                 kafka.bootstrapServers()), "run"));
         int gatePort = ports.port("docker-gate");
@@ -118,6 +132,16 @@ public final class Fleet {
         gate.awaitHttpOk("http://127.0.0.1:" + gatePort + "/q/health/ready", Duration.ofSeconds(120));
         String grantUrl = "http://127.0.0.1:" + grantPort;
         String inventoryUrl = "http://127.0.0.1:" + inventoryPort;
+        Path rdcConfig = null;
+        if (sshd != null) {
+            rdcConfig = machine.writeRdcConfig(state.resolve("rdc.yaml"), sshd);
+            say("rdc machine setup " + MACHINE);
+            machine.setupOverSsh(repoRoot, rdcConfig, Map.of("RDC_GRANT_URL", grantUrl, "RDC_INVENTORY_URL", inventoryUrl,
+                    "RDC_TOKEN", operatorToken), Fleet::say);
+        } else {
+            say("sshd is not installed (apt-get install -y openssh-server): the machine is prepared with node-agent prepare, not over SSH");
+            machine.prepareDirect(repoRoot, logs);
+        }
         machine.awaitInventory(agent, inventoryUrl, grantUrl, operatorToken, Duration.ofSeconds(120));
 
         Map<String, String> env = new LinkedHashMap<>();
@@ -127,7 +151,16 @@ public final class Fleet {
         env.put("RDC_TOKEN", operatorToken);
         env.put("KAFKA_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
         env.put("RDC", repoRoot.resolve("cli/rdc").toString());
+        if (rdcConfig != null) {
+            env.put("RDC_CONFIG", rdcConfig.toString()); // machines: local-gpu's SSH address, for rdc machine setup
+        }
         machine.repos().forEach(r -> env.put("DOCKER_HOST_" + r.envName(), "unix://" + r.gateSocket()));
+        // the daemons themselves, behind the gates: for comparisons (bench/), never for a repo's users
+        machine.repos().forEach(r -> env.put("FLEET_DAEMON_" + r.envName(), "unix://" + r.daemonSocket()));
+        env.put("FLEET_DAEMONS", daemons.real() ? "real" : "standin");
+        if (daemons.dockerConfig() != null) {
+            env.put("DOCKER_CONFIG", daemons.dockerConfig().toString()); // holds the compose plugin that sends CDI requests
+        }
         writeEnv(env);
         writePids();
 
@@ -147,7 +180,7 @@ public final class Fleet {
 
         // Stay in the foreground until Ctrl-C (or ./fleet down); a child that dies is reported.
         while (true) {
-            for (ChildProcess c : List.copyOf(children)) {
+            for (Child c : List.copyOf(children)) {
                 if (!c.alive()) {
                     throw new FleetException(c.name() + " stopped unexpectedly; last lines of " + c.log() + ":\n" + c.tail(20));
                 }
@@ -162,12 +195,19 @@ public final class Fleet {
             say("no fleet is running here");
             return;
         }
-        for (String line : Files.readAllLines(pids)) {
-            if (line.isBlank()) {
-                continue;
-            }
-            ProcessHandle.of(Long.parseLong(line.trim())).ifPresent(ProcessHandle::destroy);
+        // the fleet's JVM first: it stops its children in order (a real dockerd stops its containers and
+        // unmounts); then whatever is left; then what a killed fleet's daemons left behind
+        List<ProcessHandle> handles = Files.readAllLines(pids).stream().filter(l -> !l.isBlank())
+                .map(l -> ProcessHandle.of(Long.parseLong(l.trim()))).flatMap(java.util.Optional::stream).toList();
+        if (!handles.isEmpty()) {
+            handles.get(0).destroy();
+            handles.get(0).onExit().completeOnTimeout(handles.get(0), 60, java.util.concurrent.TimeUnit.SECONDS).join();
         }
+        handles.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroy);
+        for (ProcessHandle h : handles) {
+            h.onExit().completeOnTimeout(h, 15, java.util.concurrent.TimeUnit.SECONDS).join();
+        }
+        LocalMachine.cleanUpDaemons(state.resolve("machine"));
         Files.deleteIfExists(pids);
         Files.deleteIfExists(state.resolve("ready"));
         say("fleet stopped");
@@ -185,15 +225,15 @@ public final class Fleet {
         return "gpu_fleet_" + service + "_" + Files.readString(file).trim();
     }
 
-    private ChildProcess track(ChildProcess child) {
+    private <T extends Child> T track(T child) {
         children.add(child);
         return child;
     }
 
     synchronized void stopAll() {
-        List<ChildProcess> reversed = new ArrayList<>(children);
+        List<Child> reversed = new ArrayList<>(children);
         java.util.Collections.reverse(reversed);
-        for (ChildProcess c : reversed) {
+        for (Child c : reversed) {
             c.stop(Duration.ofSeconds(10));
         }
         children.clear();
@@ -231,7 +271,7 @@ public final class Fleet {
     private void writePids() throws IOException {
         StringBuilder out = new StringBuilder();
         out.append(ProcessHandle.current().pid()).append('\n');
-        for (ChildProcess c : children) {
+        for (Child c : children) {
             out.append(c.pid()).append('\n');
         }
         Files.writeString(state.resolve("pids"), out);

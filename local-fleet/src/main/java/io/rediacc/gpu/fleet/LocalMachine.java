@@ -1,5 +1,12 @@
 package io.rediacc.gpu.fleet;
 
+import io.rediacc.gpu.contracts.events.EventJson;
+import io.rediacc.gpu.contracts.events.MachineInventory;
+import io.rediacc.gpu.dockerd.BaseImage;
+import io.rediacc.gpu.dockerd.Dockerd;
+import io.rediacc.gpu.dockerd.DockerdKit;
+import io.rediacc.gpu.dockerd.GpuCard;
+
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -21,7 +28,8 @@ import java.util.concurrent.TimeUnit;
  * The one simulated GPU machine of the local fleet: a fixture root built by {@code node-agent fixture}
  * (2 NVIDIA GPUs, 1 AMD GPU, their render nodes, stand-in nvidia-smi and nvidia-ctk), a repos
  * manifest with two repos — {@code gpu-a} and {@code gpu-a-fork}, a fork of it — each with a gate
- * socket and a stand-in Docker daemon behind it.
+ * socket and its own Docker daemon behind it (real where it can be, see {@link #startDaemons}), and
+ * its own mount under the root as its only host path root ({@code hostPaths}).
  */
 final class LocalMachine {
 
@@ -87,6 +95,11 @@ final class LocalMachine {
         return root().resolve("etc/rediacc/gate/repos.yaml");
     }
 
+    /** A repo's files on the simulated machine: {@code <root>/mnt/rediacc/mounts/<guid>} (the datastore's default layout). */
+    Path repoMount(Repo r) {
+        return root().resolve("mnt/rediacc/mounts").resolve(r.guid());
+    }
+
     private void writeManifest() throws IOException {
         StringBuilder y = new StringBuilder("# repos served by this machine's docker-gate (read by node-agent too)\n");
         y.append("machine: ").append(machine).append('\n').append("repos:\n");
@@ -98,16 +111,101 @@ final class LocalMachine {
             }
             y.append("    listen: unix://").append(r.gateSocket()).append('\n');
             y.append("    daemon: unix://").append(r.daemonSocket()).append('\n');
+            // The repo's files, as on a Rediacc machine: its only host path root; its daemon's data root
+            // and configuration live inside it and stay refused to the repo.
+            Path mount = repoMount(r);
+            Files.createDirectories(mount.resolve(".rediacc/docker/config"));
+            Files.createDirectories(mount.resolve(".rediacc/docker/data"));
+            y.append("    hostPaths: [").append(mount).append("]\n");
+            y.append("    daemonConfigDir: ").append(mount.resolve(".rediacc/docker/config")).append('\n');
+            y.append("    daemonDataRoot: ").append(mount.resolve(".rediacc/docker/data")).append('\n');
+            // the product's layout: the daemon's config inside the repo's mount (rdc machine setup configures it)
+            y.append("    daemonConfig: ").append(daemonConfig(r)).append('\n');
+            y.append("    daemonService: rediacc-docker-").append(r.name()).append(".service\n");
+            Path config = root().resolve(daemonConfig(r).substring(1));
+            if (!Files.exists(config)) {
+                Files.createDirectories(config.getParent());
+                Files.writeString(config, "{\n  \"bridge\": \"none\",\n  \"iptables\": false\n}\n");
+            }
         }
         Files.createDirectories(manifest().getParent());
         Path tmp = manifest().resolveSibling("repos.yaml.tmp");
         Files.writeString(tmp, y);
         Files.move(tmp, manifest(), java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        keepGateFilesPrivate();
     }
 
-    /** {@code node-agent setup}: detection, CDI specs and inventory.json, on every start (as on a real machine's boot). */
-    void runSetup(Path repoRoot, Path logs) throws IOException {
-        run(repoRoot, logs.resolve("node-agent-setup.log"), List.of("setup"), agentBase());
+    /**
+     * The gate refuses to start when its manifest or state directory (or a directory above them) is
+     * writable by group or others (docker-gate README, "The gate's files"); under a umask of 002 the
+     * fleet's own directories would be. Directories above {@code .fleet/} are the checkout's.
+     */
+    private void keepGateFilesPrivate() throws IOException {
+        Files.createDirectories(dir.resolve("gate-state"));
+        List<Path> paths = new ArrayList<>(List.of(dir.resolve("gate-state")));
+        for (Path p = manifest(); p != null && p.startsWith(dir.getParent()); p = p.getParent()) {
+            paths.add(p);
+        }
+        for (Path p : paths) {
+            var perms = java.util.EnumSet.copyOf(Files.getPosixFilePermissions(p));
+            if (perms.removeAll(List.of(java.nio.file.attribute.PosixFilePermission.GROUP_WRITE,
+                    java.nio.file.attribute.PosixFilePermission.OTHERS_WRITE))) {
+                Files.setPosixFilePermissions(p, perms);
+            }
+        }
+    }
+
+    static String daemonConfig(Repo r) {
+        return "/mnt/rediacc/mounts/" + r.guid() + "/.rediacc/docker/config/daemon.json";
+    }
+
+    /**
+     * rdc's config file naming this machine: its SSH address on the fleet's sshd, the key, the
+     * known_hosts that trusts the sshd's host key, and (a simulated machine) its root and stand-ins.
+     */
+    Path writeRdcConfig(Path file, SshServer sshd) throws IOException {
+        Files.writeString(file, """
+                # written by ./fleet up: where rdc machine setup reaches the simulated machine
+                machines:
+                  %s:
+                    host: %s
+                    identity: %s
+                    knownHosts: %s
+                    root: %s
+                    path: %s
+                """.formatted(machine, sshd.address(), sshd.userKey, sshd.knownHosts(), root(), dir.resolve("bin")));
+        return file;
+    }
+
+    /**
+     * {@code rdc machine setup} over the fleet's sshd, as an operator runs it; its progress lines go
+     * to {@code say}. It waits until the fleet sees the machine ready.
+     */
+    void setupOverSsh(Path repoRoot, Path rdcConfig, Map<String, String> rdcEnv, java.util.function.Consumer<String> say)
+            throws IOException {
+        List<String> cmd = List.of(repoRoot.resolve("cli/rdc").toString(), "--config", rdcConfig.toString(), "machine", "setup", machine);
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().putAll(rdcEnv);
+        Process p = pb.start();
+        List<String> lines = new ArrayList<>();
+        try (var r = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(), java.nio.charset.StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = r.readLine()) != null) {
+                lines.add(line);
+                say.accept("  " + line);
+            }
+            if (!p.waitFor(5, TimeUnit.MINUTES) || p.exitValue() != 0) {
+                throw new FleetException("rdc machine setup " + machine + " failed (exit " + (p.isAlive() ? "none" : p.exitValue()) + ")");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new FleetException("interrupted");
+        }
+    }
+
+    /** Without sshd: the machine side of setup run directly ({@code node-agent prepare}), not over SSH. */
+    void prepareDirect(Path repoRoot, Path logs) throws IOException {
+        run(repoRoot, logs.resolve("node-agent-prepare.log"), List.of("prepare"), agentBase());
     }
 
     Map<String, Object> agentConfig(String kafka) {
@@ -136,11 +234,39 @@ final class LocalMachine {
         return c;
     }
 
+    /** The repos' daemons as started: real or stand-in, what to stop, and the line that says which. */
+    record Daemons(boolean real, List<Child> children, String summary, Path dockerConfig) {
+    }
+
     /**
-     * The repos' Docker daemons: one stand-in process serving every repo's daemon socket (there is
-     * no Docker engine here; on a machine with one, point the manifest's {@code daemon} at it).
+     * The repos' Docker daemons: one real dockerd per repo (Debian's, module real-dockerd), reading
+     * the machine's CDI specs ({@code root/etc/cdi}) and holding the {@code ubuntu:24.04} image whose
+     * {@code nvidia-smi} names the machine's cards — where real daemons can run (root, packages
+     * cached or reachable). Elsewhere, or with {@code FLEET_DAEMONS=standin}, one stand-in process
+     * serving every repo's socket, and the summary says why.
      */
-    ChildProcess startDaemons(Path logs, String classpath) throws IOException {
+    Daemons startDaemons(Path logs, String classpath) throws IOException {
+        String why = "standin".equals(System.getenv("FLEET_DAEMONS")) ? "FLEET_DAEMONS=standin"
+                : DockerdKit.unavailableReason().orElse(null);
+        if (why == null) {
+            DockerdKit kit = DockerdKit.prepare();
+            List<GpuCard> cards = nvidiaCards();
+            List<Child> started = new ArrayList<>();
+            try {
+                for (Repo r : repos) {
+                    Dockerd d = Dockerd.start(kit, dir.resolve("dockerd").resolve(r.name()), r.daemonSocket(),
+                            List.of(root().resolve("etc/cdi")));
+                    started.add(new RepoDaemon("dockerd-" + r.name(), d));
+                    BaseImage.importInto(d, cards);
+                }
+            } catch (IOException | RuntimeException e) {
+                started.forEach(c -> c.stop(Duration.ofSeconds(10)));
+                throw new FleetException("a repo's dockerd did not start: " + e.getMessage());
+            }
+            Path config = kit.dockerConfig(dir.getParent().resolve("docker-config"));
+            return new Daemons(true, started, "repo daemons real dockerd, one per repo (" + kit.describe() + ")"
+                    + kit.composeProblem().map(p -> "; docker compose: " + p).orElse(""), config);
+        }
         List<String> cmd = new ArrayList<>(List.of(KafkaBroker.javaBin(), "-Xmx128m", "-XX:+UseSerialGC", "-cp", classpath,
                 "io.rediacc.gpu.standin.StandInDockerd"));
         for (Repo r : repos) {
@@ -149,7 +275,28 @@ final class LocalMachine {
         }
         ChildProcess daemons = ChildProcess.start("standin-dockerd", cmd, dir, logs, Map.of());
         daemons.awaitReady(() -> repos.stream().allMatch(r -> Files.exists(r.daemonSocket())), Duration.ofSeconds(60));
-        return daemons;
+        return new Daemons(false, List.of(daemons), "repo daemons standin-dockerd, a recording stand-in (real dockerd unavailable: "
+                + why + ")", null);
+    }
+
+    /** What a daemon of an earlier, killed fleet left (processes, mounts): gone after this. */
+    static void cleanUpDaemons(Path machineDir) throws IOException {
+        Path daemons = machineDir.resolve("dockerd");
+        if (Files.isDirectory(daemons)) {
+            try (var dirs = Files.list(daemons)) {
+                for (Path d : dirs.toList()) {
+                    Dockerd.cleanUpAfter(d);
+                }
+            }
+        }
+    }
+
+    /** The machine's NVIDIA cards as its inventory (written by setup) names them: the image's nvidia-smi lists them. */
+    private List<GpuCard> nvidiaCards() throws IOException {
+        MachineInventory inv = EventJson.fromBytes(Files.readAllBytes(root().resolve("etc/rediacc/gpu/inventory.json")),
+                MachineInventory.class);
+        return inv.gpus().stream().filter(g -> "nvidia".equalsIgnoreCase(g.vendor()))
+                .map(g -> new GpuCard(g.index(), g.name(), g.uuid())).toList();
     }
 
     /**

@@ -22,7 +22,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The seed's story, end to end, on a running local fleet ({@code ./fleet up}), driven the way an
- * operator and a developer drive it: the real {@code docker} CLI through the gate, and {@code rdc}.
+ * operator and a developer drive it: the real {@code docker} CLI and compose plugin through the
+ * gate, in front of real dockerd (module real-dockerd; the test fails, never skips, where they
+ * cannot run), and {@code rdc}. What a container was given shows in it: the image's
+ * {@code nvidia-smi -L} lists the {@code /dev/nvidia<N>} nodes CDI injected.
  * No sleeps between a grant and the next {@code docker run}: "takes effect from the next request".
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -42,7 +45,8 @@ class SeedStoryIT {
 
     @BeforeAll
     static void startFleet() throws Exception {
-        // a fresh fleet: new machine, repo GUIDs, broker and databases
+        // a fresh fleet: new machine, repo GUIDs, broker and databases (and no daemon a killed run left)
+        LocalMachine.cleanUpDaemons(STATE.resolve("machine"));
         if (Files.exists(STATE)) {
             try (var paths = Files.walk(STATE)) {
                 paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
@@ -78,6 +82,15 @@ class SeedStoryIT {
                 fleet.destroyForcibly();
             }
         }
+        // the fleet stopped its real daemons: no process of theirs and no mount under the state is left
+        String state = STATE.toString();
+        List<String> execRoots = List.of("gpu-a", "gpu-a-fork").stream()
+                .map(r -> io.rediacc.gpu.dockerd.Dockerd.execRootFor(STATE.resolve("machine/dockerd").resolve(r)).toString()).toList();
+        assertThat(ProcessHandle.allProcesses().filter(h -> {
+            String cmd = h.info().commandLine().orElse("");
+            return cmd.contains(state) || execRoots.stream().anyMatch(cmd::contains);
+        }).map(h -> h.pid() + " " + h.info().commandLine().orElse(""))).isEmpty();
+        assertThat(Files.readAllLines(Path.of("/proc/self/mountinfo")).stream().filter(l -> l.contains(state))).isEmpty();
         Fleet f = new Fleet(REPO, STATE);
         try (FleetPostgres pg = FleetPostgres.open(STATE.resolve("postgres"))) {
             pg.dropDatabase(f.databaseName("grants"));
@@ -87,14 +100,27 @@ class SeedStoryIT {
 
     @Test
     @Order(1)
-    void fleetEnvNamesEveryServiceAndRepo() {
+    void fleetEnvNamesEveryServiceAndRepo() throws Exception {
         assertThat(env).containsKeys("RDC_GRANT_URL", "RDC_INVENTORY_URL", "RDC_TOKEN", "RDC", "FLEET_MACHINE",
-                "DOCKER_HOST_GPU_A", "DOCKER_HOST_GPU_A_FORK");
+                "DOCKER_HOST_GPU_A", "DOCKER_HOST_GPU_A_FORK", "DOCKER_CONFIG");
         assertThat(env.get("DOCKER_HOST_GPU_A")).startsWith("unix://");
+        assertThat(env.get("FLEET_DAEMONS")).as(Files.readString(STATE.resolve("fleet-up.log"))).isEqualTo("real");
     }
 
     @Test
     @Order(2)
+    void dockerInfoThroughTheGateShowsTheRealDaemonAndTheMachinesCdiDirectory() throws Exception {
+        Result info = docker("GPU_A", "info", "--format", "{{.ServerVersion}} {{json .CDISpecDirs}}");
+        assertThat(info.exit()).as(info.all()).isZero();
+        assertThat(info.out()).matches("(?s)\\d+\\.\\d+\\.\\d+.*")
+                .contains(STATE.resolve("machine/root/etc/cdi").toString());
+        Result ps = docker("GPU_A", "ps", "-a");
+        assertThat(ps.exit()).as(ps.all()).isZero();
+        assertThat(ps.out()).startsWith("CONTAINER ID");
+    }
+
+    @Test
+    @Order(3)
     void gpuListShowsTheGpusAndEveryGrantableName() throws Exception {
         Result r = rdc("machine", "gpu", "list", MACHINE);
         assertThat(r.exit()).as(r.all()).isZero();
@@ -106,7 +132,7 @@ class SeedStoryIT {
     }
 
     @Test
-    @Order(3)
+    @Order(4)
     void aRepoWithoutAGrantIsRefusedAndTheMessageNamesTheMissingGrant() throws Exception {
         Result r = docker("GPU_A", "run", "--rm", "--device", "nvidia.com/gpu=all", "ubuntu:24.04", "nvidia-smi", "-L");
         assertThat(r.exit()).isNotZero();
@@ -115,16 +141,30 @@ class SeedStoryIT {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void afterAGrantTheVeryNextRunIsAdmitted() throws Exception {
         Result grant = rdc("repo", "gpu", "grant", "gpu-a@" + MACHINE, "--device", "nvidia.com/gpu=all");
         assertThat(grant.exit()).as(grant.all()).isZero();
         Result r = docker("GPU_A", "run", "--rm", "--device", "nvidia.com/gpu=all", "ubuntu:24.04", "nvidia-smi", "-L");
         assertThat(r.exit()).as(r.all()).isZero();
+        assertThat(r.out()).isEqualTo(nvidiaSmiL(0, 1)); // both cards, by the inventory's names and UUIDs
     }
 
     @Test
-    @Order(5)
+    @Order(6)
+    void aGrantOfCardZeroGivesTheContainerThatCardOnly() throws Exception {
+        Result grant = rdc("repo", "gpu", "grant", "gpu-a@" + MACHINE, "--device", "nvidia.com/gpu=0");
+        assertThat(grant.exit()).as(grant.all()).isZero();
+        Result r = docker("GPU_A", "run", "--rm", "--device", "nvidia.com/gpu=0", "ubuntu:24.04", "sh", "-c",
+                "nvidia-smi -L; ls /dev | grep nvidia");
+        assertThat(r.exit()).as(r.all()).isZero();
+        assertThat(r.out()).isEqualTo(nvidiaSmiL(0) + "nvidia-uvm\nnvidia-uvm-tools\nnvidia0\nnvidiactl\n");
+        Result revoke = rdc("repo", "gpu", "revoke", "gpu-a@" + MACHINE, "--device", "nvidia.com/gpu=0");
+        assertThat(revoke.exit()).as(revoke.all()).isZero();
+    }
+
+    @Test
+    @Order(7)
     void aGrantOfAllDoesNotAdmitCardZero() throws Exception {
         Result r = docker("GPU_A", "run", "--rm", "--device", "nvidia.com/gpu=0", "ubuntu:24.04", "true");
         assertThat(r.exit()).isNotZero();
@@ -132,7 +172,7 @@ class SeedStoryIT {
     }
 
     @Test
-    @Order(6)
+    @Order(8)
     void theForkIsRefusedAlthoughItsParentHoldsTheGrant() throws Exception {
         Result r = docker("GPU_A_FORK", "run", "--rm", "--device", "nvidia.com/gpu=all", "ubuntu:24.04", "true");
         assertThat(r.exit()).isNotZero();
@@ -140,7 +180,7 @@ class SeedStoryIT {
     }
 
     @Test
-    @Order(7)
+    @Order(9)
     void anExclusiveGrantMakesTheSameGrantForAnotherRepoFailNamingTheHolder() throws Exception {
         Result exclusive = rdc("repo", "gpu", "grant", "gpu-a@" + MACHINE, "--device", "rediacc.io/dri=renderD128", "--exclusive");
         assertThat(exclusive.exit()).as(exclusive.all()).isZero();
@@ -150,7 +190,7 @@ class SeedStoryIT {
     }
 
     @Test
-    @Order(8)
+    @Order(10)
     void aRevokeMakesTheVeryNextRunAndTheStartOfAnEarlierContainerFail() throws Exception {
         Result created = docker("GPU_A", "create", "--device", "nvidia.com/gpu=all", "ubuntu:24.04", "nvidia-smi", "-L");
         assertThat(created.exit()).as(created.all()).isZero();
@@ -163,10 +203,74 @@ class SeedStoryIT {
         Result start = docker("GPU_A", "start", id);
         assertThat(start.exit()).isNotZero();
         assertThat(start.err()).contains("nvidia.com/gpu=all");
+        // the real daemon holds the container, created under the grant, and never started it
+        Result state = run(List.of("docker", "inspect", "--format", "{{.State.Status}} {{json .HostConfig.DeviceRequests}}", id),
+                Map.of("DOCKER_HOST", env.get("FLEET_DAEMON_GPU_A")));
+        assertThat(state.exit()).as(state.all()).isZero();
+        assertThat(state.out()).startsWith("created ").contains("nvidia.com/gpu=all");
     }
 
     @Test
-    @Order(9)
+    @Order(11)
+    void composeDevicesWithAGrantedCdiNameRunsWithThatCard() throws Exception {
+        rdc("repo", "gpu", "grant", "gpu-a@" + MACHINE, "--device", "nvidia.com/gpu=0");
+        Result up = compose("granted", "devices: [nvidia.com/gpu=0]", "run", "--rm", "train");
+        assertThat(up.exit()).as(up.all()).isZero();
+        assertThat(up.out()).contains(nvidiaSmiL(0));
+    }
+
+    @Test
+    @Order(12)
+    void composeSpellingsOfUngrantedOrUnnamedGpusAreRefusedWithTheGatesMessage() throws Exception {
+        Result all = compose("all", "devices: [nvidia.com/gpu=all]", "run", "--rm", "train");
+        assertThat(all.exit()).isNotZero();
+        assertThat(all.err()).contains("nvidia.com/gpu=all is not granted to repo gpu-a");
+        Result gpus = compose("gpus", "gpus: all", "run", "--rm", "train");
+        assertThat(gpus.exit()).isNotZero();
+        assertThat(gpus.err()).contains("devices: [nvidia.com/gpu=all]");
+        Result runtime = compose("runtime", "runtime: nvidia", "run", "--rm", "train");
+        assertThat(runtime.exit()).isNotZero();
+        assertThat(runtime.err()).containsIgnoringCase("runtime");
+        Result deploy = compose("deploy", """
+                deploy:
+                      resources:
+                        reservations:
+                          devices: [{driver: nvidia, count: all, capabilities: [gpu]}]""", "run", "--rm", "train");
+        assertThat(deploy.exit()).isNotZero();
+        assertThat(deploy.err()).contains("devices: [nvidia.com/gpu=all]");
+    }
+
+    /** {@code docker compose} (the fleet's real plugin) on a one-service project whose service carries {@code spelling}. */
+    private static Result compose(String project, String spelling, String... args) throws IOException, InterruptedException {
+        Path dir = Files.createDirectories(STATE.resolve("compose").resolve(project));
+        Files.writeString(dir.resolve("compose.yaml"), """
+                services:
+                  train:
+                    image: ubuntu:24.04
+                    command: nvidia-smi -L
+                    network_mode: none
+                    %s
+                """.formatted(spelling));
+        List<String> cmd = new ArrayList<>(List.of("docker", "compose", "-f", dir.resolve("compose.yaml").toString(), "-p", project));
+        cmd.addAll(List.of(args));
+        return run(cmd, Map.of("DOCKER_HOST", env.get("DOCKER_HOST_GPU_A"), "DOCKER_CONFIG", env.get("DOCKER_CONFIG")));
+    }
+
+    /** {@code nvidia-smi -L} of a container given these cards: the machine's inventory names them. */
+    private static String nvidiaSmiL(int... indexes) throws IOException {
+        var inv = io.rediacc.gpu.contracts.events.EventJson.fromBytes(Files.readAllBytes(STATE.resolve(
+                "machine/root/etc/rediacc/gpu/inventory.json")), io.rediacc.gpu.contracts.events.MachineInventory.class);
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < indexes.length; i++) {
+            int index = indexes[i];
+            var gpu = inv.gpus().stream().filter(g -> "nvidia".equals(g.vendor()) && g.index() == index).findFirst().orElseThrow();
+            out.append("GPU ").append(i).append(": ").append(gpu.name()).append(" (UUID: ").append(gpu.uuid()).append(")\n");
+        }
+        return out.toString();
+    }
+
+    @Test
+    @Order(13)
     void gpusAllIsRefusedWithItsReplacementSpelledOut() throws Exception {
         Result r = docker("GPU_A", "run", "--rm", "--gpus", "all", "ubuntu:24.04", "true");
         assertThat(r.exit()).isNotZero();
@@ -174,7 +278,7 @@ class SeedStoryIT {
     }
 
     @Test
-    @Order(10)
+    @Order(14)
     void aComposeStyleRequestWithRuntimeNvidiaIsRefused() throws Exception {
         String body = """
                 {"Image":"ubuntu:24.04","Cmd":["nvidia-smi"],
@@ -186,7 +290,7 @@ class SeedStoryIT {
     }
 
     @Test
-    @Order(11)
+    @Order(15)
     void groupAddVideoPasses() throws Exception {
         Result r = docker("GPU_A", "run", "--rm", "--group-add", "video", "ubuntu:24.04", "true");
         assertThat(r.exit()).as(r.all()).isZero();

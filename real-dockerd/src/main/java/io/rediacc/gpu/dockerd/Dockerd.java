@@ -50,7 +50,7 @@ public final class Dockerd implements AutoCloseable {
     public static Dockerd start(DockerdKit kit, Path dir, Path socket, List<Path> cdiSpecDirs) throws IOException {
         dir = Files.createDirectories(dir.toAbsolutePath().normalize());
         socket = socket.toAbsolutePath().normalize();
-        Path execRoot = EXEC_ROOTS.resolve(hash(dir.toString()));
+        Path execRoot = execRootFor(dir);
         cleanUpAfter(dir, execRoot);
         Files.createDirectories(execRoot);
         Files.createDirectories(socket.getParent());
@@ -215,7 +215,12 @@ public final class Dockerd implements AutoCloseable {
     /** {@link #cleanUpAfter(Path, Path)} with the exec root a daemon in {@code dir} was started with. */
     public static void cleanUpAfter(Path dir) throws IOException {
         dir = dir.toAbsolutePath().normalize();
-        cleanUpAfter(dir, EXEC_ROOTS.resolve(hash(dir.toString())));
+        cleanUpAfter(dir, execRootFor(dir));
+    }
+
+    /** The exec root of a daemon whose directory is {@code dir}: containerd and its shims name it in their command lines. */
+    public static Path execRootFor(Path dir) {
+        return EXEC_ROOTS.resolve(hash(dir.toAbsolutePath().normalize().toString()));
     }
 
     private static void killAll(List<ProcessHandle> tree) {

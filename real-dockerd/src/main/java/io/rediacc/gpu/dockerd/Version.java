@@ -7,7 +7,7 @@ import java.util.regex.Pattern;
 /** A dotted version as the tools print it ({@code 28.5.2+dfsg4}, {@code 2.40.3-3}): major, minor, patch. */
 public record Version(int major, int minor, int patch, String text) implements Comparable<Version> {
 
-    private static final Pattern DOTTED = Pattern.compile("(\\d+)\\.(\\d+)(?:\\.(\\d+))?\\S*");
+    private static final Pattern DOTTED = Pattern.compile("(\\d+)\\.(\\d+)(?:\\.(\\d+))?[^\\s,;)]*");
 
     /** The first dotted version in {@code output}, e.g. of {@code dockerd --version}. */
     public static Optional<Version> find(String output) {

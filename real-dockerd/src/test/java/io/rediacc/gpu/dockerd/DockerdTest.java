@@ -90,7 +90,7 @@ class DockerdTest {
         List<ProcessHandle> tree = new ArrayList<>();
         ProcessHandle.of(second.pid()).ifPresent(h -> tree.add(h));
         // a running container: a shim and the container's mounts that the stop has to take down
-        String id = dockerOn(second, "run", "-d", BaseImage.TAG, "sleep", "600").strip();
+        String id = dockerOn(second, "run", "-d", BaseImage.TAG, "sh", "-c", "trap 'exit 0' TERM; sleep 600 & wait").strip();
         assertThat(id).hasSizeGreaterThan(10);
         tree.addAll(ProcessHandle.of(second.pid()).orElseThrow().descendants().toList());
         assertThat(tree.stream().filter(h -> h.info().command().orElse("").contains("containerd-shim"))).isNotEmpty();

@@ -86,12 +86,16 @@ public final class StandInDockerd implements AutoCloseable {
     private final List<Received> received = new CopyOnWriteArrayList<>();
     private final Map<String, Container> containers = new ConcurrentHashMap<>();
     private final Map<String, Exec> execs = new ConcurrentHashMap<>();
+    private final Map<String, ObjectNode> volumes = new ConcurrentHashMap<>();
     private final AtomicInteger ids = new AtomicInteger();
     private volatile CountDownLatch streamGate = new CountDownLatch(0);
+    private volatile ObjectNode info = defaultInfo();
+    private final List<String> started = new CopyOnWriteArrayList<>();
+    private final java.util.concurrent.atomic.AtomicReference<Runnable> onInspect = new java.util.concurrent.atomic.AtomicReference<>();
 
     private static final class Container {
         final String id;
-        final String name;
+        volatile String name;
         final ObjectNode config;
         volatile Channel attach;
         volatile boolean attachStdin;
@@ -191,6 +195,46 @@ public final class StandInDockerd implements AutoCloseable {
                 });
     }
 
+    /**
+     * The fields of {@code GET /info} that matter to the gate, as a daemon with a daemon.json of
+     * {@code "default-runtime": "runc", "cdi-spec-dirs": ["/etc/cdi"]} reports them (Docker 28.2).
+     */
+    private static ObjectNode defaultInfo() {
+        ObjectNode info = JSON.createObjectNode()
+                .put("ID", "stand-in").put("Name", "stand-in").put("ServerVersion", "28.2.2")
+                .put("OperatingSystem", "stand-in").put("OSType", "linux").put("Architecture", "x86_64")
+                .put("DockerRootDir", "/var/lib/docker").put("DefaultRuntime", "runc");
+        ObjectNode runtimes = info.putObject("Runtimes");
+        runtimes.putObject("io.containerd.runc.v2").put("path", "runc");
+        runtimes.putObject("runc").put("path", "runc");
+        info.putArray("CDISpecDirs").add("/etc/cdi");
+        return info;
+    }
+
+    /**
+     * Makes {@code GET /info} report this configuration from now on: the default runtime (a
+     * runtime of that name is added to {@code Runtimes} unless it is runc), the CDI spec
+     * directories (null: not reported at all, as before API 1.44) and the data root.
+     */
+    public void setInfo(String defaultRuntime, List<String> cdiSpecDirs, String dockerRootDir) {
+        ObjectNode next = defaultInfo();
+        next.put("DefaultRuntime", defaultRuntime).put("DockerRootDir", dockerRootDir);
+        if (!"runc".equals(defaultRuntime)) {
+            ((ObjectNode) next.get("Runtimes")).putObject(defaultRuntime).put("path", defaultRuntime + "-container-runtime");
+        }
+        if (cdiSpecDirs == null) {
+            next.remove("CDISpecDirs");
+        } else {
+            next.putArray("CDISpecDirs").addAll(cdiSpecDirs.stream().map(JSON.getNodeFactory()::textNode).toList());
+        }
+        info = next;
+    }
+
+    /** Back to the default {@code GET /info} (runc, /etc/cdi, /var/lib/docker). */
+    public void resetInfo() {
+        info = defaultInfo();
+    }
+
     /** The daemon address for a manifest: {@code tcp://127.0.0.1:port} or {@code unix:///path}. */
     public String address() {
         if (socket != null) {
@@ -230,12 +274,57 @@ public final class StandInDockerd implements AutoCloseable {
     }
 
     /** Stores a container as if it had been created earlier (for start re-checks). */
+    /**
+     * Stores a volume as if created on the daemon directly (outside the gate), with the local
+     * driver's options; {@code GET /volumes/{name}} answers it as dockerd would.
+     */
+    public void addVolume(String name, String driver, Map<String, String> options) {
+        ObjectNode v = JSON.createObjectNode().put("Name", name).put("Driver", driver)
+                .put("Mountpoint", "/var/lib/docker/volumes/" + name + "/_data").put("Scope", "local");
+        ObjectNode opts = v.putObject("Options");
+        options.forEach(opts::put);
+        volumes.put(name, v);
+    }
+
     public String addContainer(String name, String createBody) {
         try {
             return create(name, (ObjectNode) JSON.readTree(createBody)).id;
         } catch (Exception e) {
             throw new IllegalArgumentException(e);
         }
+    }
+
+    /** Renames a container as {@code docker rename} does; the old name no longer finds it. */
+    public synchronized void rename(String ref, String newName) {
+        Container c = find(ref);
+        if (c == null || containers.containsKey(newName)) {
+            throw new IllegalArgumentException("cannot rename " + ref + " to " + newName);
+        }
+        containers.remove(c.name, c);
+        c.name = newName;
+        containers.put(newName, c);
+    }
+
+    /** The full ID of the container {@code ref} (name, ID or ID prefix) names now. */
+    public String containerId(String ref) {
+        Container c = find(ref);
+        if (c == null) {
+            throw new IllegalArgumentException("no container " + ref);
+        }
+        return c.id;
+    }
+
+    /** Full IDs of the containers started or restarted, in order. */
+    public List<String> startedIds() {
+        return List.copyOf(started);
+    }
+
+    /**
+     * Runs {@code hook} once, at the next container inspect, after the answer is made and before it
+     * is sent: what a concurrent client does between a gate's check and the request it forwards.
+     */
+    public void onNextInspect(Runnable hook) {
+        onInspect.set(hook);
     }
 
     @Override
@@ -257,11 +346,21 @@ public final class StandInDockerd implements AutoCloseable {
     }
 
     private Container create(String name, ObjectNode body) {
-        String id = String.format("%064x", ids.incrementAndGet() + 0xc0ffeeL);
+        // Like dockerd's: 64 random-looking hex digits, so that a short ID (12 digits) names one container.
+        String id = sha256Hex("container-" + ids.incrementAndGet() + "-" + System.identityHashCode(this));
         Container c = new Container(id, name == null ? "c" + ids.get() : name, body);
         containers.put(id, c);
         containers.put(c.name, c);
         return c;
+    }
+
+    private static String sha256Hex(String seed) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(seed.getBytes(StandardCharsets.UTF_8)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private Container find(String ref) {
@@ -337,9 +436,26 @@ public final class StandInDockerd implements AutoCloseable {
         }
         if (method.equals("POST") && path.equals("/volumes/create")) {
             JsonNode v = body.length == 0 ? JSON.createObjectNode() : JSON.readTree(body);
-            ObjectNode out = JSON.createObjectNode().put("Name", v.path("Name").asText("vol1")).put("Driver", "local")
-                    .put("Mountpoint", "/var/lib/docker/volumes/x/_data").put("Scope", "local");
-            json(ctx, request, 201, out);
+            String name = v.path("Name").asText("vol1");
+            ObjectNode out = JSON.createObjectNode().put("Name", name).put("Driver", v.path("Driver").asText("local"))
+                    .put("Mountpoint", "/var/lib/docker/volumes/" + name + "/_data").put("Scope", "local");
+            out.set("Options", v.path("DriverOpts").isObject() ? v.get("DriverOpts") : JSON.nullNode());
+            volumes.putIfAbsent(name, out);
+            json(ctx, request, 201, volumes.get(name));
+            return;
+        }
+        if (method.equals("GET") && path.startsWith("/volumes/") && path.indexOf('/', "/volumes/".length()) < 0) {
+            String name = java.net.URLDecoder.decode(path.substring("/volumes/".length()), StandardCharsets.UTF_8);
+            ObjectNode v = volumes.get(name);
+            if (v == null) {
+                json(ctx, request, 404, JSON.createObjectNode().put("message", "get " + name + ": no such volume"));
+            } else {
+                json(ctx, request, 200, v);
+            }
+            return;
+        }
+        if (method.equals("GET") && path.equals("/info")) {
+            json(ctx, request, 200, info.deepCopy());
             return;
         }
         if (path.equals("/version")) {
@@ -393,7 +509,24 @@ public final class StandInDockerd implements AutoCloseable {
             return;
         }
         switch (method + " " + m.group(2)) {
-            case "GET json" -> json(ctx, request, 200, inspect(c));
+            case "GET json" -> {
+                ObjectNode answer = inspect(c);
+                Runnable hook = onInspect.getAndSet(null);
+                if (hook != null) {
+                    hook.run();
+                }
+                json(ctx, request, 200, answer);
+            }
+            case "POST rename" -> {
+                String to = first(query, "name");
+                try {
+                    rename(c.id, to);
+                    send(ctx, request, new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.NO_CONTENT));
+                } catch (IllegalArgumentException e) {
+                    json(ctx, request, 409, JSON.createObjectNode().put("message", "Conflict. The name \"" + to
+                            + "\" is already in use."));
+                }
+            }
             case "POST attach" -> {
                 boolean stdin = "1".equals(first(query, "stdin")) || "true".equals(first(query, "stdin"));
                 hijack(ctx, request, channel -> {
@@ -416,6 +549,7 @@ public final class StandInDockerd implements AutoCloseable {
             }
             case "POST start", "POST restart" -> {
                 c.running = true;
+                started.add(c.id);
                 send(ctx, request, new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.NO_CONTENT));
                 if (c.attach != null) {
                     startProcess(c);

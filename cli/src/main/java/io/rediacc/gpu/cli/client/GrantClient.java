@@ -4,7 +4,13 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.rediacc.gpu.contracts.cdi.CdiName;
 import io.rediacc.gpu.contracts.identity.RepoRef;
 
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /** grant-service's API, as rdc uses it. */
 public final class GrantClient {
@@ -20,16 +26,62 @@ public final class GrantClient {
     }
 
     public Reply grant(RepoRef repo, CdiName device, boolean exclusive, Duration wait) {
+        return grant(repo, device, exclusive, wait, null, null, null);
+    }
+
+    /** A grant with the operator's reason and an expiry ({@code expiresIn} such as 8h, or {@code expiresAt}); null: none. */
+    public Reply grant(RepoRef repo, CdiName device, boolean exclusive, Duration wait, String reason, String expiresIn,
+                       Instant expiresAt) {
         ObjectNode body = Json.mapper().createObjectNode()
                 .put("device", device.qualified())
                 .put("exclusive", exclusive);
+        if (reason != null) {
+            body.put("reason", reason);
+        }
+        if (expiresIn != null) {
+            body.put("expiresIn", expiresIn);
+        }
+        if (expiresAt != null) {
+            body.put("expiresAt", expiresAt.toString());
+        }
         return http.post(repoPath(repo) + "/grants" + waitQuery(wait), body.toString(), timeout(wait));
     }
 
     public Reply revoke(RepoRef repo, CdiName device, Duration wait) {
+        return revoke(repo, device, wait, null);
+    }
+
+    public Reply revoke(RepoRef repo, CdiName device, Duration wait, String reason) {
         // '/' must not split the path segment; the rest of a CDI name's characters are safe in a path
         String segment = device.qualified().replace("/", "%2F");
-        return http.delete(repoPath(repo) + "/grants/" + segment + waitQuery(wait), timeout(wait));
+        return http.delete(repoPath(repo) + "/grants/" + segment + query(waitParam(wait), param("reason", reason)),
+                timeout(wait));
+    }
+
+    /** {@code DELETE /api/v1/machines/{machine}}: a machine leaving the fleet. */
+    public Reply removeMachine(String machine, boolean revokeGrants, String reason) {
+        return http.delete("/api/v1/machines/" + machine
+                + query(revokeGrants ? "revokeGrants=true" : null, param("reason", reason)), Duration.ofSeconds(35));
+    }
+
+    /** One page of {@code GET /api/v1/audit}; null arguments do not filter. */
+    public Reply audit(String machine, String repo, String device, Instant since, Instant until, String after, int limit) {
+        return http.get("/api/v1/audit" + query(param("machine", machine), param("repo", repo), param("device", device),
+                param("since", since == null ? null : since.toString()), param("until", until == null ? null : until.toString()),
+                param("after", after), "limit=" + limit));
+    }
+
+    private static String param(String name, String value) {
+        return value == null ? null : name + "=" + URLEncoder.encode(value, StandardCharsets.UTF_8);
+    }
+
+    private static String waitParam(Duration wait) {
+        return wait == null ? null : "wait=" + wait.toMillis() + "ms";
+    }
+
+    private static String query(String... params) {
+        String joined = Stream.of(params).filter(Objects::nonNull).collect(Collectors.joining("&"));
+        return joined.isEmpty() ? "" : "?" + joined;
     }
 
     public Reply repoGrants(RepoRef repo) {

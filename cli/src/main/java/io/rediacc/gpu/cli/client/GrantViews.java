@@ -14,7 +14,7 @@ public final class GrantViews {
     /** {@code POST /api/v1/repos/{repo}/grants}. */
     public record GrantResult(String machine, String repo, String repoGuid, String device, boolean exclusive, long version,
                               boolean created, boolean enforced, String enforcement, List<String> laggingGates,
-                              List<Overlap> overlaps) {
+                              List<Overlap> overlaps, Instant expiresAt) {
         public GrantResult {
             laggingGates = laggingGates == null ? List.of() : laggingGates;
             overlaps = overlaps == null ? List.of() : overlaps;
@@ -31,13 +31,34 @@ public final class GrantViews {
     }
 
     /** {@code GET /api/v1/repos/{repo}/grants}. */
-    public record RepoGrants(String machine, String repo, String repoGuid, List<RepoGrant> grants) {
+    public record RepoGrants(String machine, String repo, String repoGuid, boolean repoGone, List<RepoGrant> grants) {
         public RepoGrants {
             grants = grants == null ? List.of() : grants;
         }
     }
 
-    public record RepoGrant(String device, boolean exclusive, String grantedBy, Instant grantedAt) {
+    public record RepoGrant(String device, boolean exclusive, String grantedBy, Instant grantedAt, Instant expiresAt) {
+    }
+
+    /** One entry of {@code GET /api/v1/audit}. */
+    public record AuditEntry(long id, Instant at, String event, String machine, String repo, String device,
+                             boolean exclusive, String actor, Long version, String reason, String requestReason,
+                             Instant expiresAt) {
+    }
+
+    /** One page of {@code GET /api/v1/audit}; {@code next} null on the last. */
+    public record AuditPage(List<AuditEntry> entries, String next) {
+        public AuditPage {
+            entries = entries == null ? List.of() : entries;
+        }
+    }
+
+    /** {@code DELETE /api/v1/machines/{machine}}. */
+    public record Removal(String machine, int revokedCount, List<Grant> revoked, long version, List<String> tombstonedGates) {
+        public Removal {
+            revoked = revoked == null ? List.of() : revoked;
+            tombstonedGates = tombstonedGates == null ? List.of() : tombstonedGates;
+        }
     }
 
     /** {@code GET /api/v1/machines/{machine}/grants}: the database's view of a machine's grants. */

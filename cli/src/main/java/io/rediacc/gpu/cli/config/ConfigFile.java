@@ -15,13 +15,27 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * {@code ~/.config/rdc/config.yaml}: {@code grantUrl}, {@code inventoryUrl}, {@code token}. An
- * unknown key is an error, so a typo does not silently fall back to a default.
+ * {@code ~/.config/rdc/config.yaml}: {@code grantUrl}, {@code inventoryUrl}, {@code token}, and the
+ * machines {@code rdc machine setup} reaches over SSH. An unknown key is an error, so a typo does
+ * not silently fall back to a default.
  */
-public record ConfigFile(String grantUrl, String inventoryUrl, String token) {
+public record ConfigFile(String grantUrl, String inventoryUrl, String token, Map<String, MachineEntry> machines) {
 
-    static final Set<String> KEYS = Set.of("grantUrl", "inventoryUrl", "token");
-    static final ConfigFile EMPTY = new ConfigFile(null, null, null);
+    static final Set<String> KEYS = Set.of("grantUrl", "inventoryUrl", "token", "machines");
+    static final Set<String> MACHINE_KEYS = Set.of("host", "identity", "knownHosts", "root", "path");
+    static final ConfigFile EMPTY = new ConfigFile(null, null, null, Map.of());
+
+    /**
+     * A machine's SSH address and how to reach it.
+     *
+     * @param host       {@code user@addr[:port]}
+     * @param identity   private key file (else ssh's defaults and agent)
+     * @param knownHosts known_hosts file to verify the host key against (else ssh's defaults)
+     * @param root       the machine's root directory (default {@code /}; a simulated machine's fixture root)
+     * @param path       search path on the machine for its tools (a simulated machine's stand-ins)
+     */
+    public record MachineEntry(String host, String identity, String knownHosts, String root, String path) {
+    }
 
     public static ConfigFile read(Path path, boolean mustExist) {
         String text;
@@ -49,7 +63,7 @@ public record ConfigFile(String grantUrl, String inventoryUrl, String token) {
             return EMPTY;
         }
         if (!(document instanceof Map<?, ?> map)) {
-            throw Failure.usage("config file " + path + " must be a mapping of grantUrl, inventoryUrl, token");
+            throw Failure.usage("config file " + path + " must be a mapping of grantUrl, inventoryUrl, token, machines");
         }
         Set<String> unknown = new TreeSet<>();
         map.keySet().forEach(k -> {
@@ -59,18 +73,53 @@ public record ConfigFile(String grantUrl, String inventoryUrl, String token) {
         });
         if (!unknown.isEmpty()) {
             throw Failure.usage("config file " + path + " has unknown key(s) " + unknown
-                    + "; known keys: grantUrl, inventoryUrl, token");
+                    + "; known keys: grantUrl, inventoryUrl, token, machines");
         }
-        return new ConfigFile(string(path, map, "grantUrl"), string(path, map, "inventoryUrl"), string(path, map, "token"));
+        return new ConfigFile(string(path, map, "grantUrl"), string(path, map, "inventoryUrl"), string(path, map, "token"),
+                machines(path, map.get("machines")));
+    }
+
+    private static Map<String, MachineEntry> machines(Path path, Object value) {
+        if (value == null) {
+            return Map.of();
+        }
+        if (!(value instanceof Map<?, ?> all)) {
+            throw Failure.usage("config file " + path + ": machines must map machine names to {host, identity, knownHosts}");
+        }
+        Map<String, MachineEntry> out = new java.util.TreeMap<>();
+        for (var e : all.entrySet()) {
+            String name = String.valueOf(e.getKey());
+            if (!(e.getValue() instanceof Map<?, ?> m)) {
+                throw Failure.usage("config file " + path + ": machines." + name + " must be a mapping with host (user@addr[:port])");
+            }
+            Set<String> unknown = new TreeSet<>();
+            m.keySet().forEach(k -> {
+                if (!MACHINE_KEYS.contains(String.valueOf(k))) {
+                    unknown.add(String.valueOf(k));
+                }
+            });
+            if (!unknown.isEmpty()) {
+                throw Failure.usage("config file " + path + ": machines." + name + " has unknown key(s) " + unknown
+                        + "; known keys: " + new TreeSet<>(MACHINE_KEYS));
+            }
+            String where = "machines." + name + ".";
+            out.put(name, new MachineEntry(string(path, m, "host", where), string(path, m, "identity", where),
+                    string(path, m, "knownHosts", where), string(path, m, "root", where), string(path, m, "path", where)));
+        }
+        return out;
     }
 
     private static String string(Path path, Map<?, ?> map, String key) {
+        return string(path, map, key, "");
+    }
+
+    private static String string(Path path, Map<?, ?> map, String key, String where) {
         Object value = map.get(key);
         if (value == null) {
             return null;
         }
         if (!(value instanceof String s)) {
-            throw Failure.usage("config file " + path + ": " + key + " must be a string");
+            throw Failure.usage("config file " + path + ": " + where + key + " must be a string");
         }
         return s;
     }

@@ -28,10 +28,7 @@ public record ConnectionSettings(URI grantUrl, URI inventoryUrl, String token) {
     }
 
     public static ConnectionSettings resolve(Options options, Map<String, String> env) {
-        Path configPath = configPath(options.configFile(), env);
-        // a file named explicitly must exist; the default location may be absent
-        boolean explicit = options.configFile() != null || present(env.get(ENV_CONFIG));
-        ConfigFile file = ConfigFile.read(configPath, explicit);
+        ConfigFile file = configFile(options.configFile(), env);
         String grant = first(options.grantServer(), options.server(), env.get(ENV_GRANT_URL), file.grantUrl(), DEFAULT_GRANT_URL);
         String inventory = first(options.inventoryServer(), options.server(), env.get(ENV_INVENTORY_URL), file.inventoryUrl(),
                 DEFAULT_INVENTORY_URL);
@@ -39,8 +36,14 @@ public record ConnectionSettings(URI grantUrl, URI inventoryUrl, String token) {
         return new ConnectionSettings(url("grant-service", grant), url("inventory-service", inventory), token);
     }
 
+    /** The config file rdc reads ({@link #configPath}); a file named explicitly must exist, the default one may be absent. */
+    public static ConfigFile configFile(Path option, Map<String, String> env) {
+        boolean explicit = option != null || present(env.get(ENV_CONFIG));
+        return ConfigFile.read(configPath(option, env), explicit);
+    }
+
     /** {@code --config}, else {@code RDC_CONFIG}, else {@code $XDG_CONFIG_HOME/rdc/config.yaml}, else {@code ~/.config/rdc/config.yaml}. */
-    static Path configPath(Path option, Map<String, String> env) {
+    public static Path configPath(Path option, Map<String, String> env) {
         if (option != null) {
             return option;
         }

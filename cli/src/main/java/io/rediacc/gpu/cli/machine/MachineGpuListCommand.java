@@ -18,13 +18,19 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
 import java.io.PrintWriter;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Callable;
 
 /** {@code rdc machine gpu list <machine>}. */
 @Command(name = "list", mixinStandardHelpOptions = true,
-        description = {"Each GPU of a machine (name, driver version, memory, platform, inventory age) and every "
+        description = {"Each GPU of a machine (vendor, index, name, driver version, memory, platform, and the age of "
+                + "the inventory setup wrote) and every "
                 + "CDI device name that can be granted, with the repos that hold it now.",
                 "Holders come from the machine's live gates; where grant-service's database disagrees, a holder "
                         + "is marked (db only) or (gate only).",
@@ -59,10 +65,15 @@ public class MachineGpuListCommand implements Callable<Integer> {
             }
             return ExitCodes.OK;
         }
+        show(session, name);
+        return ExitCodes.OK;
+    }
+
+    /** The machine's GPU table, devices with holders, and gates (also the end of {@code rdc machine setup}). */
+    static void show(Session session, String name) {
         MachineDetail detail = session.inventory().machine(name).orFail().as(MachineDetail.class);
         List<Grant> dbGrants = databaseGrants(session, name);
-        print(session, detail, dbGrants);
-        return ExitCodes.OK;
+        print(session, detail, dbGrants, setupAgeSeconds(session, name, detail));
     }
 
     /** The database's view; null (with a warning) when grant-service cannot say. */
@@ -83,15 +94,38 @@ public class MachineGpuListCommand implements Callable<Integer> {
         }
     }
 
-    private static void print(Session session, MachineDetail detail, List<Grant> dbGrants) {
+    /**
+     * The age of the inventory setup wrote: the {@code generatedAt} of the machine's stored
+     * inventory ({@code /etc/rediacc/gpu/inventory.json} as inventory-service serves it), not of the
+     * agent's last publication (a heartbeat, shown by {@code rdc machine list}). Falls back to the
+     * publication's age when the stored inventory cannot be read.
+     */
+    private static long setupAgeSeconds(Session session, String machine, MachineDetail detail) {
+        try {
+            Reply raw = session.inventory().rawInventory(machine);
+            JsonNode generatedAt = raw.ok() ? raw.json().path("generatedAt") : null;
+            if (generatedAt != null && generatedAt.isTextual()) {
+                return Math.max(0, Duration.between(Instant.parse(generatedAt.textValue()), Instant.now()).getSeconds());
+            }
+        } catch (RuntimeException e) {
+            // the heartbeat's age below: better an age than none
+        }
+        return detail.ageSeconds();
+    }
+
+    /** Vendor, then index: two vendors' cards both numbered 0 stay apart. */
+    static final Comparator<Gpu> VENDOR_THEN_INDEX = Comparator
+            .comparing((Gpu g) -> g.vendor() == null ? "" : g.vendor()).thenComparingInt(Gpu::index);
+
+    private static void print(Session session, MachineDetail detail, List<Grant> dbGrants, long setupAge) {
         PrintWriter out = session.out();
-        String age = Ages.of(detail.ageSeconds());
+        String age = Ages.of(setupAge);
         if (detail.gpus().isEmpty()) {
             out.println("No GPUs on " + detail.machine() + " (platform " + detail.platform() + ", inventory age " + age + ").");
         } else {
-            Table gpus = new Table("GPU", "NAME", "DRIVER", "MEMORY", "PLATFORM", "AGE");
-            for (Gpu gpu : detail.gpus()) {
-                gpus.row(gpu.index(), gpu.name(), gpu.driverVersion(),
+            Table gpus = new Table("VENDOR", "GPU", "NAME", "DRIVER", "MEMORY", "PLATFORM", "AGE");
+            for (Gpu gpu : detail.gpus().stream().sorted(VENDOR_THEN_INDEX).toList()) {
+                gpus.row(gpu.vendor(), gpu.index(), gpu.name(), gpu.driverVersion(),
                         gpu.memoryMiB() == null ? null : gpu.memoryMiB() + " MiB", detail.platform(), age);
             }
             gpus.print(out);
@@ -118,7 +152,7 @@ public class MachineGpuListCommand implements Callable<Integer> {
         }
         out.flush();
         if (detail.stale()) {
-            session.warn("the inventory of " + detail.machine() + " is " + age
+            session.warn("the last inventory publication of " + detail.machine() + " is " + Ages.of(detail.ageSeconds())
                     + " old (stale: more than 3 heartbeats); is its node-agent running?");
         }
         if (!detail.anyLiveGate()) {

@@ -26,7 +26,7 @@ import java.util.concurrent.Callable;
 
 /** {@code rdc machine list}. */
 @Command(name = "list", mixinStandardHelpOptions = true,
-        description = "The machines of the fleet: platform, GPU count, inventory age, and whether the inventory is "
+        description = "The machines of the fleet: platform, GPU count, the age of its last inventory publication (HEARTBEAT: the node-agent publishes on a heartbeat), and whether the inventory is "
                 + "stale (older than 3 heartbeats). Every page unless --page is given.",
         footerHeading = "%nExamples:%n",
         footer = {"  rdc machine list",
@@ -93,7 +93,7 @@ public class MachineListCommand implements Callable<Integer> {
             session.out().flush();
             return ExitCodes.OK;
         }
-        Table table = new Table("MACHINE", "PLATFORM", "GPUS", "INVENTORY AGE", "STALE", "AGENT");
+        Table table = new Table("MACHINE", "PLATFORM", "GPUS", "HEARTBEAT", "STALE", "AGENT");
         for (JsonNode item : items) {
             MachineSummary m = Json.mapper().convertValue(item, MachineSummary.class);
             table.row(m.machine(), m.platform(), m.gpuCount(), Ages.of(m.ageSeconds()), m.stale() ? "yes" : "no",

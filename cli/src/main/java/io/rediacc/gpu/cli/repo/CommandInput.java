@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
  * Checks what the command line names with the contracts' own rules before anything is sent: a
  * typo is a usage error (exit 2) on one line, and no device of the call is sent.
  */
-final class CommandInput {
+public final class CommandInput {
 
     private static final Pattern WAIT = Pattern.compile("(\\d{1,9})(ms|s|m)?");
 
@@ -55,7 +55,7 @@ final class CommandInput {
     }
 
     /** {@code --wait}: 0, 500ms, 5s, 1m (a bare number is seconds); null when not given. */
-    static Duration wait(String raw) {
+    public static Duration wait(String raw) {
         if (raw == null) {
             return null;
         }
@@ -70,5 +70,30 @@ final class CommandInput {
             case "m" -> Duration.ofMinutes(amount);
             default -> Duration.ofSeconds(amount);
         };
+    }
+
+    private static final Pattern EXPIRY = Pattern.compile("\\d{1,6}[smhd]");
+
+    /** {@code --expires-in}: 30m, 8h, 7d; null when not given. */
+    static String expiresIn(String raw) {
+        if (raw == null) {
+            return null;
+        }
+        if (!EXPIRY.matcher(raw.strip()).matches()) {
+            throw Failure.usage("--expires-in " + raw + " is not a duration; use e.g. 30m, 8h or 7d");
+        }
+        return raw.strip();
+    }
+
+    /** An ISO-8601 instant option; null when not given. */
+    static java.time.Instant instant(String option, String raw) {
+        if (raw == null) {
+            return null;
+        }
+        try {
+            return java.time.Instant.parse(raw.strip());
+        } catch (java.time.format.DateTimeParseException e) {
+            throw Failure.usage(option + " " + raw + " is not an ISO-8601 instant; write e.g. 2026-12-01T18:00:00Z");
+        }
     }
 }

@@ -12,7 +12,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
+import io.rediacc.gpu.cli.Failure;
+
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -29,6 +32,7 @@ import java.util.stream.Collectors;
         footer = {"  rdc repo gpu grant train-a@gpu-host-1 --device nvidia.com/gpu=0",
                 "  rdc repo gpu grant gpu-a@wsl-gpu --device nvidia.com/gpu=all --exclusive",
                 "  rdc repo gpu grant train-a --device nvidia.com/gpu=0 --device nvidia.com/gpu=1 --wait 10s",
+                "  rdc repo gpu grant train-a@gpu-host-1 --device nvidia.com/gpu=1 --expires-in 8h --reason ticket-123",
                 "  rdc repo gpu grant render-b@amd-1 --device rediacc.io/amd=gpu0 --device rediacc.io/dri=renderD128"})
 public class GrantCommand implements Callable<Integer> {
 
@@ -45,6 +49,18 @@ public class GrantCommand implements Callable<Integer> {
     @Option(names = "--exclusive", description = "Reserve each name for this repo alone")
     boolean exclusive;
 
+    @Option(names = "--reason", paramLabel = "<text>",
+            description = "Why (a ticket, a note): recorded in the history (rdc audit)")
+    String reason;
+
+    @Option(names = "--expires-in", paramLabel = "<duration>",
+            description = "Revoke the grant after this long: 30m, 8h, 7d (grant-service revokes it itself)")
+    String expiresIn;
+
+    @Option(names = "--until", paramLabel = "<instant>",
+            description = "Revoke the grant at this time (ISO-8601, e.g. 2026-12-01T18:00:00Z); instead of --expires-in")
+    String until;
+
     @Option(names = "--wait", paramLabel = "<duration>",
             description = "How long grant-service waits for the gates: 0, 500ms, 5s, 1m (default: the service's, 5s)")
     String wait;
@@ -55,11 +71,16 @@ public class GrantCommand implements Callable<Integer> {
         RepoRef ref = CommandInput.repo(repo);
         List<CdiName> names = CommandInput.devices(devices, session.err());
         Duration waitFor = CommandInput.wait(wait);
+        String expiry = CommandInput.expiresIn(expiresIn);
+        Instant at = CommandInput.instant("--until", until);
+        if (expiry != null && at != null) {
+            throw Failure.usage("give --expires-in or --until, not both");
+        }
         GrantClient grants = session.grants();
         List<DeviceOutcome> outcomes = new ArrayList<>();
         for (CdiName name : names) {
             // an unreachable service ends the command here, with its one line
-            outcomes.add(outcome(name, grants.grant(ref, name, exclusive, waitFor), ref));
+            outcomes.add(outcome(name, grants.grant(ref, name, exclusive, waitFor, reason, expiry, at), ref));
         }
         return DeviceOutcome.report(session, outcomes);
     }
@@ -78,6 +99,9 @@ public class GrantCommand implements Callable<Integer> {
             case 202 -> "recorded " + device + " for " + repoRef + mode + ", not yet enforced";
             default -> device + " is granted to " + repoRef + mode;
         };
+        if (result.expiresAt() != null) {
+            line += ", expires " + result.expiresAt();
+        }
         if (result.enforcement() != null) {
             line += ": " + result.enforcement();
         }

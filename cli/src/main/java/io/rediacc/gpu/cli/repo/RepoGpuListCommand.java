@@ -46,11 +46,18 @@ public class RepoGpuListCommand implements Callable<Integer> {
         if (grants.grants().isEmpty()) {
             session.out().println(who + " has no GPU grants.");
         } else {
-            Table table = new Table("REPO", "DEVICE", "EXCLUSIVE", "GRANTED BY", "GRANTED AT");
+            // a repo gone from its machine keeps its grants until they are revoked (by name)
+            String repoCell = grants.repoGone() ? who + " (repo gone)" : who;
+            Table table = new Table("REPO", "DEVICE", "EXCLUSIVE", "GRANTED BY", "GRANTED AT", "EXPIRES");
             for (RepoGrant g : grants.grants()) {
-                table.row(who, g.device(), g.exclusive() ? "yes" : "no", g.grantedBy(), g.grantedAt());
+                table.row(repoCell, g.device(), g.exclusive() ? "yes" : "no", g.grantedBy(), g.grantedAt(),
+                        g.expiresAt() == null ? "never" : g.expiresAt());
             }
             table.print(session.out());
+            if (grants.repoGone()) {
+                session.out().println(grants.repo() + " is no longer on " + grants.machine()
+                        + "; revoke its grants with: rdc repo gpu revoke " + who + " --device <name>");
+            }
         }
         session.out().flush();
         return ExitCodes.OK;

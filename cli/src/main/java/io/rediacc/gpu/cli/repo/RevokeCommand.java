@@ -39,6 +39,10 @@ public class RevokeCommand implements Callable<Integer> {
             description = "A granted CDI device name, e.g. nvidia.com/gpu=0; repeat for several")
     List<String> devices;
 
+    @Option(names = "--reason", paramLabel = "<text>",
+            description = "Why (a ticket, a note): recorded in the history (rdc audit)")
+    String reason;
+
     @Option(names = "--wait", paramLabel = "<duration>",
             description = "How long grant-service waits for the gates: 0, 500ms, 5s, 1m (default: the service's, 5s)")
     String wait;
@@ -52,7 +56,7 @@ public class RevokeCommand implements Callable<Integer> {
         GrantClient grants = session.grants();
         List<DeviceOutcome> outcomes = new ArrayList<>();
         for (CdiName name : names) {
-            outcomes.add(outcome(name, grants.revoke(ref, name, waitFor), ref));
+            outcomes.add(outcome(name, grants.revoke(ref, name, waitFor, reason), ref));
         }
         return DeviceOutcome.report(session, outcomes);
     }

@@ -80,7 +80,7 @@ class ConnectionSettingsTest {
 
         assertThatThrownBy(() -> resolve(options(null, null, null, file), Map.of()))
                 .isInstanceOf(Failure.class)
-                .hasMessage("config file " + file + " has unknown key(s) [grantURL]; known keys: grantUrl, inventoryUrl, token")
+                .hasMessage("config file " + file + " has unknown key(s) [grantURL]; known keys: grantUrl, inventoryUrl, token, machines")
                 .satisfies(e -> assertThat(((Failure) e).exitCode()).isEqualTo(ExitCodes.USAGE));
     }
 

@@ -21,10 +21,11 @@ import java.util.List;
  * @param grantCount   how many grants the gate enforces
  * @param grantsDigest {@link #digest(List)} of the enforced grants
  * @param grantsListed whether {@code grants} lists them all
+ * @param daemons      each served repo's daemon as last verified (empty in records written before the check existed)
  */
 public record GateStatus(String machine, String gateId, long appliedVersion, String state, List<Grant> grants,
                          List<RepoInfo> repos, int heartbeatSeconds, Instant syncedAt, int grantCount,
-                         String grantsDigest, boolean grantsListed) {
+                         String grantsDigest, boolean grantsListed, List<DaemonStatus> daemons) {
 
     public static final String LOADING = "loading";
     public static final String SYNCED = "synced";
@@ -32,6 +33,7 @@ public record GateStatus(String machine, String gateId, long appliedVersion, Str
     public GateStatus {
         grants = grants == null ? List.of() : List.copyOf(grants);
         repos = repos == null ? List.of() : List.copyOf(repos);
+        daemons = daemons == null ? List.of() : List.copyOf(daemons);
         if (grantsDigest == null) {
             // Written before the count and digest existed (or built from the old constructor): the list was complete.
             grantCount = grants.size();
@@ -43,7 +45,15 @@ public record GateStatus(String machine, String gateId, long appliedVersion, Str
     /** A status that lists every grant (the form before the count, digest and cap existed). */
     public GateStatus(String machine, String gateId, long appliedVersion, String state, List<Grant> grants,
                       List<RepoInfo> repos, int heartbeatSeconds, Instant syncedAt) {
-        this(machine, gateId, appliedVersion, state, grants, repos, heartbeatSeconds, syncedAt, 0, null, true);
+        this(machine, gateId, appliedVersion, state, grants, repos, heartbeatSeconds, syncedAt, 0, null, true, List.of());
+    }
+
+    /** A status without daemon checks (the form before they existed). */
+    public GateStatus(String machine, String gateId, long appliedVersion, String state, List<Grant> grants,
+                      List<RepoInfo> repos, int heartbeatSeconds, Instant syncedAt, int grantCount,
+                      String grantsDigest, boolean grantsListed) {
+        this(machine, gateId, appliedVersion, state, grants, repos, heartbeatSeconds, syncedAt, grantCount, grantsDigest,
+                grantsListed, List.of());
     }
 
     /** A status for {@code enforced}, listing the grants only when there are at most {@code maxListed}. */
@@ -51,7 +61,7 @@ public record GateStatus(String machine, String gateId, long appliedVersion, Str
                                 List<RepoInfo> repos, int heartbeatSeconds, Instant syncedAt, int maxListed) {
         boolean listed = enforced.size() <= maxListed;
         return new GateStatus(machine, gateId, appliedVersion, state, listed ? enforced : List.of(), repos,
-                heartbeatSeconds, syncedAt, enforced.size(), digest(enforced), listed);
+                heartbeatSeconds, syncedAt, enforced.size(), digest(enforced), listed, List.of());
     }
 
     /**

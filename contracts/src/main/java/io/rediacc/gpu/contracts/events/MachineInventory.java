@@ -12,6 +12,11 @@ import java.util.List;
  * @param persistencedSocket the nvidia-persistenced socket when that daemon runs, else absent
  * @param repos              the repos on the machine (from the repos manifest the gate serves)
  * @param specProblems       spec files or devices the CDI loader refused, with the reason
+ * @param setupFile          what setup wrote to {@code inventory.json}, as the running agent read it
+ *                           (absent in the file itself, and when setup has not run)
+ * @param generatedAt        when this record was put together: setup's time in the file, the
+ *                           publication (heartbeat) time on the topic; {@code setupFile.generatedAt}
+ *                           is setup's time there
  */
 public record MachineInventory(
         int schemaVersion,
@@ -24,9 +29,32 @@ public record MachineInventory(
         ToolkitState toolkit,
         String persistencedSocket,
         List<RepoInfo> repos,
-        List<String> specProblems) {
+        List<String> specProblems,
+        SetupFile setupFile) {
 
     public static final int SCHEMA_VERSION = 1;
+    /** Largest {@code inventory.json} carried in {@link SetupFile#content()}: the record must stay far below Kafka's 1 MiB. */
+    public static final int MAX_SETUP_FILE_BYTES = 256 * 1024;
+
+    /** A record without {@link SetupFile} (setup's own file, or an agent that has none to send). */
+    public MachineInventory(int schemaVersion, String machine, String platform, String agentVersion, Instant generatedAt,
+                            List<Gpu> gpus, List<CdiDeviceInfo> cdiDevices, ToolkitState toolkit,
+                            String persistencedSocket, List<RepoInfo> repos, List<String> specProblems) {
+        this(schemaVersion, machine, platform, agentVersion, generatedAt, gpus, cdiDevices, toolkit, persistencedSocket,
+                repos, specProblems, null);
+    }
+
+    /**
+     * {@code /etc/rediacc/gpu/inventory.json} as setup wrote it.
+     *
+     * @param generatedAt setup's {@code generatedAt}: the age of the inventory is measured from it
+     * @param sha256      hex SHA-256 of the file's bytes
+     * @param content     the file's bytes as UTF-8 text, unchanged (absent when the file is larger than
+     *                    {@link #MAX_SETUP_FILE_BYTES}; {@code sha256} and {@code bytes} still say what it was)
+     * @param bytes       the file's size
+     */
+    public record SetupFile(Instant generatedAt, String sha256, String content, long bytes) {
+    }
     public static final String PLATFORM_LOCAL = "local";
     public static final String PLATFORM_WSL = "wsl";
 

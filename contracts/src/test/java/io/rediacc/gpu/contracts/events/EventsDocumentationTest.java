@@ -110,5 +110,9 @@ class EventsDocumentationTest {
         assertThat(schemaFor(Topics.GATE_STATUS_TOPIC).validate(EventJson.mapper().readTree(EventJson.toJson(status)))).isEmpty();
         assertThat(schemaFor(Topics.INVENTORY_TOPIC).validate(EventJson.mapper().readTree(EventJson.toJson(empty)))).isEmpty();
         assertThat(EventJson.toJson(event)).contains("\"type\":\"granted\"");
+        GrantEvent expired = new GrantEvent("id-2", GrantEvent.Type.EXPIRED, "m1", g.repoGuid(), "gpu-a", g.device(), false,
+                "grant-service (expiry)", "expired at " + now, 2L, now, "ticket-123", now);
+        assertThat(schemaFor(Topics.GRANT_EVENTS_TOPIC).validate(EventJson.mapper().readTree(EventJson.toJson(expired)))).isEmpty();
+        assertThat(EventJson.toJson(expired)).contains("\"type\":\"expired\"").contains("\"requestReason\":\"ticket-123\"");
     }
 }

@@ -54,6 +54,56 @@ public interface GateConfig {
     @WithDefault("10s")
     Duration kafkaApiTimeout();
 
+    /** How the repo daemons are verified ({@code GET /info}): runc default, exact CDI spec dirs. */
+    DaemonCheck daemonCheck();
+
+    interface DaemonCheck {
+        /** Between checks of a daemon found fit. */
+        @WithDefault("1m")
+        Duration interval();
+
+        /** Between checks of a daemon not fit (unchecked, unreachable, misconfigured). */
+        @WithDefault("2s")
+        Duration retryInterval();
+
+        /** The exact CDI spec directories every repo daemon must report (the product's spec directory). */
+        @WithDefault("/etc/cdi")
+        java.util.List<String> cdiSpecDirs();
+    }
+
+    /** What one client may hold of the gate (timeouts, caps); see {@code ConnectionLimits}. */
+    Connections connections();
+
+    interface Connections {
+        /** A request head must be complete this long after its first byte (or the connection's start): else 408. */
+        @WithDefault("10s")
+        Duration headerTimeout();
+
+        /** An inspected body must be complete this long after its head; a streamed body may pause this long: else 408. */
+        @WithDefault("60s")
+        Duration bodyTimeout();
+
+        /** A keep-alive connection between requests is closed after this long (hijacked and streaming ones are not idle). */
+        @WithDefault("120s")
+        Duration idleTimeout();
+
+        /** Open connections per repo; more are answered 429. */
+        @WithDefault("512")
+        int maxPerRepo();
+
+        /** Open connections of all repos together; more are answered 503. */
+        @WithDefault("4096")
+        int maxTotal();
+
+        /** Bytes of unfinished request heads and inspected bodies one repo may have the gate hold; more: 429. */
+        @WithDefault("8388608")
+        long maxPendingBytesPerRepo();
+
+        /** The same for all repos together; more: 503. */
+        @WithDefault("33554432")
+        long maxPendingBytes();
+    }
+
     /** What the gate's status record ({@code gpu.gate-status.v1}) carries. */
     Status status();
 

@@ -42,6 +42,15 @@ public final class GrantSnapshotFile {
         }
     }
 
+    /** Removes the file (the topic holds no snapshot for this machine). */
+    public void delete() {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            LOG.errorf("cannot remove the grant snapshot %s: %s", file, e.getMessage());
+        }
+    }
+
     public void write(GrantSnapshot snapshot) {
         try {
             Files.createDirectories(file.getParent());

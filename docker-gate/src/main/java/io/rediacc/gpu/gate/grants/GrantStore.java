@@ -40,6 +40,8 @@ public final class GrantStore implements GrantLookup {
     private final List<Consumer<State>> listeners = new CopyOnWriteArrayList<>();
     private volatile State state = new State(null, Map.of(), false, false, null);
     private volatile boolean diskInForce;
+    /** The newest of this machine's snapshots read from the topic (until caught up: the topic's own truth). */
+    private GrantSnapshot topicLatest;
 
     public GrantStore(String machine, GrantSnapshotFile file) {
         this.machine = machine;
@@ -84,7 +86,13 @@ public final class GrantStore implements GrantLookup {
         State next;
         GrantSnapshot snapshot;
         synchronized (this) {
-            if (!machine.equals(received.machine()) || received.version() <= state.version()) {
+            if (!machine.equals(received.machine())) {
+                return false;
+            }
+            if (topicLatest == null || received.version() > topicLatest.version()) {
+                topicLatest = received;
+            }
+            if (received.version() <= state.version()) {
                 return false;
             }
             snapshot = shareRepeats(received);
@@ -98,12 +106,33 @@ public final class GrantStore implements GrantLookup {
         return true;
     }
 
-    /** Marks the grants topic as read to the end offsets seen at start. */
+    /**
+     * Marks the grants topic as read to the end offsets seen at start. From here the topic is the
+     * only truth: a snapshot from disk that the topic does not hold exactly as its newest one for
+     * this machine (a higher version, or the same version with other grants) was not written by
+     * this gate from the topic, so it is logged as tampering, replaced by the topic's newest
+     * snapshot (none: no grants) and the file is overwritten.
+     */
     public void markCaughtUp() {
         State next;
         synchronized (this) {
             if (state.caughtUp()) {
                 return;
+            }
+            if (state.fromDisk() && !sameSnapshot(state.snapshot(), topicLatest)) {
+                GrantSnapshot disk = state.snapshot();
+                LOG.errorf("TAMPERING: the grant snapshot on disk (%s: version %d, %d grant(s)) is not what %s holds"
+                                + " for machine %s (newest: %s); enforcing the topic's and overwriting the file",
+                        file.path(), disk.version(), disk.grants().size(), io.rediacc.gpu.contracts.events.Topics.GRANTS,
+                        machine, topicLatest == null ? "none" : "version " + topicLatest.version() + ", "
+                                + topicLatest.grants().size() + " grant(s)");
+                GrantSnapshot truth = topicLatest == null ? null : shareRepeats(topicLatest);
+                state = new State(truth, truth == null ? Map.of() : index(truth), false, state.caughtUp(), Instant.now());
+                if (truth == null) {
+                    file.delete();
+                } else {
+                    file.write(truth);
+                }
             }
             next = new State(state.snapshot(), state.byRepo(), state.fromDisk(), true, Instant.now());
             state = next;
@@ -138,6 +167,12 @@ public final class GrantStore implements GrantLookup {
     public boolean holds(String repoGuid, String cdiName) {
         Set<String> names = state.byRepo().get(repoGuid);
         return names != null && names.contains(cdiName);
+    }
+
+    /** Same machine, version and grants (the timestamps of a snapshot are part of what was published). */
+    private static boolean sameSnapshot(GrantSnapshot disk, GrantSnapshot topic) {
+        return disk != null && topic != null && disk.version() == topic.version()
+                && new HashSet<>(disk.grants()).equals(new HashSet<>(topic.grants()));
     }
 
     private void notifyListeners(State next) {

@@ -23,7 +23,11 @@ public final class ManifestLoader {
 
     private static final Set<String> TOP_FIELDS = Set.of("machine", "repos");
     private static final Set<String> REPO_FIELDS = Set.of("name", "guid", "forkOf", "listen", "daemon",
-            "buildkitDeviceEntitlementDisabled", "listenMode", "listenGroup");
+            "buildkitDeviceEntitlementDisabled", "listenMode", "listenGroup", "hostPaths", "volumeDrivers", "logDrivers",
+            "daemonConfigDir", "daemonDataRoot",
+            // read by `rdc machine setup` (node-agent prepare) to configure the repo's daemon; not the gate's business
+            "daemonConfig", "daemonRun", "daemonService");
+    private static final java.util.regex.Pattern DRIVER = java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.:/@-]*");
     private static final java.util.regex.Pattern MODE = java.util.regex.Pattern.compile("0?[0-7]{3}");
     private static final java.util.regex.Pattern GROUP = java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_.-]{0,31}");
     private static final YAMLMapper YAML = new YAMLMapper();
@@ -155,10 +159,69 @@ public final class ManifestLoader {
             if ((mode != null || group != null) && listen.kind() != SocketEndpoint.Kind.UNIX) {
                 throw new InvalidManifestException(where + ": listenMode and listenGroup apply to unix sockets only");
             }
-            return new RepoEntry(name, guid, forkOf, listen, daemon, bk != null && bk.asBoolean(false), mode, group);
+            RepoHostAccess host = new RepoHostAccess(hostPaths(node, where), names(node, "volumeDrivers", where),
+                    names(node, "logDrivers", where), absolute(node, "daemonConfigDir", where), absolute(node, "daemonDataRoot", where));
+            return new RepoEntry(name, guid, forkOf, listen, daemon, bk != null && bk.asBoolean(false), mode, group, host);
         } catch (InvalidIdentifierException e) {
             throw new InvalidManifestException(where + ": " + e.getMessage());
         }
+    }
+
+    /**
+     * {@code hostPaths}: absolute roots, kept as written after Go's path.Clean. {@code /} is refused:
+     * it would turn the allowlist back into a denylist.
+     */
+    private static List<String> hostPaths(JsonNode node, String where) {
+        List<String> out = new ArrayList<>();
+        for (String p : list(node, "hostPaths", where)) {
+            String path = checkedAbsolute(p, where + ".hostPaths");
+            if (path.equals("/")) {
+                throw new InvalidManifestException(where + ".hostPaths: / would let the repo bind the whole host; name the "
+                        + "directories it needs, e.g. /mnt/rediacc/mounts/<guid>");
+            }
+            out.add(path);
+        }
+        return out;
+    }
+
+    private static List<String> names(JsonNode node, String field, String where) {
+        List<String> out = new ArrayList<>();
+        for (String n : list(node, field, where)) {
+            if (!DRIVER.matcher(n).matches()) {
+                throw new InvalidManifestException(where + "." + field + ": \"" + n + "\" is not a driver name");
+            }
+            out.add(n);
+        }
+        return out;
+    }
+
+    private static List<String> list(JsonNode node, String field, String where) {
+        JsonNode value = node.get(field);
+        if (value == null || value.isNull()) {
+            return List.of();
+        }
+        if (!value.isArray()) {
+            throw new InvalidManifestException(where + "." + field + " must be a list, e.g. " + field + ": [/srv/data]");
+        }
+        List<String> out = new ArrayList<>();
+        for (JsonNode element : value) {
+            if (!element.isTextual()) {
+                throw new InvalidManifestException(where + "." + field + " must list strings");
+            }
+            out.add(element.asText());
+        }
+        return out;
+    }
+
+    private static String absolute(JsonNode node, String field, String where) {
+        return node.hasNonNull(field) ? checkedAbsolute(text(node, field, where + "."), where + "." + field) : null;
+    }
+
+    private static String checkedAbsolute(String p, String field) {
+        if (!p.startsWith("/") || p.indexOf('\0') >= 0) {
+            throw new InvalidManifestException(field + ": \"" + p + "\" must be an absolute path");
+        }
+        return java.nio.file.Path.of(p).normalize().toString();
     }
 
     private static String text(JsonNode node, String field, String prefix) {

@@ -11,9 +11,20 @@ import io.rediacc.gpu.contracts.events.RepoInfo;
  *        so BuildKit sessions may pass
  * @param listenMode  permission bits for a unix listen socket (e.g. {@code 0660}), or null to keep the umask's
  * @param listenGroup group that owns a unix listen socket (the repo's users), or null to keep the gate's
+ * @param host        what the repo may reach on the host: host path roots, extra drivers, its daemon's protected directories
  */
 public record RepoEntry(String name, String guid, String forkOf, SocketEndpoint listen, SocketEndpoint daemon,
-                        boolean buildkitDeviceEntitlementDisabled, Integer listenMode, String listenGroup) {
+                        boolean buildkitDeviceEntitlementDisabled, Integer listenMode, String listenGroup,
+                        RepoHostAccess host) {
+
+    public RepoEntry {
+        host = host == null ? RepoHostAccess.NONE : host;
+    }
+
+    public RepoEntry(String name, String guid, String forkOf, SocketEndpoint listen, SocketEndpoint daemon,
+                     boolean buildkitDeviceEntitlementDisabled, Integer listenMode, String listenGroup) {
+        this(name, guid, forkOf, listen, daemon, buildkitDeviceEntitlementDisabled, listenMode, listenGroup, RepoHostAccess.NONE);
+    }
 
     public RepoEntry(String name, String guid, String forkOf, SocketEndpoint listen, SocketEndpoint daemon,
                      boolean buildkitDeviceEntitlementDisabled) {

@@ -1,5 +1,6 @@
 package io.rediacc.gpu.gate.messaging;
 
+import io.rediacc.gpu.contracts.events.DaemonStatus;
 import io.rediacc.gpu.contracts.events.GateStatus;
 import io.rediacc.gpu.contracts.events.Grant;
 import io.rediacc.gpu.contracts.events.RepoInfo;
@@ -26,6 +27,7 @@ public final class GateStatusPublisher implements AutoCloseable {
     private final Supplier<List<RepoInfo>> repos;
     private final ScheduledExecutorService timer;
     private final int maxListedGrants;
+    private final Supplier<List<DaemonStatus>> daemons;
     /** The digest of the last grants list seen: a heartbeat repeats it without re-hashing 100,000 grants. */
     private volatile Digested lastDigest;
 
@@ -35,6 +37,13 @@ public final class GateStatusPublisher implements AutoCloseable {
     /** @param maxListedGrants most grants listed in the record; above it only their count and digest */
     public GateStatusPublisher(GateEventsProducer producer, GrantStore store, String gateId, Duration heartbeat,
                                Supplier<List<RepoInfo>> repos, int maxListedGrants) {
+        this(producer, store, gateId, heartbeat, repos, maxListedGrants, List::of);
+    }
+
+    /** @param daemons each served repo's daemon as last verified */
+    public GateStatusPublisher(GateEventsProducer producer, GrantStore store, String gateId, Duration heartbeat,
+                               Supplier<List<RepoInfo>> repos, int maxListedGrants, Supplier<List<DaemonStatus>> daemons) {
+        this.daemons = daemons;
         this.maxListedGrants = maxListedGrants;
         this.producer = producer;
         this.store = store;
@@ -60,7 +69,8 @@ public final class GateStatusPublisher implements AutoCloseable {
         boolean listed = grants.size() <= maxListedGrants;
         return new GateStatus(store.machine(), gateId, state.version(),
                 state.caughtUp() ? GateStatus.SYNCED : GateStatus.LOADING, listed ? grants : List.of(), repos.get(),
-                (int) Math.max(1, heartbeat.toSeconds()), state.syncedAt(), grants.size(), digest(grants), listed);
+                (int) Math.max(1, heartbeat.toSeconds()), state.syncedAt(), grants.size(), digest(grants), listed,
+                daemons.get());
     }
 
     private String digest(List<Grant> grants) {

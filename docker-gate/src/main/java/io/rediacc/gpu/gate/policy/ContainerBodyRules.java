@@ -21,16 +21,17 @@ final class ContainerBodyRules {
     }
 
     /** {@code POST /containers/create}: Config fields at the top, HostConfig inside "HostConfig". */
-    void create(JsonObject body, Set<String> requested) {
+    void create(JsonObject body, Set<String> requested, HostPathRules.Reach reach) {
         for (JsonValue.Member member : body.members()) {
             if (HostConfigFieldNames.isHostConfigField(member.key())) {
                 throw PolicyRefusal.badRequest(RefusalMessages.RULE_TOP_LEVEL_HOST_CONFIG,
                         RefusalMessages.topLevelHostConfig(member.key()));
             }
         }
+        EnvRules.check(body.field("Env", "Env"), "Env", false);
         JsonObject hc = object(body.field("HostConfig", "HostConfig"), "HostConfig");
         if (hc != null) {
-            hostConfig.check(hc, "HostConfig", HostConfigRules.Source.REQUEST, requested);
+            hostConfig.check(hc, "HostConfig", HostConfigRules.Source.REQUEST, requested, reach);
         }
     }
 
@@ -51,12 +52,14 @@ final class ContainerBodyRules {
         if (bool(body.field("Privileged", "Privileged"), "Privileged")) {
             throw PolicyRefusal.forbidden(RefusalMessages.RULE_EXEC_PRIVILEGED, null, RefusalMessages.execPrivileged());
         }
+        EnvRules.check(body.field("Env", "Env"), "Env", true);
     }
 
     /** {@code POST /volumes/create}: a volume's driver options are mounted by the daemon on the host. */
-    void volumeCreate(JsonObject body) {
+    void volumeCreate(JsonObject body, HostPathRules.Reach reach) {
         String driver = string(body.field("Driver", "Driver"), "Driver");
-        mounts.volumeDriverOptions(driver, body.field("DriverOpts", "DriverOpts"), "DriverOpts");
+        mounts.volumeDriver(driver, "Driver", reach);
+        mounts.volumeDriverOptions(driver, body.field("DriverOpts", "DriverOpts"), "DriverOpts", reach);
         // Cluster (CSI) volume specs are swarm-only and name no host path; nothing else to check.
     }
 }

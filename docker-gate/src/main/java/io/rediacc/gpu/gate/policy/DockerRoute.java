@@ -23,10 +23,7 @@ record DockerRoute(Kind kind, String path, String target, RequestTarget requestT
         VOLUME_CREATE("volume-create", true),
         SERVICE_CREATE("service-create", true),
         SERVICE_UPDATE("service-update", true),
-        PLUGIN_PULL("plugin-pull", true),
-        PLUGIN_UPGRADE("plugin-upgrade", true),
-        PLUGIN_SET("plugin-set", true),
-        PLUGIN_CREATE("plugin-create", false),
+        PLUGIN_MANAGEMENT("plugin-management", false),
         BUILD("build", false),
         SESSION("session", false),
         GRPC("grpc", false),
@@ -65,6 +62,11 @@ record DockerRoute(Kind kind, String path, String target, RequestTarget requestT
         if (lower.equals("/grpc") || lower.startsWith("/grpc/")) {
             return new DockerRoute(Kind.GRPC, path, null, target);
         }
+        // Every plugin endpoint but the read-only ones (list, inspect, privileges) manages plugins.
+        if ((lower.equals("/plugins") || lower.startsWith("/plugins/"))
+                && (method == null || !(method.equalsIgnoreCase("GET") || method.equalsIgnoreCase("HEAD")))) {
+            return new DockerRoute(Kind.PLUGIN_MANAGEMENT, path, null, target);
+        }
         if (method == null || !method.equalsIgnoreCase("POST")) {
             return new DockerRoute(Kind.OTHER, path, null, target);
         }
@@ -72,8 +74,6 @@ record DockerRoute(Kind kind, String path, String target, RequestTarget requestT
             case "/containers/create" -> Kind.CONTAINER_CREATE;
             case "/volumes/create" -> Kind.VOLUME_CREATE;
             case "/services/create" -> Kind.SERVICE_CREATE;
-            case "/plugins/pull" -> Kind.PLUGIN_PULL;
-            case "/plugins/create" -> Kind.PLUGIN_CREATE;
             case "/build" -> Kind.BUILD;
             case "/swarm/init" -> Kind.SWARM_INIT;
             case "/swarm/join" -> Kind.SWARM_JOIN;
@@ -87,8 +87,6 @@ record DockerRoute(Kind kind, String path, String target, RequestTarget requestT
         named = named != null ? named : named(path, lower, "/containers/", "/start", Kind.CONTAINER_START, target);
         named = named != null ? named : named(path, lower, "/containers/", "/restart", Kind.CONTAINER_RESTART, target);
         named = named != null ? named : named(path, lower, "/services/", "/update", Kind.SERVICE_UPDATE, target);
-        named = named != null ? named : named(path, lower, "/plugins/", "/upgrade", Kind.PLUGIN_UPGRADE, target);
-        named = named != null ? named : named(path, lower, "/plugins/", "/set", Kind.PLUGIN_SET, target);
         return named != null ? named : new DockerRoute(Kind.OTHER, path, null, target);
     }
 
@@ -99,6 +97,13 @@ record DockerRoute(Kind kind, String path, String target, RequestTarget requestT
             return new DockerRoute(kind, path, name, target);
         }
         return null;
+    }
+
+    /** The API version of the path's first version prefix ({@code /v1.50/...} gives {@code 1.50}), or null. */
+    static String apiVersion(String decodedPath) {
+        String p = GoPath.clean(decodedPath.startsWith("/") ? decodedPath : "/" + decodedPath);
+        java.util.regex.Matcher m = VERSION_PREFIX.matcher(p);
+        return m.find() ? m.group().substring(2) : null;
     }
 
     /** The decoded path as mux matches it: cleaned, without trailing slash, without version prefixes. */

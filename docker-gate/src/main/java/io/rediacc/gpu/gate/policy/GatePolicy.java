@@ -1,7 +1,6 @@
 package io.rediacc.gpu.gate.policy;
 
 import io.rediacc.gpu.gate.policy.JsonValue.JsonObject;
-import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -25,28 +24,23 @@ public final class GatePolicy {
     private final MountRules mounts;
     private final ContainerBodyRules containers;
     private final ServiceSpecRules services;
-    private final PluginRules plugins;
-
-    /** A policy that refuses inspected bodies over {@code maxBodyBytes} (413). */
-    public GatePolicy(int maxBodyBytes) {
-        this(maxBodyBytes, List.of());
-    }
+    private final HostPathRules hostPaths;
 
     /**
-     * Also refuses binds, mounts and volume devices that reach any of {@code protectedHostPaths}
-     * (absolute host paths, e.g. the repo daemons' sockets and /etc/cdi), on top of /dev, /proc and /sys.
+     * The gate's policy: refuses inspected bodies over {@code maxBodyBytes} (413), and lets a repo
+     * reach the host only as {@code hostAccess} (built from the repos manifest by the gate's
+     * start-up) allows.
      */
-    public GatePolicy(int maxBodyBytes, Collection<String> protectedHostPaths) {
+    public GatePolicy(int maxBodyBytes, HostAccess hostAccess) {
         if (maxBodyBytes <= 0) {
             throw new IllegalArgumentException("maxBodyBytes must be positive, got " + maxBodyBytes);
         }
         this.maxBodyBytes = maxBodyBytes;
-        HostPathRules hostPaths = new HostPathRules(protectedHostPaths);
-        this.mounts = new MountRules(hostPaths);
+        this.hostPaths = new HostPathRules(java.util.Objects.requireNonNull(hostAccess, "hostAccess"));
+        this.mounts = new MountRules();
         this.hostConfig = new HostConfigRules(mounts);
         this.containers = new ContainerBodyRules(hostConfig, mounts);
         this.services = new ServiceSpecRules(mounts);
-        this.plugins = new PluginRules(hostPaths);
     }
 
     public int maxBodyBytes() {
@@ -98,18 +92,17 @@ public final class GatePolicy {
             DockerRoute route = DockerRoute.classify(head.method(), head.uri());
             JsonValue json = GoJsonReader.read(bytes, GoJsonReader.Duplicates.REFUSE_FOLDED);
             Set<String> requested = new LinkedHashSet<>();
+            HostPathRules.Reach reach = hostPaths.reach(repo);
             switch (route.kind()) {
-                case CONTAINER_CREATE -> containers.create(requireObject(json), requested);
+                case CONTAINER_CREATE -> containers.create(requireObject(json), requested, reach);
                 case CONTAINER_UPDATE -> containers.update(requireObject(json));
                 case EXEC_CREATE -> containers.execCreate(requireObject(json));
-                case VOLUME_CREATE -> containers.volumeCreate(requireObject(json));
-                case SERVICE_CREATE, SERVICE_UPDATE -> services.check(requireObject(json));
-                case PLUGIN_PULL, PLUGIN_UPGRADE -> plugins.privileges(json);
-                case PLUGIN_SET -> plugins.settings(json);
+                case VOLUME_CREATE -> containers.volumeCreate(requireObject(json), reach);
+                case SERVICE_CREATE, SERVICE_UPDATE -> services.check(requireObject(json), reach);
                 default -> throw new IllegalStateException("no body rules for " + route.kind());
             }
             GrantRules.check(requested, repo, grants, "");
-            return new Verdict.Allow();
+            return afterVolumes(reach);
         } catch (PolicyRefusal refused) {
             return new Verdict.Deny(RefusalMessages.forMachine(refused.refusal(), repo));
         } catch (RuntimeException unexpected) {
@@ -137,12 +130,13 @@ public final class GatePolicy {
                 throw PolicyRefusal.badRequest(RefusalMessages.RULE_UNREADABLE, "the daemon's answer has no HostConfig");
             }
             Set<String> requested = new LinkedHashSet<>();
-            hostConfig.check(hc, "HostConfig", HostConfigRules.Source.STORED, requested);
+            HostPathRules.Reach reach = hostPaths.reach(repo);
+            hostConfig.check(hc, "HostConfig", HostConfigRules.Source.STORED, requested, reach);
             // The daemon's resolved mount points also show binds inherited through VolumesFrom.
-            mounts.mounts(container.field("Mounts", "Mounts"), "Mounts");
+            mounts.mounts(container.field("Mounts", "Mounts"), "Mounts", true, reach);
             GrantRules.check(requested, repo, grants,
                     " (this container was created with that device; start it again once the grant is back, or recreate it without the device)");
-            return new Verdict.Allow();
+            return afterVolumes(reach);
         } catch (PolicyRefusal refused) {
             Refusal r = RefusalMessages.forMachine(refused.refusal(), repo);
             if (r.status() == 400) {
@@ -159,6 +153,50 @@ public final class GatePolicy {
         }
     }
 
+    /**
+     * Judges the named volumes a request uses, from the daemon's {@code GET /volumes/{name}} answers
+     * (after {@link Verdict.InspectVolumes}). A volume that does not exist (404) will be created
+     * without options; an existing one must be one the gate would have let this repo create: its
+     * driver built in or listed for the repo, and a local volume's options allowed. Any other
+     * answer is a refusal (fail closed).
+     */
+    public Verdict onVolumes(java.util.List<StoredVolume> volumes, RepoIdentity repo) {
+        try {
+            HostPathRules.Reach reach = hostPaths.reach(repo);
+            for (StoredVolume volume : volumes) {
+                if (volume.status() == 404) {
+                    continue;
+                }
+                if (volume.status() != 200 || volume.body() == null || volume.body().length == 0) {
+                    return new Verdict.Deny(new Refusal(502, RefusalMessages.RULE_VOLUME_UNREADABLE, volume.name(),
+                            "the gate could not read volume " + volume.name() + " from the Docker daemon of repo " + repo.name()
+                                    + " (it answered " + volume.status() + ") to check how it is backed, so it refuses the request"));
+                }
+                try {
+                    JsonValue json = GoJsonReader.read(volume.body(), GoJsonReader.Duplicates.REFUSE_EXACT);
+                    if (!(json instanceof JsonObject v)) {
+                        throw PolicyRefusal.badRequest(RefusalMessages.RULE_VOLUME_UNREADABLE, "the daemon's answer is " + json.describe());
+                    }
+                    String driver = GoJsonTypes.string(v.field("Driver", "Driver"), "Driver");
+                    mounts.volumeDriver(driver, "its Driver", reach);
+                    mounts.volumeDriverOptions(driver, v.field("Options", "Options"), "its Options", reach);
+                } catch (PolicyRefusal refused) {
+                    Refusal r = refused.refusal();
+                    return new Verdict.Deny(new Refusal(r.status() == 400 ? 502 : r.status(),
+                            r.status() == 400 ? RefusalMessages.RULE_VOLUME_UNREADABLE : r.rule(), r.device(),
+                            RefusalMessages.existingVolume(volume.name(), r.message())));
+                }
+            }
+            return new Verdict.Allow();
+        } catch (RuntimeException unexpected) {
+            return new Verdict.Deny(inspectionFailed(unexpected));
+        }
+    }
+
+    private static Verdict afterVolumes(HostPathRules.Reach reach) {
+        return reach.volumesToInspect.isEmpty() ? new Verdict.Allow() : new Verdict.InspectVolumes(List.copyOf(reach.volumesToInspect));
+    }
+
     private HeadVerdict classify(RequestHead head, RepoIdentity repo) {
         DockerRoute route = DockerRoute.classify(head.method(), head.uri());
         long contentLength = framing(head);
@@ -169,15 +207,16 @@ public final class GatePolicy {
         switch (route.kind()) {
             case SWARM_INIT -> throw PolicyRefusal.forbidden(RefusalMessages.RULE_SWARM, null, RefusalMessages.swarm("init"));
             case SWARM_JOIN -> throw PolicyRefusal.forbidden(RefusalMessages.RULE_SWARM, null, RefusalMessages.swarm("join"));
-            case PLUGIN_CREATE -> throw PolicyRefusal.forbidden(RefusalMessages.RULE_PLUGIN_CREATE, null, RefusalMessages.pluginCreate());
+            case PLUGIN_MANAGEMENT -> throw PolicyRefusal.forbidden(RefusalMessages.RULE_PLUGIN_MANAGEMENT, null,
+                    RefusalMessages.pluginManagement(head.method(), route.path()));
             case CONTAINER_START -> {
                 if (declaresBody) {
                     throw PolicyRefusal.badRequest(RefusalMessages.RULE_START_BODY, RefusalMessages.startWithBody());
                 }
-                return new HeadVerdict.InspectStoredContainer(containerRef(route.target()));
+                return storedStart(route, "start");
             }
             case CONTAINER_RESTART -> {
-                return new HeadVerdict.InspectStoredContainer(containerRef(route.target()));
+                return storedStart(route, "restart");
             }
             default -> {
                 if (route.kind().bodyInspected()) {
@@ -239,18 +278,53 @@ public final class GatePolicy {
                 if (route.requestTarget().queryValues("version").contains("2")) {
                     throw PolicyRefusal.forbidden(RefusalMessages.RULE_BUILDKIT, null, RefusalMessages.buildkit("build version=2"));
                 }
-                for (String contentType : head.header("content-type")) {
-                    String media = contentType.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
-                    if (media.equals("application/x-www-form-urlencoded")) {
-                        throw PolicyRefusal.forbidden(RefusalMessages.RULE_BUILDKIT, null,
-                                RefusalMessages.buildkit("a form-encoded build request, whose body could select it"));
-                    }
-                }
+                buildContentType(head.header("content-type"));
             }
             default -> {
                 // not BuildKit
             }
         }
+    }
+
+    /** Media types of a /build body that Go's form parsing never reads (the build context: a tar stream). */
+    private static final Set<String> BUILD_CONTEXT_TYPES = Set.of("application/x-tar", "application/tar",
+            "application/octet-stream");
+
+    /**
+     * The daemon reads every /build parameter with Go's {@code r.FormValue}, which parses an
+     * {@code application/x-www-form-urlencoded} or {@code multipart/form-data} body and lets its
+     * values win over the query string, so {@code version=2} could sit anywhere in such a body (after
+     * any preamble, in any part, chunked, beyond any inspection limit). No client sends the build
+     * context as a form (the daemon would consume it as the form), so the gate decides from the head
+     * alone: a body is allowed only as a build context type, and a Content-Type the gate might read
+     * differently from Go (repeated, or not plain ASCII: Go lower-cases Unicode, so "İ" becomes "i")
+     * is refused rather than guessed at.
+     */
+    private static void buildContentType(List<String> values) {
+        if (values.isEmpty()) {
+            return; // Go: no Content-Type is application/octet-stream, never a form
+        }
+        if (values.size() > 1) {
+            throw PolicyRefusal.forbidden(RefusalMessages.RULE_BUILDKIT, null,
+                    RefusalMessages.buildContentType(String.join(", ", values), "it is repeated"));
+        }
+        String value = values.get(0) == null ? "" : values.get(0);
+        if (!value.chars().allMatch(c -> c == '\t' || (c >= 0x20 && c < 0x7f))) {
+            throw PolicyRefusal.forbidden(RefusalMessages.RULE_BUILDKIT, null,
+                    RefusalMessages.buildContentType(value, "it is not plain ASCII"));
+        }
+        String media = value.split(";", 2)[0].strip().toLowerCase(Locale.ROOT);
+        if (!media.isEmpty() && !BUILD_CONTEXT_TYPES.contains(media)) {
+            throw PolicyRefusal.forbidden(RefusalMessages.RULE_BUILDKIT, null, RefusalMessages.buildContentType(value,
+                    media.equals("multipart/form-data") || media.equals("application/x-www-form-urlencoded")
+                            ? "the daemon reads build parameters from a form body, and version=2 there selects BuildKit"
+                            : "only a build context (application/x-tar) is accepted as a build body"));
+        }
+    }
+
+    private static HeadVerdict.InspectStoredContainer storedStart(DockerRoute route, String action) {
+        return new HeadVerdict.InspectStoredContainer(containerRef(route.target()),
+                DockerRoute.apiVersion(route.requestTarget().path()), action, route.requestTarget().rawQuery());
     }
 
     private static String containerRef(String target) {

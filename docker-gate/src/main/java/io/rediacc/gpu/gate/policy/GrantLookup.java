@@ -1,5 +1,7 @@
 package io.rediacc.gpu.gate.policy;
 
+import io.rediacc.gpu.contracts.events.DaemonStatus;
+
 /** The grants this gate enforces now; answers by exact string, the way the runtime resolves CDI names. */
 public interface GrantLookup {
 
@@ -8,4 +10,12 @@ public interface GrantLookup {
 
     /** True when the repo with this GUID holds a grant for exactly this qualified CDI name. */
     boolean holds(String repoGuid, String cdiName);
+
+    /**
+     * What the gate last found about the daemon of the repo with this GUID ({@code GET /info}); device
+     * requests wait (503) unless it is {@code ok}. Null when nothing verifies daemons (policy tests).
+     */
+    default DaemonStatus daemon(String repoGuid) {
+        return null;
+    }
 }

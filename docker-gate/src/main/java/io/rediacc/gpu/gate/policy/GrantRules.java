@@ -1,5 +1,6 @@
 package io.rediacc.gpu.gate.policy;
 
+import io.rediacc.gpu.contracts.events.DaemonStatus;
 import java.util.List;
 import java.util.Set;
 
@@ -21,6 +22,13 @@ final class GrantRules {
         if (!grants.loaded()) {
             throw new PolicyRefusal(new Refusal(503, RefusalMessages.RULE_GRANTS_NOT_LOADED, first,
                     RefusalMessages.grantsNotLoaded(first, repo)));
+        }
+        DaemonStatus daemon = grants.daemon(repo.guid());
+        if (daemon != null && !DaemonStatus.OK.equals(daemon.state())) {
+            boolean misconfigured = DaemonStatus.MISCONFIGURED.equals(daemon.state());
+            throw new PolicyRefusal(new Refusal(503,
+                    misconfigured ? RefusalMessages.RULE_DAEMON_MISCONFIGURED : RefusalMessages.RULE_DAEMON_UNVERIFIED, first,
+                    RefusalMessages.daemonNotVerified(first, repo, daemon)));
         }
         List<String> missing = requested.stream().filter(name -> !grants.holds(repo.guid(), name)).toList();
         if (missing.isEmpty()) {

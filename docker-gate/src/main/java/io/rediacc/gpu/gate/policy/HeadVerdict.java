@@ -17,9 +17,28 @@ public sealed interface HeadVerdict permits HeadVerdict.Pass, HeadVerdict.Inspec
 
     /**
      * The request starts an existing container: GET {@code /containers/{containerId}/json} from
-     * the daemon (path-escape the id) and call {@link GatePolicy#onStoredContainer}.
+     * the daemon (path-escape the id) and call {@link GatePolicy#onStoredContainer}. What is
+     * forwarded is the start of the container that was judged, by its full ID
+     * ({@link #targetFor}), never the name or short ID the client sent: a rename between the
+     * check and the start must not make the daemon start another container.
+     *
+     * @param apiVersion the request's API version prefix ({@code 1.50}), null when it had none
+     * @param action     {@code start} or {@code restart}
+     * @param rawQuery   the request's query string as sent (empty when none)
      */
-    record InspectStoredContainer(String containerId) implements HeadVerdict {
+    record InspectStoredContainer(String containerId, String apiVersion, String action, String rawQuery)
+            implements HeadVerdict {
+
+        private static final java.util.regex.Pattern FULL_ID = java.util.regex.Pattern.compile("[0-9a-f]{64}");
+
+        /** The request target to forward for the container whose full ID is {@code fullId}. */
+        public String targetFor(String fullId) {
+            if (!FULL_ID.matcher(fullId).matches()) {
+                throw new IllegalArgumentException("not a full container ID: " + fullId);
+            }
+            return (apiVersion == null ? "" : "/v" + apiVersion) + "/containers/" + fullId + "/" + action
+                    + (rawQuery.isEmpty() ? "" : "?" + rawQuery);
+        }
     }
 
     /** Answer with the refusal; nothing reaches the daemon. */

@@ -36,7 +36,7 @@ final class HostConfigRules {
         this.mounts = mounts;
     }
 
-    void check(JsonObject hc, String path, Source source, Set<String> requested) {
+    void check(JsonObject hc, String path, Source source, Set<String> requested, HostPathRules.Reach reach) {
         if (bool(field(hc, path, "Privileged"), path + ".Privileged")) {
             throw PolicyRefusal.forbidden(RefusalMessages.RULE_PRIVILEGED, null, RefusalMessages.privileged());
         }
@@ -50,13 +50,43 @@ final class HostConfigRules {
             throw PolicyRefusal.forbidden(RefusalMessages.RULE_DEVICE_CGROUP, null, RefusalMessages.deviceCgroupRule(cgroupRules.get(0)));
         }
         DeviceRequestRules.check(field(hc, path, "DeviceRequests"), path + ".DeviceRequests", requested);
-        mounts.binds(field(hc, path, "Binds"), path + ".Binds");
-        mounts.mounts(field(hc, path, "Mounts"), path + ".Mounts");
+        mounts.binds(field(hc, path, "Binds"), string(field(hc, path, "VolumeDriver"), path + ".VolumeDriver"), path + ".Binds", reach);
+        mounts.mounts(field(hc, path, "Mounts"), path + ".Mounts", false, reach);
+        JsonObject logConfig = object(field(hc, path, "LogConfig"), path + ".LogConfig");
+        if (logConfig != null) {
+            String lp = path + ".LogConfig";
+            logDriver(string(logConfig.field("Type", lp + ".Type"), lp + ".Type"), logConfig.field("Config", lp + ".Config"), lp, reach);
+        }
         CapabilityRules.check(strings(field(hc, path, "CapAdd"), path + ".CapAdd"), path + ".CapAdd");
         securityOptions(strings(field(hc, path, "SecurityOpt"), path + ".SecurityOpt"));
         systemPaths(hc, path, source);
         namespaces(hc, path);
         annotations(stringMap(field(hc, path, "Annotations"), path + ".Annotations"));
+    }
+
+    /** The daemon's built-in log drivers (daemon/logdrivers_linux.go, plus "none"); "" is the daemon's default. */
+    static final Set<String> BUILT_IN_LOG_DRIVERS = Set.of("", "json-file", "local", "journald", "syslog", "fluentd", "gelf",
+            "awslogs", "splunk", "gcplogs", "none");
+
+    /**
+     * A log driver that is not built in is a plugin, allowed only when the manifest lists it for the
+     * repo. The daemon connects to a unix socket named in an {@code *-address} option (syslog,
+     * fluentd) on the host: that path is judged like a bind source.
+     */
+    static void logDriver(String driver, JsonValue options, String path, HostPathRules.Reach reach) {
+        if (!BUILT_IN_LOG_DRIVERS.contains(driver) && !reach.allowance.logDrivers().contains(driver)) {
+            throw PolicyRefusal.forbidden(RefusalMessages.RULE_LOG_DRIVER, driver,
+                    RefusalMessages.driverNotListed("log", driver, path + ".Type", "logDrivers", reach.repo, reach.allowance));
+        }
+        for (var option : stringMap(options, path + ".Config").entrySet()) {
+            String value = option.getValue().trim();
+            String lower = value.toLowerCase(Locale.ROOT);
+            if (option.getKey().toLowerCase(Locale.ROOT).endsWith("-address") && lower.startsWith("unix")) {
+                int scheme = value.indexOf("://");
+                String socket = scheme < 0 ? value : value.substring(scheme + 3);
+                reach.hostPath(socket, RefusalMessages.RULE_LOG_DRIVER, "log socket", path + ".Config " + option.getKey() + "=" + value);
+            }
+        }
     }
 
     private static JsonValue field(JsonObject hc, String path, String name) {

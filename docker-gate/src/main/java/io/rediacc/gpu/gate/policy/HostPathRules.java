@@ -1,80 +1,182 @@
 package io.rediacc.gpu.gate.policy;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
 /**
- * Which host paths a container may not get through a bind or a volume. The comparison is lexical,
- * after Go's {@code path.Clean} (so {@code //dev}, {@code /dev/../dev} and {@code /dev/} are all
- * {@code /dev}): a source that is a protected root, lies under one, or is an ancestor of one (which
- * means {@code /}) is refused.
- * <ul>
- * <li>{@code /dev}: device nodes; the only door to a device is a granted CDI name.</li>
- * <li>{@code /proc}: {@code /proc/<pid>/root} and {@code /proc/self/root} reach the host's whole
- * file system, {@code /dev} included, and {@code /proc/bus/pci} is device configuration.</li>
- * <li>{@code /sys}: PCI resource and config files are device registers that the device cgroup does
- * not guard; a container only gets its own read-only sysfs.</li>
- * </ul>
- * Deployments add paths a repo must never reach (the repo daemon's own socket, the CDI spec
- * directories) through {@link GatePolicy#GatePolicy(int, java.util.Collection)}.
+ * Which host paths a repo's container may get through a bind, a bind-backed volume or a mount
+ * source: only paths under the roots the repos manifest gives that repo ({@code hostPaths}), and
+ * never a protected path ({@link ProtectedPath#BUILT_IN} plus what {@link HostAccess} adds), nor
+ * anything under one, nor a directory above one — even when a {@code hostPaths} root contains it.
+ *
+ * <p>A path is judged twice: as written, after Go's {@code path.Clean} with {@code /var/run} read as
+ * {@code /run} (the daemon cleans it the same way), and as the host resolves it now, symlinks
+ * included (mount(2) follows them). Both must pass. What is left is the race between this check and
+ * the daemon's mount: a symlink swapped in between (docs/SECURITY.md).
  */
 final class HostPathRules {
 
-    static final List<String> BUILT_IN_ROOTS = List.of("/dev", "/proc", "/sys");
-
-    private final List<String> roots;
-
-    HostPathRules(java.util.Collection<String> extraRoots) {
-        Set<String> all = new LinkedHashSet<>(BUILT_IN_ROOTS);
-        for (String extra : extraRoots) {
-            String cleaned = GoPath.clean(extra);
-            if (!cleaned.startsWith("/") || cleaned.equals("/")) {
-                throw new IllegalArgumentException("protected host path must be absolute and not /: " + extra);
-            }
-            all.add(cleaned);
-        }
-        this.roots = List.copyOf(new ArrayList<>(all));
+    /** Protected paths with the forms they resolve to, for one version of {@link HostAccess#protectedPaths()}. */
+    private record Expanded(List<ProtectedPath> source, List<ProtectedPath> all) {
     }
 
-    List<String> roots() {
-        return roots;
+    private final HostAccess access;
+    private volatile Expanded expanded;
+
+    HostPathRules(HostAccess access) {
+        this.access = access;
+    }
+
+    /** The judge of one request of {@code repo}. */
+    Reach reach(RepoIdentity repo) {
+        RepoAllowance allowance = access.allowance(repo);
+        return new Reach(repo, allowance == null ? RepoAllowance.none("the repos manifest") : allowance, protectedNow());
+    }
+
+    private List<ProtectedPath> protectedNow() {
+        List<ProtectedPath> extra = access.protectedPaths();
+        Expanded e = expanded;
+        if (e != null && e.source() == extra) {
+            return e.all();
+        }
+        Map<String, ProtectedPath> all = new LinkedHashMap<>();
+        List<ProtectedPath> written = new ArrayList<>(ProtectedPath.BUILT_IN);
+        written.addAll(extra);
+        for (ProtectedPath p : written) {
+            all.putIfAbsent(p.path(), p);
+        }
+        for (ProtectedPath p : written) {
+            // /var/run/docker.sock is /run/docker.sock; /etc/cdi may be a link elsewhere: protect where it leads too.
+            access.realPath(p.path()).map(HostPathRules::normalize).filter(r -> !r.equals("/"))
+                    .ifPresent(real -> all.putIfAbsent(real, new ProtectedPath(real, p.why())));
+        }
+        List<ProtectedPath> list = List.copyOf(all.values());
+        expanded = new Expanded(extra, list);
+        return list;
     }
 
     /**
-     * The protected root a host path reaches, if any. {@code hostPath} is cleaned first; a NUL ends
-     * it (the kernel stops reading there). Relative paths are resolved against {@code /} only when
-     * {@code relativeToRoot} (the daemon runs in {@code /}); otherwise they are not host paths.
+     * Go's {@code path.Clean}, then {@code /var/run} as {@code /run} (a symlink to it on every
+     * current distribution, and written both ways in configuration).
      */
-    Optional<String> reached(String hostPath, boolean relativeToRoot) {
-        String p = hostPath;
-        int nul = p.indexOf('\0');
-        if (nul >= 0) {
-            p = p.substring(0, nul);
+    static String normalize(String hostPath) {
+        String p = GoPath.clean(hostPath);
+        if (p.equals("/var/run")) {
+            return "/run";
         }
-        if (!p.startsWith("/")) {
-            if (!relativeToRoot) {
-                return Optional.empty();
-            }
-            p = "/" + p;
+        if (p.startsWith("/var/run/")) {
+            return "/run" + p.substring("/var/run".length());
         }
-        p = GoPath.clean(p);
-        if (p.equals("/")) {
-            return Optional.of("/");
-        }
-        for (String root : roots) {
-            if (p.equals(root) || p.startsWith(root + "/") || root.startsWith(p + "/")) {
-                return Optional.of(root);
-            }
-        }
-        return Optional.empty();
+        return p;
     }
 
-    /** The cleaned form used in messages. */
+    /** The cleaned form used in messages; a NUL ends it. */
     static String cleaned(String hostPath) {
         int nul = hostPath.indexOf('\0');
         return GoPath.clean(nul >= 0 ? hostPath.substring(0, nul) : hostPath);
+    }
+
+    /** {@code path} is {@code root} or lies under it. */
+    static boolean within(String path, String root) {
+        return path.equals(root) || root.equals("/") || path.startsWith(root + "/");
+    }
+
+    /** {@code path} is, lies under, or contains {@code protectedPath}. */
+    static boolean reaches(String path, String protectedPath) {
+        return within(path, protectedPath) || within(protectedPath, path);
+    }
+
+    /**
+     * One request's view: the repo, what it may reach, and the named volumes the request uses (which
+     * the data plane inspects on the daemon before the request goes on).
+     */
+    final class Reach {
+
+        final RepoIdentity repo;
+        final RepoAllowance allowance;
+        private final List<ProtectedPath> protectedPaths;
+        final Set<String> volumesToInspect = new LinkedHashSet<>();
+
+        private Reach(RepoIdentity repo, RepoAllowance allowance, List<ProtectedPath> protectedPaths) {
+            this.repo = repo;
+            this.allowance = allowance;
+            this.protectedPaths = protectedPaths;
+        }
+
+        /**
+         * Refuses (with {@code rule}) unless the daemon may mount {@code written} for this repo.
+         * {@code what} names the construct ("bind of host path"), {@code where} the field and spelling.
+         */
+        void hostPath(String written, String rule, String what, String where) {
+            if (written.indexOf('\0') >= 0) {
+                throw PolicyRefusal.forbidden(rule, cleaned(written), what + " " + cleaned(written) + " in " + where
+                        + " is refused: it contains a NUL byte; write the path without it");
+            }
+            if (!written.startsWith("/")) {
+                throw PolicyRefusal.forbidden(rule, written, what + " \"" + written + "\" in " + where
+                        + " is refused: a host path must be absolute (a relative one resolves against the daemon's working directory)");
+            }
+            String lexical = normalize(written);
+            refuseProtected(lexical, written, null, rule, what, where);
+            List<String> roots = allowedRoots();
+            refuseOutsideRoots(lexical, written, null, roots, what, where);
+            Optional<String> real = access.realPath(lexical);
+            if (real.isEmpty()) {
+                throw PolicyRefusal.forbidden(rule, lexical, what + " " + lexical + " in " + where
+                        + " is refused: the gate cannot resolve it on this host (a dangling symlink, or a directory on the way "
+                        + "the gate may not search), and it refuses what it cannot resolve");
+            }
+            String resolved = normalize(real.get());
+            if (!resolved.equals(lexical)) {
+                refuseProtected(resolved, written, resolved, rule, what, where);
+                refuseOutsideRoots(resolved, written, resolved, roots, what, where);
+            }
+        }
+
+        /** The repo's roots as written and as the host resolves them. */
+        private List<String> allowedRoots() {
+            Set<String> roots = new LinkedHashSet<>(allowance.hostPaths());
+            for (String root : allowance.hostPaths()) {
+                access.realPath(root).map(HostPathRules::normalize).ifPresent(roots::add);
+            }
+            return List.copyOf(roots);
+        }
+
+        private void refuseProtected(String path, String written, String resolvedTo, String rule, String what, String where) {
+            String refusedRule = rule.equals(RefusalMessages.RULE_VOLUME_OPTIONS) ? rule : RefusalMessages.RULE_HOST_PATH;
+            if (path.equals("/")) {
+                throw PolicyRefusal.forbidden(refusedRule, "/",
+                        RefusalMessages.hostPath(what, where, written, "/") + via(resolvedTo));
+            }
+            for (ProtectedPath p : protectedPaths) {
+                if (reaches(path, p.path())) {
+                    String root = p.path();
+                    String message = switch (root) {
+                        case "/dev", "/proc", "/sys" -> RefusalMessages.hostPath(what, where, written, root) + via(resolvedTo);
+                        default -> RefusalMessages.protectedHostPath(what, where, written, resolvedTo, p);
+                    };
+                    throw PolicyRefusal.forbidden(refusedRule, path, message);
+                }
+            }
+        }
+
+        private void refuseOutsideRoots(String path, String written, String resolvedTo, List<String> roots, String what, String where) {
+            for (String root : roots) {
+                if (within(path, root)) {
+                    return;
+                }
+            }
+            throw PolicyRefusal.forbidden(RefusalMessages.RULE_HOST_PATH_NOT_ALLOWED, path,
+                    RefusalMessages.hostPathNotAllowed(what, where, written, resolvedTo, repo, allowance));
+        }
+
+        private String via(String resolvedTo) {
+            return resolvedTo == null ? "" : " (the path resolves to " + resolvedTo + " on this host)";
+        }
     }
 }

@@ -1,5 +1,6 @@
 package io.rediacc.gpu.gate.policy;
 
+import io.rediacc.gpu.contracts.events.DaemonStatus;
 import java.util.List;
 
 /**
@@ -40,12 +41,17 @@ final class RefusalMessages {
     static final String RULE_EXEC_PRIVILEGED = "exec-privileged";
     static final String RULE_UPDATE_DEVICES = "update-devices";
     static final String RULE_BUILDKIT = "buildkit";
+    static final String RULE_DEVICE_ENV = "device-env";
+    static final String RULE_DAEMON_MISCONFIGURED = "daemon-misconfigured";
+    static final String RULE_DAEMON_UNVERIFIED = "daemon-unverified";
     static final String RULE_SWARM = "swarm-membership";
     static final String RULE_SERVICE_RESOURCES = "service-generic-resources";
     static final String RULE_SERVICE_PLUGIN = "service-plugin";
-    static final String RULE_PLUGIN_CREATE = "plugin-create";
-    static final String RULE_PLUGIN_PRIVILEGE = "plugin-privilege";
-    static final String RULE_PLUGIN_SETTING = "plugin-setting";
+    static final String RULE_PLUGIN_MANAGEMENT = "plugin-management";
+    static final String RULE_HOST_PATH_NOT_ALLOWED = "host-path-not-allowed";
+    static final String RULE_VOLUME_DRIVER = "volume-driver";
+    static final String RULE_LOG_DRIVER = "log-driver";
+    static final String RULE_VOLUME_UNREADABLE = "volume-unreadable";
     static final String RULE_STORED_UNREADABLE = "stored-config-unreadable";
 
     private static final String MACHINE_PLACEHOLDER = "rdc machine gpu list <machine>";
@@ -172,7 +178,7 @@ final class RefusalMessages {
         String head = what + " " + cleaned + (cleaned.equals(source) ? "" : " (written " + source + ")")
                 + " in " + where + " is refused: ";
         return head + switch (root) {
-            case "/" -> "the host root contains /dev; bind only the directories the container needs";
+            case "/" -> "the host root contains /dev and every other protected path; bind only directories under the repo's hostPaths";
             case "/dev" -> "host /dev is reached only through granted CDI devices; " + insteadOfHostPath(cleaned);
             case "/proc" -> "host /proc reaches the host's whole file system through /proc/<pid>/root, /dev included; "
                     + "bind the directory you need directly";
@@ -189,10 +195,74 @@ final class RefusalMessages {
                         + DeviceSuggestions.ANY_GRANTED + "; it needs a grant");
     }
 
-    static String volumeType(String type) {
-        return "local volume type \"" + type + "\" is refused: the daemon mounts it on the host, and file systems such as sysfs, "
-                + "proc or devtmpfs expose devices; allowed are tmpfs, nfs, nfs4, cifs, smb3, or a bind (o=bind) of a host "
-                + "directory outside /dev, /proc and /sys";
+    /** A host path no repo may reach, whatever its hostPaths say. */
+    static String protectedHostPath(String what, String where, String written, String resolvedTo, ProtectedPath p) {
+        String cleaned = HostPathRules.cleaned(written);
+        return what + " " + cleaned + (cleaned.equals(written) ? "" : " (written " + written + ")") + " in " + where
+                + " is refused: it reaches " + p.path() + " (" + p.why() + ")"
+                + (resolvedTo == null ? "" : " once resolved on this host to " + resolvedTo)
+                + ", which no repo may reach, whatever its hostPaths in the repos manifest";
+    }
+
+    /** A host path outside the repo's allowlist: names the manifest key that would allow it. */
+    static String hostPathNotAllowed(String what, String where, String written, String resolvedTo, RepoIdentity repo,
+                                     RepoAllowance allowance) {
+        String cleaned = HostPathRules.cleaned(written);
+        String roots = allowance.hostPaths().isEmpty() ? "it has none" : "it has " + String.join(", ", allowance.hostPaths());
+        return what + " " + cleaned + (cleaned.equals(written) ? "" : " (written " + written + ")") + " in " + where
+                + " is refused: " + (resolvedTo == null ? "" : "it resolves to " + resolvedTo + " on this host, and ")
+                + "repo " + repo.name() + " may reach host paths only under the hostPaths the repos manifest gives it ("
+                + roots + "); use a named volume, or ask the machine's operator to add " + (resolvedTo == null ? cleaned : resolvedTo)
+                + " (or a directory above it) to hostPaths of repo " + repo.name() + " in " + allowance.manifest();
+    }
+
+    static String mountType(String where, String type) {
+        return "mount " + where + " is refused: the daemon knows mount types bind, volume, tmpfs and image on Linux"
+                + (type.isEmpty() ? "" : ", not \"" + type + "\"") + "; write one of them";
+    }
+
+    static String volumeOptionKey(String path, String key) {
+        return "local volume option \"" + key + "\" in " + path + " is refused: the local driver takes only type, o, device and size "
+                + "(written in lower case); a named volume without options needs none";
+    }
+
+    static String volumeBindType(String path, String type) {
+        return "local volume bind (o=bind) in " + path + " with type " + (type == null ? "unset" : "\"" + type + "\"")
+                + " is refused: write a bind as --opt type=none --opt o=bind --opt device=<host path under the repo's hostPaths> "
+                + "(for cifs and nfs the daemon rewrites the device before mounting it, so they are never combined with a bind)";
+    }
+
+    static String volumeType(String path, String type, RepoIdentity repo, RepoAllowance allowance) {
+        return "local volume " + (type == null ? "without a type" : "type \"" + type + "\"") + " in " + path
+                + " is refused: the daemon mounts it on the host as root, and network file systems (resolved and mounted from "
+                + "the host's network), block devices and overlay reach host resources no grant covers; allowed are a volume "
+                + "without options (or only size), type=tmpfs, or --opt type=none --opt o=bind --opt device=<a host path under "
+                + "the hostPaths of repo " + repo.name() + ">; a network share is mounted by the machine's operator under those "
+                + "hostPaths (" + allowance.manifest() + ") and bound from there";
+    }
+
+    static String driverNotListed(String kind, String driver, String path, String key, RepoIdentity repo, RepoAllowance allowance) {
+        return kind + " driver \"" + driver + "\" (" + path + ") is refused: it is not one of the daemon's built-in " + kind
+                + " drivers, so it is a plugin, which runs outside the device grants and may mount what it returns; use the "
+                + "built-in drivers, or ask the machine's operator to list it under " + key + " of repo " + repo.name()
+                + " in " + allowance.manifest();
+    }
+
+    static String volumeName(String name, String where) {
+        return "volume source \"" + name + "\" in " + where + " is refused: it is neither an absolute host path nor a volume name "
+                + "(letters, digits, '_', '.', '-', starting with a letter or digit, two characters at least)";
+    }
+
+    static String existingVolume(String name, String message) {
+        return "volume " + name + " already exists on this repo's daemon with a configuration the gate refuses: " + message
+                + "; use another volume (docker volume rm " + name + " removes it)";
+    }
+
+    static String pluginManagement(String method, String path) {
+        return "plugin management (" + method + " " + path + ") is refused: installing, configuring, enabling, disabling and "
+                + "removing plugins is the machine owner's act, not a repo's (a plugin runs outside the device grants and can "
+                + "mount what it likes); listing and inspecting plugins works, and an operator can list installed volume and log "
+                + "drivers for a repo in the repos manifest";
     }
 
     static String capability(String normalized, String reason, String field) {
@@ -234,6 +304,36 @@ final class RefusalMessages {
                 + "with --device " + DeviceSuggestions.ANY_GRANTED;
     }
 
+    static String daemonNotVerified(String device, RepoIdentity repo, DaemonStatus daemon) {
+        String head = "device " + device + " cannot be attached now: ";
+        return switch (daemon.state()) {
+            case DaemonStatus.MISCONFIGURED -> head + "the Docker daemon of repo " + repo.name()
+                    + " on machine " + repo.machine() + " is misconfigured: " + daemon.detail()
+                    + ". Requests without devices still work; device requests resume once the gate has verified the fixed daemon";
+            case DaemonStatus.UNREACHABLE -> head + "the gate cannot verify the Docker daemon of repo "
+                    + repo.name() + " (unreachable: " + daemon.detail() + "); retry once the daemon is running";
+            default -> head + "the gate has not verified the Docker daemon of repo " + repo.name() + " yet; retry in a few seconds";
+        };
+    }
+
+    static String deviceEnv(String entry, String key, List<String> names, boolean exec) {
+        String runtime = key.startsWith("NVIDIA_") ? "the NVIDIA container runtime"
+                : key.startsWith("DOCKER_RESOURCE_") ? "swarm generic resources and the runtimes that read them"
+                : "another vendor's container runtime";
+        String instead = exec
+                ? "devices are fixed when a container is created: create it with " + DeviceSuggestions.cliFlags(names)
+                : "write " + DeviceSuggestions.cliFlags(names) + " instead (compose: " + DeviceSuggestions.composeDevices(names)
+                        + ", not environment:)";
+        return (exec ? "docker exec " : "") + "-e " + entry + " is refused: " + key + " selects devices under " + runtime
+                + ", not through a granted CDI device; " + instead;
+    }
+
+    static String buildContentType(String contentType, String why) {
+        return "a build request with Content-Type \"" + contentType + "\" is refused: " + why
+                + "; send the build context as application/x-tar with the parameters in the query string (docker build does), "
+                + "and use the classic builder: DOCKER_BUILDKIT=0 docker build ...";
+    }
+
     static String buildkit(String what) {
         return "BuildKit (" + what + ") is refused on this machine: its entitlements can grant devices the gate cannot inspect; "
                 + "the classic builder works: DOCKER_BUILDKIT=0 docker build ...";
@@ -251,22 +351,7 @@ final class RefusalMessages {
 
     static String servicePlugin() {
         return "plugin services (TaskTemplate.PluginSpec) are refused: the plugin would run with privileges the gate cannot "
-                + "inspect; install plugins with docker plugin install";
-    }
-
-    static String pluginCreate() {
-        return "docker plugin create is refused: a plugin built from a local archive runs with whatever devices and mounts its "
-                + "config asks for, which the gate cannot inspect; install plugins from a registry with docker plugin install "
-                + "(the gate checks the privileges they ask for)";
-    }
-
-    static String pluginPrivilege(String name, List<String> values, String reason) {
-        return "plugin privilege \"" + name + "\"" + (values.isEmpty() ? "" : " " + values) + " is refused: " + reason
-                + "; plugins that need it cannot be installed on this machine";
-    }
-
-    static String pluginSetting(String setting, String reason) {
-        return "plugin setting \"" + setting + "\" is refused: " + reason;
+                + "inspect, and installing plugins is the machine owner's act";
     }
 
     static String storedUnreadable(String detail) {

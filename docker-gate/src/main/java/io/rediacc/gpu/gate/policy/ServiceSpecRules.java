@@ -22,7 +22,7 @@ final class ServiceSpecRules {
         this.mounts = mounts;
     }
 
-    void check(JsonObject spec) {
+    void check(JsonObject spec, HostPathRules.Reach reach) {
         String tp = "TaskTemplate";
         JsonObject task = object(spec.field("TaskTemplate", tp), tp);
         if (task == null) {
@@ -31,12 +31,19 @@ final class ServiceSpecRules {
         JsonObject container = object(task.field("ContainerSpec", tp + ".ContainerSpec"), tp + ".ContainerSpec");
         if (container != null) {
             String cp = tp + ".ContainerSpec";
-            mounts.mounts(container.field("Mounts", cp + ".Mounts"), cp + ".Mounts");
+            mounts.mounts(container.field("Mounts", cp + ".Mounts"), cp + ".Mounts", false, reach);
             CapabilityRules.check(strings(container.field("CapabilityAdd", cp + ".CapabilityAdd"), cp + ".CapabilityAdd"),
                     cp + ".CapabilityAdd");
+            EnvRules.check(container.field("Env", cp + ".Env"), cp + ".Env", false);
         }
         if (present(task.field("PluginSpec", tp + ".PluginSpec"))) {
             throw PolicyRefusal.forbidden(RefusalMessages.RULE_SERVICE_PLUGIN, null, RefusalMessages.servicePlugin());
+        }
+        JsonObject logDriver = object(task.field("LogDriver", tp + ".LogDriver"), tp + ".LogDriver");
+        if (logDriver != null) {
+            String lp = tp + ".LogDriver";
+            HostConfigRules.logDriver(GoJsonTypes.string(logDriver.field("Name", lp + ".Name"), lp + ".Name"),
+                    logDriver.field("Options", lp + ".Options"), lp, reach);
         }
         JsonObject resources = object(task.field("Resources", tp + ".Resources"), tp + ".Resources");
         if (resources != null) {

@@ -33,6 +33,7 @@ import io.rediacc.gpu.gate.policy.HeadVerdict;
 import io.rediacc.gpu.gate.policy.Refusal;
 import io.rediacc.gpu.gate.policy.RepoIdentity;
 import io.rediacc.gpu.gate.policy.RequestHead;
+import io.rediacc.gpu.gate.policy.StoredVolume;
 import io.rediacc.gpu.gate.policy.Verdict;
 import org.jboss.logging.Logger;
 
@@ -65,12 +66,17 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     private enum Mode { STREAM, INSPECT, DISCARD }
 
+    /** Where the connection is, for its read timeouts (see {@link ConnectionLimits}). */
+    private enum Phase { HEAD, BODY, RESPONSE, IDLE, RAW }
+
+    private static final long NO_DEADLINE = Long.MAX_VALUE;
+
     /** One request and its response. */
     private static final class Exchange {
         final HttpRequest request;
         final RequestHead head;
         Mode mode = Mode.STREAM;
-        String storedContainerId;
+        HeadVerdict.InspectStoredContainer stored;
         CompositeByteBuf body;
         boolean requestDone;
         boolean responseStarted;
@@ -104,11 +110,39 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     private boolean pausedForBacklog;
     private boolean pausedForBackpressure;
 
-    ClientConnection(DataPlane plane, RepoIdentity repo, SocketEndpoint daemonEndpoint) {
+    private final ConnectionLimits limits;
+    private final Budget repoBudget;
+    private final Budget gateBudget;
+    private Phase phase = Phase.HEAD;
+    private long phaseStart = System.nanoTime();
+    private long lastRead = phaseStart;
+    private long heldHead;
+    private long heldBody;
+    private io.netty.util.concurrent.ScheduledFuture<?> timer;
+    private long timerAt = NO_DEADLINE;
+
+    ClientConnection(DataPlane plane, RepoIdentity repo, SocketEndpoint daemonEndpoint, Budget repoBudget, Budget gateBudget) {
         this.plane = plane;
         this.repo = repo;
         this.daemonEndpoint = daemonEndpoint;
         this.maxBody = plane.policy().maxBodyBytes();
+        this.limits = plane.limits();
+        this.repoBudget = repoBudget;
+        this.gateBudget = gateBudget;
+    }
+
+    /** Sees the raw bytes before the HTTP decoder: the first byte of a head, and the bytes a head holds. */
+    ChannelInboundHandlerAdapter rawReads() {
+        return new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                if (msg instanceof ByteBuf buf && !raw && !closing && !rawBytes(buf.readableBytes())) {
+                    buf.release();
+                    return;
+                }
+                ctx.fireChannelRead(msg);
+            }
+        };
     }
 
     static HttpServerCodec codec() {
@@ -120,6 +154,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
         client = ctx.channel();
+        enter(Phase.HEAD);
         super.channelActive(ctx);
     }
 
@@ -181,6 +216,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     public void channelInactive(ChannelHandlerContext ctx) {
         closing = true;
         releaseAll();
+        releaseHead();
+        if (timer != null) {
+            timer.cancel(false);
+            timer = null;
+        }
         if (daemon != null) {
             closeAfterFlush(daemon);
         }
@@ -222,6 +262,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
 
     private void startExchange(HttpRequest request) {
+        releaseHead();
+        enter(Phase.BODY);
         if (request.decoderResult().isFailure()) {
             Throwable cause = request.decoderResult().cause();
             refuseFraming(head(request), "the request is not valid HTTP/1.1 and was not forwarded: "
@@ -247,7 +289,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         } else if (verdict instanceof HeadVerdict.InspectBody) {
             startInspection(request, null);
         } else if (verdict instanceof HeadVerdict.InspectStoredContainer stored) {
-            startInspection(request, stored.containerId());
+            startInspection(request, stored);
         } else if (verdict instanceof HeadVerdict.Refuse refuse) {
             refuse(refuse.refusal());
         } else {
@@ -255,9 +297,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void startInspection(HttpRequest request, String storedContainerId) {
+    private void startInspection(HttpRequest request, HeadVerdict.InspectStoredContainer stored) {
         ex.mode = Mode.INSPECT;
-        ex.storedContainerId = storedContainerId;
+        ex.stored = stored;
         long declared = HttpUtil.getContentLength(request, -1L);
         if (declared > maxBody) {
             refuse(tooLarge());
@@ -290,6 +332,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
                 if (ex.body.readableBytes() + (long) data.readableBytes() > maxBody) {
                     content.release();
                     refuse(tooLarge());
+                } else if (!holdBody(data.readableBytes())) {
+                    content.release();
                 } else {
                     if (data.isReadable()) {
                         ex.body.addComponent(true, data.retain());
@@ -303,6 +347,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             return;
         }
         ex.requestDone = true;
+        enter(Phase.RESPONSE);
         if (ex.mode == Mode.INSPECT) {
             decide();
         } else if (ex.responseDone) {
@@ -312,9 +357,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     private void decide() {
         byte[] body = ByteBufUtil.getBytes(ex.body);
-        ex.body.release();
-        ex.body = null;
-        if (ex.storedContainerId == null) {
+        dropBody(ex);
+        if (ex.stored == null) {
             Verdict verdict;
             try {
                 verdict = plane.policy().onBody(ex.head, body, repo, plane.grants());
@@ -325,14 +369,14 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             return;
         }
         Exchange decided = ex;
-        StoredContainerReader.read(plane, daemonEndpoint, client.eventLoop(), ex.storedContainerId)
+        StoredContainerReader.read(plane, daemonEndpoint, client.eventLoop(), ex.stored.containerId())
                 .addListener(done -> {
                     if (closing || ex != decided) {
                         return;
                     }
                     if (!done.isSuccess()) {
                         respondLocally(502, "the gate could not read the stored configuration of container "
-                                + decided.storedContainerId + " from the Docker daemon of repo " + repo.name()
+                                + decided.stored.containerId() + " from the Docker daemon of repo " + repo.name()
                                 + " to re-check its devices: " + done.cause().getMessage());
                         return;
                     }
@@ -342,12 +386,20 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
                         respondLocally(answer.status() >= 400 ? answer.status() : 502, daemonMessage(answer));
                         return;
                     }
+                    String fullId = StoredContainerReader.fullId(answer.body());
+                    if (fullId == null) {
+                        respondLocally(502, "the Docker daemon of repo " + repo.name() + " described container "
+                                + decided.stored.containerId() + " without a full container ID; the start was not forwarded");
+                        return;
+                    }
                     Verdict verdict;
                     try {
                         verdict = plane.policy().onStoredContainer(answer.body(), repo, plane.grants());
                     } catch (RuntimeException e) {
                         verdict = new Verdict.Deny(policyFailure(e));
                     }
+                    // Start what was judged, by its full ID: a rename since the check cannot swap containers.
+                    decided.request.setUri(decided.stored.targetFor(fullId));
                     conclude(verdict, body);
                 });
     }
@@ -360,9 +412,43 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
                     : new DefaultLastHttpContent(Unpooled.wrappedBuffer(body)));
         } else if (verdict instanceof Verdict.Deny deny) {
             refuse(deny.refusal());
+        } else if (verdict instanceof Verdict.InspectVolumes inspect) {
+            inspectVolumes(inspect.names(), 0, new ArrayList<>(), body);
         } else {
             refuse(policyFailure(new IllegalStateException("unknown verdict " + verdict)));
         }
+    }
+
+    /**
+     * Reads the named volumes a request uses from the daemon, one after the other, then lets the
+     * policy judge how they are backed; the request goes on only if that allows it.
+     */
+    private void inspectVolumes(List<String> names, int next, List<StoredVolume> read, byte[] body) {
+        if (next == names.size()) {
+            Verdict verdict;
+            try {
+                verdict = plane.policy().onVolumes(read, repo);
+            } catch (RuntimeException e) {
+                verdict = new Verdict.Deny(policyFailure(e));
+            }
+            conclude(verdict, body);
+            return;
+        }
+        Exchange decided = ex;
+        String name = names.get(next);
+        StoredContainerReader.readVolume(plane, daemonEndpoint, client.eventLoop(), name).addListener(done -> {
+            if (closing || ex != decided) {
+                return;
+            }
+            if (!done.isSuccess()) {
+                respondLocally(502, "the gate could not read volume " + name + " from the Docker daemon of repo " + repo.name()
+                        + " to check how it is backed: " + done.cause().getMessage());
+                return;
+            }
+            StoredContainerReader.Answer answer = (StoredContainerReader.Answer) done.getNow();
+            read.add(new StoredVolume(name, answer.status(), answer.body()));
+            inspectVolumes(names, next + 1, read, body);
+        });
     }
 
     /** Refuses the current request; it never reaches the daemon. The rest of its body is discarded. */
@@ -374,14 +460,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     private void respondLocally(int status, String message) {
         Exchange current = ex;
         current.mode = Mode.DISCARD;
-        if (current.body != null) {
-            current.body.release();
-            current.body = null;
-        }
+        dropBody(current);
         current.responseStarted = true;
         current.responseDone = true;
-        boolean close = !HttpUtil.isKeepAlive(current.request);
-        current.closeAfter |= close;
+        boolean close = current.closeAfter || !HttpUtil.isKeepAlive(current.request);
+        current.closeAfter = close;
         client.writeAndFlush(DockerErrors.response(status, message, close));
         if (current.requestDone) {
             finishExchange();
@@ -393,8 +476,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         Refusal refusal = new Refusal(400, "ambiguous-framing", null, message);
         plane.recorder().refused(repo, head, refusal);
         closing = true;
-        if (ex != null && ex.body != null) {
-            ex.body.release();
+        if (ex != null) {
+            dropBody(ex);
         }
         ex = null;
         releaseAll();
@@ -419,6 +502,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
         while (!backlog.isEmpty() && !closing && !raw && (ex == null || !ex.requestDone)) {
             handle((HttpObject) backlog.poll());
+        }
+        if (ex == null && !closing && !raw) {
+            enter(Phase.IDLE);
         }
         if (backlog.isEmpty()) {
             pauseForBacklog(false);
@@ -640,6 +726,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
         raw = true;
         ex = null;
+        enter(Phase.RAW);
         // Removing a decoder hands over the bytes it had buffered; hold them until both codecs are
         // gone so that nothing raw passes through an HTTP encoder, and the 101 goes out first.
         switching = true;
@@ -720,6 +807,161 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         return null;
     }
 
+    // ---------------------------------------------------------------- limits
+
+    private void enter(Phase next) {
+        phase = next;
+        phaseStart = System.nanoTime();
+        lastRead = phaseStart;
+        if (next == Phase.RAW && timer != null) {
+            timer.cancel(false);
+            timer = null;
+            timerAt = NO_DEADLINE;
+        }
+        arm();
+    }
+
+    /** When the current phase runs out, in System.nanoTime() terms; {@link #NO_DEADLINE} when it cannot. */
+    private long deadline() {
+        return switch (phase) {
+            case HEAD -> phaseStart + limits.headerTimeout().toNanos();
+            case IDLE -> phaseStart + limits.idleTimeout().toNanos();
+            case BODY -> ex != null && ex.mode == Mode.INSPECT ? phaseStart + limits.bodyTimeout().toNanos()
+                    : pausedForBackpressure ? NO_DEADLINE : lastRead + limits.bodyTimeout().toNanos();
+            case RESPONSE, RAW -> NO_DEADLINE;
+        };
+    }
+
+    /** One timer per connection, moved only earlier; when it fires early it looks again. */
+    private void arm() {
+        long at = deadline();
+        if (at == NO_DEADLINE || client == null || (timer != null && timerAt <= at)) {
+            return;
+        }
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        timerAt = at;
+        timer = client.eventLoop().schedule(this::onTimer, Math.max(0, at - System.nanoTime()),
+                java.util.concurrent.TimeUnit.NANOSECONDS);
+    }
+
+    private void onTimer() {
+        timer = null;
+        timerAt = NO_DEADLINE;
+        if (closing || raw) {
+            return;
+        }
+        long at = deadline();
+        if (at == NO_DEADLINE) {
+            return;
+        }
+        if (System.nanoTime() < at) {
+            arm();
+            return;
+        }
+        switch (phase) {
+            case HEAD -> failConnection(408, "the request head did not arrive within " + limits.headerTimeout().toSeconds()
+                    + " s (gate.connections.header-timeout); the connection was closed");
+            case IDLE -> closeBoth(); // an idle keep-alive connection ends without an answer, as in any HTTP server
+            case BODY -> {
+                String message = "the request body did not arrive within " + limits.bodyTimeout().toSeconds()
+                        + " s (gate.connections.body-timeout); it was not forwarded and the connection was closed";
+                if (ex != null && !ex.responseStarted) {
+                    failConnection(408, message);
+                } else {
+                    closeBoth();
+                }
+            }
+            default -> {
+            }
+        }
+    }
+
+    /** Bytes read from the client; false when holding them would pass a limit (the connection is then answered). */
+    private boolean rawBytes(int bytes) {
+        lastRead = System.nanoTime();
+        if (phase == Phase.IDLE) {
+            enter(Phase.HEAD);
+        }
+        if (phase != Phase.HEAD || bytes == 0) {
+            return true;
+        }
+        if (!hold(bytes)) {
+            return false;
+        }
+        heldHead += bytes;
+        return true;
+    }
+
+    private boolean holdBody(int bytes) {
+        if (!hold(bytes)) {
+            return false;
+        }
+        heldBody += bytes;
+        return true;
+    }
+
+    /** Takes {@code bytes} from the repo's and the gate's budgets, or answers the request 429/503. */
+    private boolean hold(long bytes) {
+        if (!repoBudget.tryHold(bytes)) {
+            overBudget(429, "repo " + repo.name() + " has more unfinished requests than the gate holds for one repo ("
+                    + repoBudget.maxPending + " bytes, gate.connections.max-pending-bytes-per-repo); finish or close"
+                    + " the others and retry");
+            return false;
+        }
+        if (!gateBudget.tryHold(bytes)) {
+            repoBudget.release(bytes);
+            overBudget(503, "the gate holds as many unfinished requests as it can (" + gateBudget.maxPending
+                    + " bytes, gate.connections.max-pending-bytes); retry shortly");
+            return false;
+        }
+        return true;
+    }
+
+    private void overBudget(int status, String message) {
+        if (ex != null && !ex.responseStarted && ex.mode == Mode.INSPECT) {
+            // The head is known: answer it, discard the rest of its body, then close.
+            ex.closeAfter = true;
+            respondLocally(status, message);
+        } else {
+            failConnection(status, message);
+        }
+    }
+
+    /** Answers with a Docker error and closes; what the client still sends is not read. */
+    private void failConnection(int status, String message) {
+        LOG.debugf("repo %s: %s", repo.name(), message);
+        closing = true;
+        releaseAll();
+        releaseHead();
+        ex = null;
+        client.writeAndFlush(DockerErrors.response(status, message, true)).addListener(ChannelFutureListener.CLOSE);
+        if (daemon != null) {
+            daemon.close();
+        }
+    }
+
+    private void releaseHead() {
+        if (heldHead > 0) {
+            repoBudget.release(heldHead);
+            gateBudget.release(heldHead);
+            heldHead = 0;
+        }
+    }
+
+    private void dropBody(Exchange e) {
+        if (e.body != null) {
+            e.body.release();
+            e.body = null;
+        }
+        if (heldBody > 0) {
+            repoBudget.release(heldBody);
+            gateBudget.release(heldBody);
+            heldBody = 0;
+        }
+    }
+
     // ---------------------------------------------------------------- plumbing
 
     private void answerExpectContinue(HttpRequest request) {
@@ -736,6 +978,10 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
 
     private void pauseForBackpressure(boolean pause) {
+        if (pausedForBackpressure && !pause) {
+            lastRead = System.nanoTime(); // time the daemon held the client back is not the client's pause
+            arm();
+        }
         pausedForBackpressure = pause;
         updateAutoRead();
     }
@@ -777,9 +1023,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             ReferenceCountUtil.release(backlog.poll());
         }
         releasePending();
-        if (ex != null && ex.body != null) {
-            ex.body.release();
-            ex.body = null;
+        if (ex != null) {
+            dropBody(ex);
         }
     }
 

@@ -8,7 +8,11 @@ import java.time.Duration;
 
 /** What every connection of every repo shares: the policy, the grants, the threads and the limits. */
 public record DataPlane(GatePolicy policy, GrantLookup grants, RefusalRecorder recorder, NettyTransport transport,
-                        Duration daemonConnectTimeout, Duration daemonInspectTimeout) {
+                        Duration daemonConnectTimeout, Duration daemonInspectTimeout, ConnectionLimits limits) {
+
+    public DataPlane {
+        limits.checkFits(policy.maxBodyBytes());
+    }
 
     /** Largest stored-container document the gate reads before deciding a start. */
     static final int MAX_INSPECT_BYTES = 16 * 1024 * 1024;

@@ -38,9 +38,25 @@ public final class GateServer implements AutoCloseable {
     private final DataPlane plane;
     private final Map<String, Listener> listeners = new HashMap<>();
     private String machine;
+    /** Connections and held bytes of all repos together. */
+    private final Budget total;
+    /** Connections being turned away (answered, then closed): bounded too, so refusing costs nothing unbounded. */
+    private final Budget turningAway;
 
     public GateServer(DataPlane plane) {
         this.plane = plane;
+        this.total = new Budget(plane.limits().maxTotal(), plane.limits().maxPendingBytes());
+        this.turningAway = new Budget(plane.limits().maxTotal(), 0);
+    }
+
+    /** Bytes of unfinished request heads and inspected bodies held now, all repos together. */
+    public long heldBytes() {
+        return total.pending.get();
+    }
+
+    /** Connections open now, all repos together (turned-away ones not counted). */
+    public int openConnections() {
+        return total.connections.get();
     }
 
     /**
@@ -101,6 +117,8 @@ public final class GateServer implements AutoCloseable {
         RepoIdentity identity = new RepoIdentity(entry.name(), entry.guid(), machine,
                 entry.buildkitDeviceEntitlementDisabled());
         ChannelGroup connections = new DefaultChannelGroup("repo-" + entry.name(), GlobalEventExecutor.INSTANCE);
+        ConnectionLimits limits = plane.limits();
+        Budget repoBudget = new Budget(limits.maxPerRepo(), limits.maxPendingBytesPerRepo());
         prepareSocketPath(entry.listen());
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(plane.transport().group())
@@ -111,8 +129,24 @@ public final class GateServer implements AutoCloseable {
                     @Override
                     protected void initChannel(Channel ch) {
                         connections.add(ch);
-                        ch.pipeline().addLast(ClientConnection.codec(),
-                                new ClientConnection(plane, identity, entry.daemon()));
+                        if (!total.tryOpen()) {
+                            turnAway(ch, 503, "the gate serves as many connections as it can (" + limits.maxTotal()
+                                    + ", gate.connections.max-total); retry shortly");
+                            return;
+                        }
+                        if (!repoBudget.tryOpen()) {
+                            total.closed();
+                            turnAway(ch, 429, "repo " + entry.name() + " has " + limits.maxPerRepo()
+                                    + " connections open to its gate, the most it may (gate.connections.max-per-repo);"
+                                    + " close idle ones and retry");
+                            return;
+                        }
+                        ch.closeFuture().addListener(f -> {
+                            repoBudget.closed();
+                            total.closed();
+                        });
+                        ClientConnection connection = new ClientConnection(plane, identity, entry.daemon(), repoBudget, total);
+                        ch.pipeline().addLast(connection.rawReads(), ClientConnection.codec(), connection);
                     }
                 });
         if (entry.listen().kind() == SocketEndpoint.Kind.TCP) {
@@ -133,6 +167,42 @@ public final class GateServer implements AutoCloseable {
         LOG.infof("serving repo %s (%s) on %s -> daemon %s", entry.name(), entry.guid(),
                 bound.channel().localAddress(), entry.daemon());
         return new Listener(entry, bound.channel(), connections);
+    }
+
+    /**
+     * A connection over a cap: its request head is read (for at most the header timeout, 2 s at
+     * most) so the answer reaches the client as the answer to its request, then it is closed.
+     * Beyond {@code max-total} connections being turned away at once, new ones are closed unread.
+     */
+    private void turnAway(Channel ch, int status, String message) {
+        if (!turningAway.tryOpen()) {
+            ch.close();
+            return;
+        }
+        ch.closeFuture().addListener(f -> turningAway.closed());
+        long waitMillis = Math.min(2000, plane.limits().headerTimeout().toMillis());
+        ch.eventLoop().schedule(() -> {
+            ch.close();
+        }, waitMillis, java.util.concurrent.TimeUnit.MILLISECONDS);
+        ch.pipeline().addLast(ClientConnection.codec(), new io.netty.channel.ChannelInboundHandlerAdapter() {
+            private boolean answered;
+
+            @Override
+            public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object msg) {
+                io.netty.util.ReferenceCountUtil.release(msg);
+                if (!answered && msg instanceof io.netty.handler.codec.http.HttpRequest) {
+                    answered = true;
+                    LOG.debugf("turned away a connection: %s", message);
+                    ctx.writeAndFlush(DockerErrors.response(status, message, true))
+                            .addListener(io.netty.channel.ChannelFutureListener.CLOSE);
+                }
+            }
+
+            @Override
+            public void exceptionCaught(io.netty.channel.ChannelHandlerContext ctx, Throwable cause) {
+                ctx.close();
+            }
+        });
     }
 
     /** Who may connect to a unix listener: the repo's users, through the manifest's mode and group. */

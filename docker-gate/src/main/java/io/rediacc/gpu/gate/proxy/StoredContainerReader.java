@@ -26,8 +26,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Asks a repo's daemon for a container's stored configuration ({@code GET /containers/{id}/json})
- * on a connection of its own, so that a start can be re-checked against the grants held now.
+ * Asks a repo's daemon for a container's stored configuration ({@code GET /containers/{id}/json}),
+ * so that a start can be re-checked against the grants held now, or for a named volume
+ * ({@code GET /volumes/{name}}), on a connection of its own.
  */
 final class StoredContainerReader {
 
@@ -35,10 +36,41 @@ final class StoredContainerReader {
     record Answer(int status, byte[] body) {
     }
 
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper()
+            .enable(com.fasterxml.jackson.core.JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+    private static final java.util.regex.Pattern FULL_ID = java.util.regex.Pattern.compile("[0-9a-f]{64}");
+
     private StoredContainerReader() {
     }
 
+    /**
+     * The container's full ID from the daemon's inspect answer (its {@code Id}: 64 lower-case hex
+     * digits), or null when the answer has none, has it twice, or is not JSON.
+     */
+    static String fullId(byte[] inspectAnswer) {
+        try {
+            com.fasterxml.jackson.databind.JsonNode id = JSON.readTree(inspectAnswer).get("Id");
+            return id != null && id.isTextual() && FULL_ID.matcher(id.asText()).matches() ? id.asText() : null;
+        } catch (java.io.IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
     static Promise<Answer> read(DataPlane plane, SocketEndpoint daemon, EventLoop loop, String containerId) {
+        // The id comes percent-decoded from the policy; encode it again as one path segment.
+        return get(plane, daemon, loop, "/containers/" + segment(containerId) + "/json");
+    }
+
+    /** {@code GET /volumes/{name}}: how a named volume a request uses is backed. */
+    static Promise<Answer> readVolume(DataPlane plane, SocketEndpoint daemon, EventLoop loop, String name) {
+        return get(plane, daemon, loop, "/volumes/" + segment(name));
+    }
+
+    private static String segment(String value) {
+        return URLEncoder.encode(value, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    private static Promise<Answer> get(DataPlane plane, SocketEndpoint daemon, EventLoop loop, String path) {
         Promise<Answer> answer = loop.newPromise();
         Bootstrap bootstrap = new Bootstrap()
                 .group(loop)
@@ -77,9 +109,6 @@ final class StoredContainerReader {
                 answer.tryFailure(connected.cause());
                 return;
             }
-            // The id comes percent-decoded from the policy; encode it again as one path segment.
-            String path = "/containers/" + URLEncoder.encode(containerId, StandardCharsets.UTF_8).replace("+", "%20")
-                    + "/json";
             FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, path);
             request.headers().set(HttpHeaderNames.HOST, "docker");
             connected.channel().writeAndFlush(request);

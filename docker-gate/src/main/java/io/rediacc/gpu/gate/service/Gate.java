@@ -3,11 +3,15 @@ package io.rediacc.gpu.gate.service;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.rediacc.gpu.contracts.identity.Identifiers;
 import io.rediacc.gpu.contracts.identity.InvalidIdentifierException;
+import io.rediacc.gpu.contracts.events.DaemonStatus;
+import io.rediacc.gpu.gate.daemon.DaemonChecks;
+import io.rediacc.gpu.gate.daemon.DaemonFacts;
 import io.rediacc.gpu.gate.grants.GrantSnapshotFile;
 import io.rediacc.gpu.gate.grants.GrantStore;
 import io.rediacc.gpu.gate.grants.GrantsFeed;
 import io.rediacc.gpu.gate.manifest.ManifestLoader;
 import io.rediacc.gpu.gate.manifest.ManifestWatcher;
+import io.rediacc.gpu.gate.manifest.RepoEntry;
 import io.rediacc.gpu.gate.manifest.ReposManifest;
 import io.rediacc.gpu.gate.messaging.DecisionPublisher;
 import io.rediacc.gpu.gate.messaging.GateEventsProducer;
@@ -15,6 +19,7 @@ import io.rediacc.gpu.gate.messaging.GateStatusPublisher;
 import io.rediacc.gpu.gate.messaging.RefusalLog;
 import io.rediacc.gpu.gate.metrics.GateMetrics;
 import io.rediacc.gpu.gate.policy.GatePolicy;
+import io.rediacc.gpu.gate.policy.GrantLookup;
 import io.rediacc.gpu.gate.proxy.DataPlane;
 import io.rediacc.gpu.gate.proxy.GateServer;
 import io.rediacc.gpu.gate.proxy.NettyTransport;
@@ -39,6 +44,8 @@ public final class Gate implements AutoCloseable {
     private final GateStatusPublisher status;
     private final GateServer server;
     private final GateMetrics metrics;
+    private final ManifestHostAccess hostAccess;
+    private final DaemonChecks daemons;
     private volatile ReposManifest manifest;
     private ManifestWatcher watcher;
 
@@ -52,13 +59,17 @@ public final class Gate implements AutoCloseable {
         this.metrics = new GateMetrics(registry, grants);
         this.producer = new GateEventsProducer(settings.kafka(), clientId,
                 "/docker-gate/" + machine + "/" + gateId, settings.kafkaApiTimeout());
+        this.daemons = new DaemonChecks(transport, settings.daemonCheck(), settings.daemonConnectTimeout(),
+                settings.daemonInspectTimeout(), registry, this::daemonStateChanged);
         this.status = new GateStatusPublisher(producer, grants, gateId, settings.heartbeat(),
-                () -> this.manifest.repoInfos(), settings.statusMaxGrants());
+                () -> this.manifest.repoInfos(), settings.statusMaxGrants(), daemons::statuses);
         DecisionPublisher decisions = new DecisionPublisher(producer, settings.decisionsBurst(),
                 settings.decisionsPerSecond());
-        DataPlane plane = new DataPlane(new GatePolicy(settings.maxBodyBytes()), grants,
+        // The policy production runs: what repos may reach on the host comes from the manifest and the gate's own paths.
+        this.hostAccess = new ManifestHostAccess(settings.manifest(), settings.stateDir(), manifest);
+        DataPlane plane = new DataPlane(new GatePolicy(settings.maxBodyBytes(), hostAccess), verifiedGrants(grants, daemons),
                 new RefusalLog(gateId, metrics, decisions), transport, settings.daemonConnectTimeout(),
-                settings.daemonInspectTimeout());
+                settings.daemonInspectTimeout(), settings.connections());
         this.server = new GateServer(plane);
         this.feed = new GrantsFeed(grants, settings.kafka(), clientId, settings.kafkaApiTimeout());
     }
@@ -70,11 +81,16 @@ public final class Gate implements AutoCloseable {
         } catch (InvalidIdentifierException e) {
             throw new IllegalArgumentException("gate.id: " + e.getMessage().replace("machine name", "gate id"), e);
         }
+        GateFiles files = GateFiles.ofThisProcess();
+        files.check(settings.manifest(), settings.stateDir(), null);
         byte[] digest = ManifestWatcher.digest(settings.manifest());
         ReposManifest manifest = ManifestLoader.load(settings.manifest());
+        files.check(settings.manifest(), settings.stateDir(),
+                new GrantSnapshotFile(settings.stateDir(), manifest.machine()).path());
         Gate gate = new Gate(settings, manifest, transport, registry);
         try {
             gate.grants.loadFromDisk();
+            gate.daemons.serve(manifest);
             gate.feed.start();
             gate.status.start();
             gate.server.serve(manifest);
@@ -96,6 +112,8 @@ public final class Gate implements AutoCloseable {
             return;
         }
         manifest = next;
+        hostAccess.update(next);
+        daemons.serve(next);
         try {
             server.serve(next);
         } finally {
@@ -103,8 +121,56 @@ public final class Gate implements AutoCloseable {
         }
     }
 
+    /**
+     * The grants as the policy sees them: a repo's device requests also wait (503) until its
+     * daemon is verified ({@link DaemonChecks}).
+     */
+    private static GrantLookup verifiedGrants(GrantStore grants, DaemonChecks daemons) {
+        return new GrantLookup() {
+            @Override
+            public boolean loaded() {
+                return grants.loaded();
+            }
+
+            @Override
+            public boolean holds(String repoGuid, String cdiName) {
+                return grants.holds(repoGuid, cdiName);
+            }
+
+            @Override
+            public DaemonStatus daemon(String repoGuid) {
+                return daemons.status(repoGuid);
+            }
+        };
+    }
+
+    private void daemonStateChanged() {
+        ManifestHostAccess access = hostAccess;
+        ReposManifest served = manifest;
+        if (access != null && served != null) {
+            // Each daemon's reported data root joins the protected paths: it lies inside the repo's own mount.
+            for (RepoEntry repo : served.repos()) {
+                access.daemonDataRoot(repo.name(), daemons.dockerRootDir(repo.guid()).orElse(null));
+            }
+        }
+        GateStatusPublisher publisher = status;
+        if (publisher != null) {
+            publisher.publish();
+        }
+    }
+
+    /** Each repo daemon's verification and what it reported (its data root: {@link DaemonFacts}). */
+    public DaemonChecks daemons() {
+        return daemons;
+    }
+
     public GrantStore grants() {
         return grants;
+    }
+
+    /** What repos may reach on the host; the daemon checks report each daemon's data root here. */
+    public ManifestHostAccess hostAccess() {
+        return hostAccess;
     }
 
     public ReposManifest manifest() {
@@ -119,6 +185,16 @@ public final class Gate implements AutoCloseable {
         return server.boundAddress(repoName);
     }
 
+    /** Client connections open now, all repos together. */
+    public int openConnections() {
+        return server.openConnections();
+    }
+
+    /** Bytes of unfinished request heads and inspected bodies the gate holds now. */
+    public long heldBytes() {
+        return server.heldBytes();
+    }
+
     public int listenerCount() {
         return server.listenerCount();
     }
@@ -129,6 +205,7 @@ public final class Gate implements AutoCloseable {
             watcher.close();
         }
         server.close();
+        daemons.close();
         status.close();
         feed.close();
         producer.close();

@@ -18,6 +18,8 @@ import java.util.Map;
 @ApplicationScoped
 public class GateLifecycle {
 
+    private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(GateLifecycle.class);
+
     private final GateConfig config;
     private final Vertx vertx;
     private final MeterRegistry registry;
@@ -33,7 +35,12 @@ public class GateLifecycle {
     }
 
     void onStart(@Observes StartupEvent event) {
-        gate = Gate.start(GateSettings.of(config, kafka), NettyTransport.of(vertx), registry);
+        try {
+            gate = Gate.start(GateSettings.of(config, kafka), NettyTransport.of(vertx), registry);
+        } catch (GateFiles.UnsafeGateFileException e) {
+            LOG.errorf("refusing to serve: %s", e.getMessage());
+            throw e;
+        }
     }
 
     void onStop(@Observes ShutdownEvent event) {

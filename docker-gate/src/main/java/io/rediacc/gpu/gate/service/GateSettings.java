@@ -1,6 +1,8 @@
 package io.rediacc.gpu.gate.service;
 
 import io.rediacc.gpu.gate.config.GateConfig;
+import io.rediacc.gpu.gate.daemon.DaemonCheckSettings;
+import io.rediacc.gpu.gate.proxy.ConnectionLimits;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -10,28 +12,54 @@ import java.util.Map;
 public record GateSettings(Path manifest, Duration manifestPollInterval, Path stateDir, String gateId,
                            Duration heartbeat, int maxBodyBytes, Duration daemonConnectTimeout,
                            Duration daemonInspectTimeout, int decisionsBurst, double decisionsPerSecond,
-                           Duration kafkaApiTimeout, Map<String, Object> kafka, int statusMaxGrants) {
+                           Duration kafkaApiTimeout, Map<String, Object> kafka, int statusMaxGrants,
+                           DaemonCheckSettings daemonCheck, ConnectionLimits connections) {
 
     /** The default of {@code gate.status.max-grants}. */
     public static final int STATUS_MAX_GRANTS = 1000;
 
     public GateSettings {
         kafka = Map.copyOf(kafka);
+        daemonCheck = daemonCheck == null ? DaemonCheckSettings.DEFAULTS : daemonCheck;
+        connections = connections == null ? ConnectionLimits.DEFAULTS : connections;
     }
 
-    /** Settings with the default status cap ({@value #STATUS_MAX_GRANTS} grants listed). */
+    /** Settings with the default status cap ({@value #STATUS_MAX_GRANTS} grants listed), daemon check and connection limits. */
     public GateSettings(Path manifest, Duration manifestPollInterval, Path stateDir, String gateId,
                         Duration heartbeat, int maxBodyBytes, Duration daemonConnectTimeout,
                         Duration daemonInspectTimeout, int decisionsBurst, double decisionsPerSecond,
                         Duration kafkaApiTimeout, Map<String, Object> kafka) {
         this(manifest, manifestPollInterval, stateDir, gateId, heartbeat, maxBodyBytes, daemonConnectTimeout,
-                daemonInspectTimeout, decisionsBurst, decisionsPerSecond, kafkaApiTimeout, kafka, STATUS_MAX_GRANTS);
+                daemonInspectTimeout, decisionsBurst, decisionsPerSecond, kafkaApiTimeout, kafka, STATUS_MAX_GRANTS,
+                null, null);
     }
 
     /** The same settings listing at most {@code max} grants in the status record. */
     public GateSettings withStatusMaxGrants(int max) {
         return new GateSettings(manifest, manifestPollInterval, stateDir, gateId, heartbeat, maxBodyBytes,
-                daemonConnectTimeout, daemonInspectTimeout, decisionsBurst, decisionsPerSecond, kafkaApiTimeout, kafka, max);
+                daemonConnectTimeout, daemonInspectTimeout, decisionsBurst, decisionsPerSecond, kafkaApiTimeout, kafka, max,
+                daemonCheck, connections);
+    }
+
+    /** The same settings with another daemon check (e.g. a test root's CDI spec directory). */
+    public GateSettings withDaemonCheck(DaemonCheckSettings check) {
+        return new GateSettings(manifest, manifestPollInterval, stateDir, gateId, heartbeat, maxBodyBytes,
+                daemonConnectTimeout, daemonInspectTimeout, decisionsBurst, decisionsPerSecond, kafkaApiTimeout, kafka,
+                statusMaxGrants, check, connections);
+    }
+
+    /** The same settings with other connection limits. */
+    public GateSettings withConnections(ConnectionLimits limits) {
+        return new GateSettings(manifest, manifestPollInterval, stateDir, gateId, heartbeat, maxBodyBytes,
+                daemonConnectTimeout, daemonInspectTimeout, decisionsBurst, decisionsPerSecond, kafkaApiTimeout, kafka,
+                statusMaxGrants, daemonCheck, limits);
+    }
+
+    /** The same settings inspecting bodies of at most {@code bytes}. */
+    public GateSettings withMaxBodyBytes(int bytes) {
+        return new GateSettings(manifest, manifestPollInterval, stateDir, gateId, heartbeat, bytes,
+                daemonConnectTimeout, daemonInspectTimeout, decisionsBurst, decisionsPerSecond, kafkaApiTimeout, kafka,
+                statusMaxGrants, daemonCheck, connections);
     }
 
     /**
@@ -42,6 +70,13 @@ public record GateSettings(Path manifest, Duration manifestPollInterval, Path st
         return new GateSettings(config.manifest(), config.manifestPollInterval(), config.stateDir(), config.id(),
                 config.heartbeat(), config.maxBodyBytes(), config.daemonConnectTimeout(), config.daemonInspectTimeout(),
                 config.decisionsBurst(), config.decisionsPerSecond(), config.kafkaApiTimeout(), kafka,
-                config.status().maxGrants());
+                config.status().maxGrants(), new DaemonCheckSettings(config.daemonCheck().interval(),
+                        config.daemonCheck().retryInterval(), config.daemonCheck().cdiSpecDirs()),
+                connections(config.connections()));
+    }
+
+    private static ConnectionLimits connections(GateConfig.Connections c) {
+        return new ConnectionLimits(c.headerTimeout(), c.bodyTimeout(), c.idleTimeout(), c.maxPerRepo(), c.maxTotal(),
+                c.maxPendingBytesPerRepo(), c.maxPendingBytes());
     }
 }

@@ -2,39 +2,46 @@ package io.rediacc.gpu.gate.grants;
 
 import io.rediacc.gpu.contracts.events.EventJson;
 import io.rediacc.gpu.contracts.events.GateStatus;
+import io.rediacc.gpu.contracts.events.GrantSnapshot;
 import io.rediacc.gpu.contracts.events.Topics;
 import io.rediacc.gpu.gate.service.Gate;
 import io.rediacc.gpu.gate.support.Await;
 import io.rediacc.gpu.gate.support.DockerCli;
 import io.rediacc.gpu.gate.support.GrantsTopic;
-import io.rediacc.gpu.standin.StandInDockerd;
 import io.rediacc.gpu.gate.support.StandaloneGates;
 import io.rediacc.gpu.testsupport.EmbeddedKafka;
 import io.rediacc.gpu.testsupport.KafkaTestResource;
+import io.rediacc.gpu.testsupport.RealDockerd;
+import io.rediacc.gpu.dockerd.BaseImage;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A gate that starts reads the grants topic to its end before it admits a device request, and
  * keeps the last applied snapshot on disk so that a Kafka outage at start does not lock repos out.
+ * In front of a real dockerd with CDI ({@link RealDockerd}): what is admitted runs.
  */
 class GateRestartTest {
+
+    @RegisterExtension
+    static final RealDockerd real = RealDockerd.withNvidiaCards(2);
 
     private static final String REPO_GUID = "33333333-3333-4333-8333-333333333333";
 
     private static StandaloneGates gates;
-    private static StandInDockerd daemon;
     private static EmbeddedKafka kafka;
 
     @TempDir
@@ -45,7 +52,6 @@ class GateRestartTest {
         kafka = KafkaTestResource.broker();
         kafka.restart();
         gates = new StandaloneGates();
-        daemon = StandInDockerd.startTcp();
     }
 
     @AfterEach
@@ -55,7 +61,6 @@ class GateRestartTest {
 
     @AfterAll
     static void stop() {
-        daemon.close();
         gates.close();
     }
 
@@ -68,7 +73,7 @@ class GateRestartTest {
                     guid: %s
                     listen: tcp://127.0.0.1:0
                     daemon: %s
-                """.formatted(machine, REPO_GUID, daemon.address()));
+                """.formatted(machine, REPO_GUID, real.daemon().host()));
         return file;
     }
 
@@ -85,17 +90,17 @@ class GateRestartTest {
         try (Gate gate = gates.start(manifest(machine), dir.resolve("fresh-state"), "gate-r")) {
             DockerCli docker = docker(gate);
 
-            DockerCli.Result early = docker.run("run", "--device", "nvidia.com/gpu=0", "busybox", "true");
+            DockerCli.Result early = docker.run("run", "--device", "nvidia.com/gpu=0", BaseImage.TAG, "true");
             assertThat(early.ok()).isFalse();
             assertThat(early.stderr()).contains("grants not loaded yet");
-            DockerCli.Result plain = docker.run("run", "--name", "no-device", "busybox", "true");
+            DockerCli.Result plain = docker.run("run", "--name", "no-device", BaseImage.TAG, "true");
             assertThat(plain.ok()).as("requests without devices pass meanwhile: " + plain).isTrue();
 
             kafka.restart();
             Await.until("grants caught up", Duration.ofSeconds(30), () -> gate.grants().state().caughtUp());
 
             DockerCli.Result admitted = docker.run("run", "--device", "nvidia.com/gpu=0", "--name", "after-sync",
-                    "busybox", "true");
+                    BaseImage.TAG, "true");
             assertThat(admitted.ok()).as(admitted.toString()).isTrue();
             assertThat(gate.grants().state().version()).isEqualTo(7);
 
@@ -132,9 +137,9 @@ class GateRestartTest {
             Await.until("the disk snapshot in force", Duration.ofSeconds(30), () -> second.grants().loaded());
             assertThat(second.grants().state().caughtUp()).isFalse();
             DockerCli.Result granted = docker.run("run", "--device", "nvidia.com/gpu=0", "--name", "from-disk",
-                    "busybox", "true");
+                    BaseImage.TAG, "true");
             assertThat(granted.ok()).as(granted.toString()).isTrue();
-            DockerCli.Result other = docker.run("run", "--device", "nvidia.com/gpu=1", "busybox", "true");
+            DockerCli.Result other = docker.run("run", "--device", "nvidia.com/gpu=1", BaseImage.TAG, "true");
             assertThat(other.ok()).isFalse();
             assertThat(other.stderr()).contains("is not granted to repo trainer");
         }
@@ -159,16 +164,51 @@ class GateRestartTest {
             assertThat(atStart.fromDisk() && second.grants().loaded())
                     .as("the disk snapshot (version %d) is not enforced while Kafka answers", atStart.version()).isFalse();
             // right after the start, before the feed has read the topic: the disk still says gpu=1 is granted
-            DockerCli.Result early = docker.run("run", "--device", "nvidia.com/gpu=1", "busybox", "true");
+            DockerCli.Result early = docker.run("run", "--device", "nvidia.com/gpu=1", BaseImage.TAG, "true");
             assertThat(early.ok()).as("the revoked device must never be admitted: " + early).isFalse();
             assertThat(early.stderr()).containsAnyOf("grants not loaded yet", "is not granted to repo trainer");
 
             Await.until("grants caught up", Duration.ofSeconds(30), () -> second.grants().state().caughtUp());
             assertThat(second.grants().state().version()).isEqualTo(2);
-            DockerCli.Result revoked = docker.run("run", "--device", "nvidia.com/gpu=1", "busybox", "true");
+            DockerCli.Result revoked = docker.run("run", "--device", "nvidia.com/gpu=1", BaseImage.TAG, "true");
             assertThat(revoked.stderr()).contains("is not granted to repo trainer");
-            DockerCli.Result granted = docker.run("run", "--device", "nvidia.com/gpu=0", "--name", "kept", "busybox", "true");
+            DockerCli.Result granted = docker.run("run", "--device", "nvidia.com/gpu=0", "--name", "kept", BaseImage.TAG, "true");
             assertThat(granted.ok()).as(granted.toString()).isTrue();
+        }
+    }
+
+    @Test
+    void aForgedSnapshotOnDiskWithAHigherVersionIsReplacedByTheTopicsOnceCaughtUp() throws Exception {
+        String machine = "m-forged";
+        Path state = dir.resolve("state");
+        Path manifest = manifest(machine);
+        try (Gate first = gates.start(manifest, state, "gate-t")) {
+            GrantsTopic.publish(machine, 3, GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=0"));
+            Await.until("version 3 applied", Duration.ofSeconds(30), () -> first.grants().state().version() == 3);
+        }
+        Path file = state.resolve("grants-" + machine + ".json");
+        GrantSnapshot real = EventJson.fromBytes(Files.readAllBytes(file), GrantSnapshot.class);
+        // what a repo that could write the state directory would leave there: every device, a version nothing outranks
+        GrantSnapshot forged = new GrantSnapshot(machine, 999_999_999_999L, real.updatedAt(), List.of(
+                GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=0"),
+                GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=1")));
+        Files.write(file, EventJson.toBytes(forged));
+
+        try (Gate second = gates.start(manifest, state, "gate-t")) {
+            Await.until("grants caught up", Duration.ofSeconds(30), () -> second.grants().state().caughtUp());
+            assertThat(second.grants().state().version()).isEqualTo(3);
+            assertThat(second.grants().state().fromDisk()).isFalse();
+            assertThat(EventJson.fromBytes(Files.readAllBytes(file), GrantSnapshot.class).version())
+                    .as("the forged file is overwritten with the topic's snapshot").isEqualTo(3);
+            DockerCli docker = docker(second);
+            DockerCli.Result forgedDevice = docker.run("run", "--device", "nvidia.com/gpu=1", "busybox", "true");
+            assertThat(forgedDevice.stderr()).contains("is not granted to repo trainer");
+            DockerCli.Result granted = docker.run("run", "--device", "nvidia.com/gpu=0", "--name", "real", "busybox", "true");
+            assertThat(granted.ok()).as(granted.toString()).isTrue();
+
+            // a real snapshot published later applies (the forged version no longer outranks it)
+            GrantsTopic.publish(machine, 4);
+            Await.until("version 4 applied", Duration.ofSeconds(30), () -> second.grants().state().version() == 4);
         }
     }
 }

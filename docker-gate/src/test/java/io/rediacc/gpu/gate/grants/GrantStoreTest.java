@@ -143,4 +143,64 @@ class GrantStoreTest {
 
         assertThat(store.loaded()).isFalse();
     }
+
+    @Test
+    void onceCaughtUpTheTopicOutranksADiskSnapshotWithAHigherVersion() throws Exception {
+        GrantSnapshotFile file = new GrantSnapshotFile(dir, "m1");
+        file.write(snapshot("m1", 999_999_999_999L, grant(A, "nvidia.com/gpu=0"), grant(A, "nvidia.com/gpu=1")));
+        GrantStore store = new GrantStore("m1", file);
+        store.loadFromDisk();
+        assertThat(store.state().version()).isEqualTo(999_999_999_999L);
+
+        assertThat(store.apply(snapshot("m1", 5, grant(A, "nvidia.com/gpu=0")))).isFalse(); // still catching up
+        store.markCaughtUp();
+
+        assertThat(store.state().version()).isEqualTo(5);
+        assertThat(store.holds(A, "nvidia.com/gpu=0")).isTrue();
+        assertThat(store.holds(A, "nvidia.com/gpu=1")).isFalse();
+        assertThat(file.read().orElseThrow().version()).as("the file is overwritten").isEqualTo(5);
+        assertThat(store.apply(snapshot("m1", 6))).as("later real snapshots apply").isTrue();
+    }
+
+    @Test
+    void aDiskSnapshotWithTheTopicsVersionButOtherGrantsIsReplaced() {
+        GrantSnapshotFile file = new GrantSnapshotFile(dir, "m1");
+        GrantSnapshot real = snapshot("m1", 4, grant(A, "nvidia.com/gpu=0"));
+        file.write(snapshot("m1", 4, grant(FORK, "nvidia.com/gpu=0")));
+        GrantStore store = new GrantStore("m1", file);
+        store.loadFromDisk();
+        store.apply(real);
+        store.markCaughtUp();
+
+        assertThat(store.holds(FORK, "nvidia.com/gpu=0")).isFalse();
+        assertThat(store.holds(A, "nvidia.com/gpu=0")).isTrue();
+        assertThat(file.read().orElseThrow().grants()).containsExactlyElementsOf(real.grants());
+    }
+
+    @Test
+    void aDiskSnapshotTheTopicDoesNotHoldAtAllLeavesNoGrants() {
+        GrantSnapshotFile file = new GrantSnapshotFile(dir, "m1");
+        file.write(snapshot("m1", 7, grant(A, "nvidia.com/gpu=0")));
+        GrantStore store = new GrantStore("m1", file);
+        store.loadFromDisk();
+        store.markCaughtUp();
+
+        assertThat(store.state().version()).isZero();
+        assertThat(store.holds(A, "nvidia.com/gpu=0")).isFalse();
+        assertThat(file.read()).isEmpty();
+    }
+
+    @Test
+    void aDiskSnapshotEqualToTheTopicsNewestIsKept() {
+        GrantSnapshotFile file = new GrantSnapshotFile(dir, "m1");
+        GrantSnapshot real = snapshot("m1", 4, grant(A, "nvidia.com/gpu=0"));
+        file.write(real);
+        GrantStore store = new GrantStore("m1", file);
+        store.loadFromDisk();
+        store.apply(real);
+        store.markCaughtUp();
+
+        assertThat(store.state().version()).isEqualTo(4);
+        assertThat(store.holds(A, "nvidia.com/gpu=0")).isTrue();
+    }
 }

@@ -156,4 +156,39 @@ class ManifestLoaderTest {
         assertThatThrownBy(() -> ManifestLoader.load(file))
                 .hasMessageContaining(file.toString()).hasMessageContaining("not valid YAML");
     }
+
+    @Test
+    void readsWhatARepoMayReachOnTheHost() {
+        RepoEntry a = parse("""
+                machine: m1
+                repos:
+                  - name: a
+                    guid: %s
+                    listen: unix:///run/rediacc/gate/a.sock
+                    daemon: unix:///run/rediacc/docker-a.sock
+                    hostPaths: [/mnt/rediacc/mounts/%s/, /srv//data]
+                    volumeDrivers: [team-nfs]
+                    logDrivers: [team/logs:1.0]
+                    daemonConfigDir: /mnt/rediacc/mounts/%s/.rediacc/docker/config
+                    daemonDataRoot: /mnt/rediacc/mounts/%s/.rediacc/docker/data
+                """.formatted(GUID_A, GUID_A, GUID_A, GUID_A)).repo("a").orElseThrow();
+
+        assertThat(a.host().hostPaths()).containsExactly("/mnt/rediacc/mounts/" + GUID_A, "/srv/data");
+        assertThat(a.host().volumeDrivers()).containsExactly("team-nfs");
+        assertThat(a.host().logDrivers()).containsExactly("team/logs:1.0");
+        assertThat(a.host().daemonDataRoot()).endsWith("/.rediacc/docker/data");
+        assertThat(parse("repos: [{name: b, guid: %s, listen: 'tcp://127.0.0.1:0', daemon: 'tcp://127.0.0.1:1'}]".formatted(GUID_B))
+                .repos().get(0).host()).as("none by default").isEqualTo(RepoHostAccess.NONE);
+    }
+
+    @Test
+    void hostPathsMustBeAbsoluteListsAndNeverTheRoot() {
+        String repo = "repos: [{name: a, guid: " + GUID_A + ", listen: 'tcp://127.0.0.1:0', daemon: 'tcp://127.0.0.1:1', ";
+        assertThatThrownBy(() -> parse(repo + "hostPaths: [/]}]")).hasMessageContaining("hostPaths: / would let the repo bind the whole host");
+        assertThatThrownBy(() -> parse(repo + "hostPaths: [/srv/../]}]")).hasMessageContaining("hostPaths: /");
+        assertThatThrownBy(() -> parse(repo + "hostPaths: [srv/data]}]")).hasMessageContaining("must be an absolute path");
+        assertThatThrownBy(() -> parse(repo + "hostPaths: /srv}]")).hasMessageContaining("hostPaths must be a list");
+        assertThatThrownBy(() -> parse(repo + "daemonDataRoot: data}]")).hasMessageContaining("daemonDataRoot");
+        assertThatThrownBy(() -> parse(repo + "volumeDrivers: ['a b']}]")).hasMessageContaining("is not a driver name");
+    }
 }

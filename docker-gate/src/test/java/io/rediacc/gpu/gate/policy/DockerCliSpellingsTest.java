@@ -211,7 +211,7 @@ class DockerCliSpellingsTest {
     void cliStartWithContentLengthZeroChecksTheStoredContainer() {
         RequestHead start = PolicyTestKit.head("POST", "/v1.50/containers/abc123/start",
                 java.util.Map.of("content-length", java.util.List.of("0")));
-        assertThat(POLICY.onHead(start, REPO)).isEqualTo(new HeadVerdict.InspectStoredContainer("abc123"));
+        assertThat(POLICY.onHead(start, REPO)).isEqualTo(new HeadVerdict.InspectStoredContainer("abc123", "1.50", "start", ""));
     }
 
     @Test

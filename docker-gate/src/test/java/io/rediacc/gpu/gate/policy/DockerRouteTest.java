@@ -27,9 +27,9 @@ class DockerRouteTest {
 
     @Test
     void namesMayContainSlashesLikeTheDaemonsNamePattern() {
-        DockerRoute route = DockerRoute.classify("POST", "/v1.50/plugins/registry.example:5000/team/sshfs:1.2/set");
-        assertThat(route.kind()).isEqualTo(Kind.PLUGIN_SET);
-        assertThat(route.target()).isEqualTo("registry.example:5000/team/sshfs:1.2");
+        DockerRoute route = DockerRoute.classify("POST", "/v1.50/services/registry.example:5000/team/web/update");
+        assertThat(route.kind()).isEqualTo(Kind.SERVICE_UPDATE);
+        assertThat(route.target()).isEqualTo("registry.example:5000/team/web");
     }
 
     @Test

@@ -1,18 +1,47 @@
 package io.rediacc.gpu.gate.policy;
 
+import io.rediacc.gpu.gate.manifest.ManifestLoader;
+import io.rediacc.gpu.gate.service.ManifestHostAccess;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/** Shared fixtures: repo gpu-a on machine m1, grant tables, request heads. */
+/**
+ * Shared fixtures: repo gpu-a on machine m1, grant tables, request heads. The policy is built the
+ * way the gate builds it: from a repos manifest ({@link #MANIFEST_YAML}) through
+ * {@link ManifestHostAccess}, with the production paths of the manifest and the state directory.
+ */
 final class PolicyTestKit {
 
     static final int MAX_BODY = 64 * 1024;
-    static final RepoIdentity REPO = new RepoIdentity("gpu-a", "7f3c2a90-0000-4000-8000-00000000000a", "m1", false);
+    static final String GUID = "7f3c2a90-0000-4000-8000-00000000000a";
+    /** The repo's own mount, as on a Rediacc machine: allowed, except its daemon's data root and configuration. */
+    static final String REPO_MOUNT = "/mnt/rediacc/mounts/" + GUID;
+    static final String MANIFEST_YAML = """
+            machine: m1
+            repos:
+              - name: gpu-a
+                guid: %s
+                listen: unix:///run/rediacc/gate/gpu-a.sock
+                daemon: unix:///var/run/rediacc/docker-gpu-a.sock
+                hostPaths: [%s, /data, /srv, /home/gpu-a, /var/lib/app, /devices, /dev2, /process, /system]
+                volumeDrivers: [team-nfs]
+                logDrivers: [team-logs]
+                daemonConfigDir: %s/.rediacc/docker/config
+                daemonDataRoot: %s/.rediacc/docker/data
+              - name: gpu-b
+                guid: 7f3c2a90-0000-4000-8000-00000000000b
+                listen: unix:///run/rediacc/gate/gpu-b.sock
+                daemon: unix:///var/run/rediacc/docker-gpu-b.sock
+            """.formatted(GUID, REPO_MOUNT, REPO_MOUNT, REPO_MOUNT);
+    static final ManifestHostAccess HOST_ACCESS = new ManifestHostAccess(Path.of("/etc/rediacc/gate/repos.yaml"),
+            Path.of("/var/lib/rediacc/gate"), ManifestLoader.parse(MANIFEST_YAML.getBytes(StandardCharsets.UTF_8)));
+    static final RepoIdentity REPO = new RepoIdentity("gpu-a", GUID, "m1", false);
     static final RepoIdentity BUILDKIT_SAFE_REPO = new RepoIdentity("gpu-a", REPO.guid(), "m1", true);
-    static final GatePolicy POLICY = new GatePolicy(MAX_BODY);
+    static final GatePolicy POLICY = new GatePolicy(MAX_BODY, HOST_ACCESS);
 
     private PolicyTestKit() {
     }
@@ -76,7 +105,16 @@ final class PolicyTestKit {
         if (!(atHead instanceof HeadVerdict.InspectBody)) {
             throw new AssertionError("expected the body of " + uri + " to be inspected, got " + atHead);
         }
-        return POLICY.onBody(head, body, REPO, grants);
+        return noVolumesExist(POLICY.onBody(head, body, REPO, grants));
+    }
+
+    /** What the data plane does after {@link Verdict.InspectVolumes} when none of the volumes exists yet (404). */
+    static Verdict noVolumesExist(Verdict verdict) {
+        if (verdict instanceof Verdict.InspectVolumes inspect) {
+            return POLICY.onVolumes(inspect.names().stream()
+                    .map(n -> new StoredVolume(n, 404, utf8("{\"message\":\"get " + n + ": no such volume\"}"))).toList(), REPO);
+        }
+        return verdict;
     }
 
     static Verdict create(String body, GrantLookup grants) {

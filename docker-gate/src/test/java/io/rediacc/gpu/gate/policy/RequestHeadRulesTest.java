@@ -34,9 +34,6 @@ class RequestHeadRulesTest {
             "POST, /v1.50/volumes/create, volume-create",
             "POST, /v1.50/services/create, service-create",
             "POST, /v1.50/services/web/update?version=12, service-update",
-            "POST, /v1.50/plugins/pull?remote=vieux/sshfs, plugin-pull",
-            "POST, /v1.50/plugins/vieux/sshfs:latest/upgrade, plugin-upgrade",
-            "POST, /v1.50/plugins/vieux/sshfs:latest/set, plugin-set",
             "post, /v1.50/containers/create, container-create"})
     void bodiesThatCanCarryHardwareAreInspected(String method, String uri, String route) {
         assertThat(onHead(method, uri)).isEqualTo(new HeadVerdict.InspectBody(route));
@@ -65,17 +62,17 @@ class RequestHeadRulesTest {
 
     @Test
     void startChecksTheStoredContainer() {
-        assertThat(onHead("POST", "/v1.50/containers/gpu-job/start")).isEqualTo(new HeadVerdict.InspectStoredContainer("gpu-job"));
+        assertThat(onHead("POST", "/v1.50/containers/gpu-job/start")).isEqualTo(new HeadVerdict.InspectStoredContainer("gpu-job", "1.50", "start", ""));
     }
 
     @Test
     void restartChecksTheStoredContainer() {
-        assertThat(onHead("POST", "/v1.50/containers/3f2a9c/restart?t=5")).isEqualTo(new HeadVerdict.InspectStoredContainer("3f2a9c"));
+        assertThat(onHead("POST", "/v1.50/containers/3f2a9c/restart?t=5")).isEqualTo(new HeadVerdict.InspectStoredContainer("3f2a9c", "1.50", "restart", "t=5"));
     }
 
     @Test
     void checkpointRestoreStartChecksTheStoredContainer() {
-        assertThat(onHead("POST", "/containers/abc/start?checkpoint=c1")).isEqualTo(new HeadVerdict.InspectStoredContainer("abc"));
+        assertThat(onHead("POST", "/containers/abc/start?checkpoint=c1")).isEqualTo(new HeadVerdict.InspectStoredContainer("abc", null, "start", "checkpoint=c1"));
     }
 
     @Test
@@ -207,8 +204,8 @@ class RequestHeadRulesTest {
     void pluginCreateIsRefusedOutright() {
         Refusal r = refusal(onHead("POST", "/v1.50/plugins/create?name=x"));
         assertThat(r.status()).isEqualTo(403);
-        assertThat(r.rule()).isEqualTo("plugin-create");
-        assertThat(r.message()).contains("docker plugin install");
+        assertThat(r.rule()).isEqualTo("plugin-management");
+        assertThat(r.message()).contains("machine owner's act");
     }
 
     @ParameterizedTest(name = "{0}")

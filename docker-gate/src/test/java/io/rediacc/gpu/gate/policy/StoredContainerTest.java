@@ -38,7 +38,7 @@ class StoredContainerTest {
             """;
 
     private static Verdict stored(String inspect, GrantLookup grants) {
-        return POLICY.onStoredContainer(utf8(inspect), REPO, grants);
+        return PolicyTestKit.noVolumesExist(POLICY.onStoredContainer(utf8(inspect), REPO, grants));
     }
 
     @Test

@@ -11,8 +11,9 @@ import java.util.Map;
 
 /**
  * Starts the stand-in daemons and writes the repos manifest the gate under test serves:
- * {@code gpu-a} on TCP (what the docker CLI tests use) and its fork {@code fork-a} on unix
- * sockets, as in production.
+ * {@code gpu-a} on TCP (what the docker CLI tests use), with {@link #repoMount()} as its host path
+ * root and its daemon's data root and configuration inside it, as on a Rediacc machine; and its
+ * fork {@code fork-a} on unix sockets, as in production, with no host paths.
  */
 public class GateTestResource implements QuarkusTestResourceLifecycleManager {
 
@@ -34,6 +35,16 @@ public class GateTestResource implements QuarkusTestResourceLifecycleManager {
         return forkDaemon;
     }
 
+    /** Stops the fork's daemon; {@link #startForkDaemon()} brings it back on the same socket (a daemon restart). */
+    public static void stopForkDaemon() {
+        forkDaemon.close();
+    }
+
+    public static StandInDockerd startForkDaemon() {
+        forkDaemon = StandInDockerd.startUnix(dir.resolve("fork-daemon.sock"));
+        return forkDaemon;
+    }
+
     public static Path dir() {
         return dir;
     }
@@ -43,7 +54,16 @@ public class GateTestResource implements QuarkusTestResourceLifecycleManager {
     }
 
     public static Path manifest() {
-        return dir.resolve("repos.yaml");
+        return dir.resolve("etc/repos.yaml");
+    }
+
+    /** The host path root the manifest gives repo gpu-a (its "mount"): binds under it are allowed. */
+    public static Path repoMount() {
+        return dir.resolve("mounts").resolve(REPO_GUID);
+    }
+
+    public static Path stateDir() {
+        return dir.resolve("state");
     }
 
     public static String manifestYaml(String extraRepos) {
@@ -54,12 +74,16 @@ public class GateTestResource implements QuarkusTestResourceLifecycleManager {
                     guid: %s
                     listen: tcp://127.0.0.1:0
                     daemon: %s
+                    hostPaths: [%s]
+                    daemonConfigDir: %s/.rediacc/docker/config
+                    daemonDataRoot: %s/.rediacc/docker/data
                   - name: %s
                     guid: %s
                     forkOf: %s
                     listen: unix://%s
                     daemon: %s
-                %s""".formatted(MACHINE, REPO, REPO_GUID, daemon.address(), FORK, FORK_GUID, REPO_GUID, forkSocket(),
+                %s""".formatted(MACHINE, REPO, REPO_GUID, daemon.address(), repoMount(), repoMount(), repoMount(),
+                FORK, FORK_GUID, REPO_GUID, forkSocket(),
                 forkDaemon.address(), extraRepos);
     }
 
@@ -68,8 +92,12 @@ public class GateTestResource implements QuarkusTestResourceLifecycleManager {
         try {
             dir = Files.createTempDirectory("gate-test");
             Files.createDirectories(dir.resolve("gate"));
+            Files.createDirectories(dir.resolve("run"));
+            Files.createDirectories(dir.resolve("etc"));
+            Files.createDirectories(repoMount().resolve(".rediacc/docker/data"));
+            Files.createDirectories(repoMount().resolve(".rediacc/docker/config"));
             daemon = StandInDockerd.startTcp();
-            forkDaemon = StandInDockerd.startUnix(dir.resolve("fork-daemon.sock"));
+            forkDaemon = StandInDockerd.startUnix(dir.resolve("run/fork-daemon.sock"));
             Files.writeString(manifest(), manifestYaml(""));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -77,7 +105,7 @@ public class GateTestResource implements QuarkusTestResourceLifecycleManager {
         return Map.of(
                 "gate.manifest", manifest().toString(),
                 "gate.manifest-poll-interval", "200ms",
-                "gate.state-dir", dir.resolve("state").toString(),
+                "gate.state-dir", stateDir().toString(),
                 "gate.id", "gate-test",
                 "gate.heartbeat", "2s",
                 "gate.max-body-bytes", "65536",

@@ -26,7 +26,12 @@ public final class StandaloneGates implements AutoCloseable {
     }
 
     public Gate start(Path manifest, Path stateDir, String gateId) {
-        return Gate.start(settings(manifest, stateDir, gateId), NettyTransport.of(vertx), new SimpleMeterRegistry());
+        return start(settings(manifest, stateDir, gateId));
+    }
+
+    /** Starts a gate on {@code settings} through {@link Gate#start}, the application's own start-up path. */
+    public Gate start(GateSettings settings) {
+        return Gate.start(settings, NettyTransport.of(vertx), new SimpleMeterRegistry());
     }
 
     @Override

@@ -53,6 +53,13 @@ public interface GrantsConfig {
         @WithDefault("10000")
         int maxGates();
     }
+    /** How often each replica looks for grants whose expiry passed (they are revoked as {@code expired}). */
+    @WithDefault("5s")
+    Duration expiryInterval();
+
+    /** Most expired grants revoked in one pass (the next pass takes the rest). */
+    @WithDefault("100")
+    int expiryBatch();
 
     /** The outbox relay that publishes committed changes to Kafka. */
     Relay relay();

@@ -5,7 +5,9 @@ import io.rediacc.gpu.contracts.events.MachineInventory;
 import io.rediacc.gpu.contracts.events.RecordBounds;
 import io.rediacc.gpu.grants.config.ChannelTopics;
 import io.rediacc.gpu.grants.config.GrantsConfig;
+import io.rediacc.gpu.grants.repository.GrantWrites;
 import io.rediacc.gpu.grants.repository.SchemaInitializer;
+import io.rediacc.gpu.contracts.identity.Identifiers;
 import io.rediacc.gpu.grants.service.InventoryService;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -31,9 +33,12 @@ public class InventoryConsumer {
     private final GrantsConfig config;
     private final DroppedRecords dropped;
 
-    public InventoryConsumer(InventoryService inventories, SchemaInitializer schema, GrantsConfig config,
-                             DroppedRecords dropped) {
+    private final GrantWrites writes;
+
+    public InventoryConsumer(InventoryService inventories, SchemaInitializer schema, GrantWrites writes,
+                             GrantsConfig config, DroppedRecords dropped) {
         this.inventories = inventories;
+        this.writes = writes;
         this.schema = schema;
         this.config = config;
         this.dropped = dropped;
@@ -42,8 +47,17 @@ public class InventoryConsumer {
     @Incoming(ChannelTopics.INVENTORY)
     public Uni<Void> consume(ConsumerRecord<String, byte[]> record) {
         if (record.value() == null) {
-            LOG.debugf("ignoring the tombstone of machine %s: grants outlive a machine's inventory", record.key());
-            return Uni.createFrom().voidItem();
+            // a removed machine (DELETE /api/v1/machines/{machine}): forget its inventory; grants are not
+            // touched here (the removal revoked them, and any other grant stays revocable)
+            if (record.key() == null || !Identifiers.isMachine(record.key())) {
+                LOG.warnf("skipping a tombstone whose key is not a machine name (%s)", record.key());
+                return Uni.createFrom().voidItem();
+            }
+            return schema.ready().chain(() -> writes.inTransaction(c -> writes.lockAndForget(c, record.key())))
+                    .onFailure().recoverWithItem(e -> {
+                        LOG.errorf("could not forget machine %s (%s)", record.key(), e.getMessage());
+                        return null;
+                    });
         }
         MachineInventory inventory;
         try {

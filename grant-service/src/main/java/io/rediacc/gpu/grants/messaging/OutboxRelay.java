@@ -369,9 +369,14 @@ public class OutboxRelay {
                 || cause instanceof InvalidRecordException;
     }
 
+    /** A row without a payload is a tombstone (a removed machine's records). */
+    private static byte[] payload(String json) {
+        return json == null ? null : json.getBytes(StandardCharsets.UTF_8);
+    }
+
     private static ProducerRecord<String, byte[]> toRecord(Row row) {
         ProducerRecord<String, byte[]> record = new ProducerRecord<>(row.getString("topic"), null,
-                row.getString("record_key"), row.getString("payload").getBytes(StandardCharsets.UTF_8));
+                row.getString("record_key"), payload(row.getString("payload")));
         try {
             Map<String, String> headers = EventJson.mapper().readValue(row.getString("headers"), HEADERS);
             headers.forEach((name, value) -> record.headers()

@@ -16,6 +16,7 @@ import java.time.Instant;
 @Entity
 @Table(name = "grants")
 @NamedQuery(name = "Grant.forMachine", query = "from GrantEntity where machine = :machine order by device, repoName, repoGuid")
+@NamedQuery(name = "Grant.forRepoName", query = "from GrantEntity where machine = :machine and repoName = :repoName order by device")
 @NamedQuery(name = "Grant.forRepo", query = "from GrantEntity where machine = :machine and repoGuid = :repoGuid order by device")
 public class GrantEntity extends PanacheEntityBase {
 
@@ -44,6 +45,14 @@ public class GrantEntity extends PanacheEntityBase {
 
     @Column(name = "granted_at", nullable = false)
     public Instant grantedAt;
+
+    /** When the grant expires; null: never. */
+    @Column(name = "expires_at")
+    public Instant expiresAt;
+
+    public io.rediacc.gpu.grants.service.HeldGrant toHeld() {
+        return new io.rediacc.gpu.grants.service.HeldGrant(toGrant(), expiresAt);
+    }
 
     public Grant toGrant() {
         return new Grant(repoGuid, repoName, device, exclusive, grantedBy, grantedAt);

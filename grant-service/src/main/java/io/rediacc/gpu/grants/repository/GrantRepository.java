@@ -16,6 +16,11 @@ public class GrantRepository implements PanacheRepositoryBase<GrantEntity, Long>
         return list("#Grant.forMachine", Parameters.with("machine", machine));
     }
 
+    /** The grants held under a repo name (by any GUID): the grants of a repo gone from the machine. */
+    public Uni<List<GrantEntity>> forRepoName(String machine, String repoName) {
+        return list("#Grant.forRepoName", Parameters.with("machine", machine).and("repoName", repoName));
+    }
+
     public Uni<List<GrantEntity>> forRepo(String machine, String repoGuid) {
         return list("#Grant.forRepo", Parameters.with("machine", machine).and("repoGuid", repoGuid));
     }

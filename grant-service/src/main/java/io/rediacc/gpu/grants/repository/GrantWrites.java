@@ -45,15 +45,15 @@ public class GrantWrites {
      */
     private static final String STATE = """
             with g as (
-                select repo_guid, repo_name, device, exclusive, granted_by, granted_at, false as candidate
+                select repo_guid, repo_name, device, exclusive, granted_by, granted_at, expires_at, false as candidate
                 from grants where machine = $1
                 union all
-                select guid, name, $3::text, $4::boolean, $5::text, $6::timestamptz, true
+                select guid, name, $3::text, $4::boolean, $5::text, $6::timestamptz, null::timestamptz, true
                 from machine_repos where machine = $1 and name = $2)
             select h.known, h.version, h.repo_guid, h.device_names, h.device_nodes,
                    g.repo_guid as g_repo_guid, g.repo_name as g_repo_name, g.device as g_device,
                    g.exclusive as g_exclusive, g.granted_by as g_granted_by, g.granted_at as g_granted_at,
-                   g.candidate as g_candidate
+                   g.expires_at as g_expires_at, g.candidate as g_candidate
             from (select exists (select 1 from machines where machine = $1) as known,
                          coalesce((select version from machine_versions where machine = $1), 0) as version,
                          (select guid from machine_repos where machine = $1 and name = $2) as repo_guid,
@@ -64,10 +64,23 @@ public class GrantWrites {
             order by g.device, g.repo_name, g.repo_guid, g.candidate""";
     private static final String REPO_NAMES = "select name from machine_repos where machine = $1 order by name";
     private static final String UPSERT_GRANT = """
-            insert into grants (machine, repo_guid, repo_name, device, exclusive, granted_by, granted_at)
-            values ($1, $2, $3, $4, $5, $6, $7)
+            insert into grants (machine, repo_guid, repo_name, device, exclusive, granted_by, granted_at, expires_at)
+            values ($1, $2, $3, $4, $5, $6, $7, $8)
             on conflict (machine, repo_guid, device) do update set repo_name = excluded.repo_name,
-                exclusive = excluded.exclusive, granted_by = excluded.granted_by, granted_at = excluded.granted_at""";
+                exclusive = excluded.exclusive, granted_by = excluded.granted_by, granted_at = excluded.granted_at,
+                expires_at = excluded.expires_at""";
+    private static final String DELETE_MACHINE_GRANTS = "delete from grants where machine = $1";
+    private static final String INSERT_HISTORY = """
+            insert into grant_history (event_id, at, event, machine, repo_guid, repo_name, device, exclusive, actor,
+                                       version, reason, request_reason, expires_at)
+            values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)""";
+    /** The machine's rows that come from its inventory and its gates; grants and the version stay (a version never goes back). */
+    private static final List<String> FORGET_MACHINE = List.of(
+            "delete from machine_devices where machine = $1",
+            "delete from machine_repos where machine = $1",
+            "delete from gate_status where machine = $1",
+            "delete from machines where machine = $1");
+    private static final String GATE_IDS = "select gate_id from gate_status where machine = $1 order by gate_id";
     private static final String DELETE_GRANT = "delete from grants where machine = $1 and repo_guid = $2 and device = $3";
     private static final String BUMP_VERSION = """
             insert into machine_versions (machine, version) values ($1, 1)
@@ -91,8 +104,14 @@ public class GrantWrites {
     public record Candidate(String device, boolean exclusive, String actor, Instant at) {
     }
 
-    /** One grant of the machine, or the candidate ({@code candidate}), in snapshot order. */
-    public record GrantRow(Grant grant, boolean candidate) {
+    /** One grant of the machine, or the candidate ({@code candidate}), in snapshot order; {@code expiresAt} null: never. */
+    public record GrantRow(Grant grant, boolean candidate, Instant expiresAt) {
+    }
+
+    /** One row of the history table (see db/schema.sql). */
+    public record HistoryRow(String eventId, Instant at, String event, String machine, String repoGuid, String repoName,
+                             String device, boolean exclusive, String actor, Long version, String reason,
+                             String requestReason, Instant expiresAt) {
     }
 
     /**
@@ -155,13 +174,57 @@ public class GrantWrites {
         });
     }
 
-    /** Writes the grant (new, or its exclusive flag changed) of the machine. */
-    public Uni<Void> upsertGrant(SqlConnection c, String machine, Grant grant) {
+    /** Writes the grant (new, or its exclusive flag or expiry changed) of the machine. */
+    public Uni<Void> upsertGrant(SqlConnection c, String machine, Grant grant, Instant expiresAt) {
         return c.preparedQuery(UPSERT_GRANT).execute(Tuple.tuple()
                         .addString(machine).addString(grant.repoGuid()).addString(grant.repoName())
                         .addString(grant.device()).addBoolean(grant.exclusive()).addString(grant.grantedBy())
-                        .addOffsetDateTime(utc(grant.grantedAt())))
+                        .addOffsetDateTime(utc(grant.grantedAt())).addOffsetDateTime(utcOrNull(expiresAt)))
                 .replaceWithVoid();
+    }
+
+    /** Deletes every grant of the machine; how many. */
+    public Uni<Integer> deleteMachineGrants(SqlConnection c, String machine) {
+        return c.preparedQuery(DELETE_MACHINE_GRANTS).execute(Tuple.of(machine)).map(RowSet::rowCount);
+    }
+
+    /** Appends rows to the history table, in the caller's transaction. */
+    public Uni<Void> appendHistory(SqlConnection c, List<HistoryRow> rows) {
+        if (rows.isEmpty()) {
+            return Uni.createFrom().voidItem();
+        }
+        List<Tuple> tuples = new ArrayList<>(rows.size());
+        for (HistoryRow h : rows) {
+            tuples.add(Tuple.tuple().addString(h.eventId()).addOffsetDateTime(utc(h.at())).addString(h.event())
+                    .addString(h.machine()).addString(h.repoGuid()).addString(h.repoName()).addString(h.device())
+                    .addBoolean(h.exclusive()).addString(h.actor()).addLong(h.version()).addString(h.reason())
+                    .addString(h.requestReason()).addOffsetDateTime(utcOrNull(h.expiresAt())));
+        }
+        return c.preparedQuery(INSERT_HISTORY).executeBatch(tuples).replaceWithVoid();
+    }
+
+    /** Forgets what the machine's inventory and gates told (grants and the version stay). */
+    public Uni<Void> forgetMachine(SqlConnection c, String machine) {
+        Uni<Void> chain = Uni.createFrom().voidItem();
+        for (String statement : FORGET_MACHINE) {
+            chain = chain.chain(() -> c.preparedQuery(statement).execute(Tuple.of(machine)).replaceWithVoid());
+        }
+        return chain;
+    }
+
+    /** Takes the machine's lock, then forgets its inventory rows (a tombstone on the inventory topic). */
+    public Uni<Void> lockAndForget(SqlConnection c, String machine) {
+        String timeout = Math.max(1, config.lockTimeout().toMillis()) + "ms";
+        return c.preparedQuery(LOCK).execute(Tuple.of(timeout, key(machine))).chain(() -> forgetMachine(c, machine));
+    }
+
+    /** The ids of the gates that reported for the machine. */
+    public Uni<List<String>> gateIds(SqlConnection c, String machine) {
+        return c.preparedQuery(GATE_IDS).execute(Tuple.of(machine)).map(rows -> {
+            List<String> ids = new ArrayList<>();
+            rows.forEach(row -> ids.add(row.getString(0)));
+            return ids;
+        });
     }
 
     /** Deletes one grant by its key; the number of rows deleted. */
@@ -186,10 +249,12 @@ public class GrantWrites {
             Map<String, String> headers = new LinkedHashMap<>();
             CloudEventHeaders.of(r.topic(), config.eventSource(), r.subject(), r.eventId(), r.time())
                     .forEach((name, bytes) -> headers.put(name, new String(bytes, StandardCharsets.UTF_8)));
-            String payload = EventJson.toJson(r.value());
+            // a null value is a tombstone (machine removal)
+            String payload = r.value() == null ? null : EventJson.toJson(r.value());
             String headerJson = EventJson.toJson(headers);
             // bounded where it is made: a record the broker would refuse is never written (see OutboxRelay)
-            int bytes = payload.getBytes(StandardCharsets.UTF_8).length + headerJson.length() + r.key().length();
+            int bytes = (payload == null ? 0 : payload.getBytes(StandardCharsets.UTF_8).length) + headerJson.length()
+                    + r.key().length();
             if (bytes > config.relay().maxRecordBytes()) {
                 throw Problems.recordTooLarge(r.subject(), r.topic().name(), bytes, config.relay().maxRecordBytes());
             }
@@ -219,7 +284,8 @@ public class GrantWrites {
             }
             grants.add(new GrantRow(new Grant(row.getString("g_repo_guid"), row.getString("g_repo_name"),
                     row.getString("g_device"), row.getBoolean("g_exclusive"), row.getString("g_granted_by"),
-                    row.getOffsetDateTime("g_granted_at").toInstant()), row.getBoolean("g_candidate")));
+                    row.getOffsetDateTime("g_granted_at").toInstant()), row.getBoolean("g_candidate"),
+                    row.getOffsetDateTime("g_expires_at") == null ? null : row.getOffsetDateTime("g_expires_at").toInstant()));
         }
         return new MachineState(locked, head.getBoolean("known"), head.getLong("version"), head.getString("repo_guid"),
                 devices, grants);
@@ -227,6 +293,10 @@ public class GrantWrites {
 
     private static OffsetDateTime utc(Instant at) {
         return OffsetDateTime.ofInstant(at, ZoneOffset.UTC);
+    }
+
+    private static OffsetDateTime utcOrNull(Instant at) {
+        return at == null ? null : utc(at);
     }
 
     static String key(String machine) {

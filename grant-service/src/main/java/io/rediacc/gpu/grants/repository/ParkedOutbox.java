@@ -15,9 +15,9 @@ import java.util.List;
 public class ParkedOutbox {
 
     private static final String LIST = """
-            select id, topic, record_key, octet_length(payload) as bytes, created_at, parked_at, reason
+            select id, topic, record_key, coalesce(octet_length(payload), 0) as bytes, created_at, parked_at, reason
             from outbox_parked order by id limit $1""";
-    private static final String PAYLOAD = "select payload from outbox_parked where id = $1";
+    private static final String PAYLOAD = "select coalesce(payload, 'null') from outbox_parked where id = $1";
     private static final String DROP = "delete from outbox_parked where id = $1";
     /** Back into the outbox under its own id: it is published first among its machine's rows again. */
     private static final String RETRY = """

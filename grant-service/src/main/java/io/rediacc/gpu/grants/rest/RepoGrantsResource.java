@@ -88,7 +88,9 @@ public class RepoGrantsResource {
         boolean exclusive = Boolean.TRUE.equals(body.exclusive());
         Duration waitFor = waitFor(wait);
         String who = Actor.of(security, actor, auth.mode());
-        return grants.grant(ref, body.machine(), device, exclusive, who)
+        String reason = GrantTerms.reason(body.reason());
+        java.time.Instant expiresAt = GrantTerms.expiry(body.expiresIn(), body.expiresAt(), java.time.Instant.now());
+        return grants.grant(ref, body.machine(), device, exclusive, who, reason, expiresAt)
                 .chain(change -> enforcement.await(change.machine(), change.version(), waitFor).map(enforced -> {
                     int status = !change.changed() ? 200 : !enforced.enforced() ? 202 : change.created() ? 201 : 200;
                     Response.ResponseBuilder response = Response.status(status).entity(GrantResponse.of(change, enforced));
@@ -120,13 +122,15 @@ public class RepoGrantsResource {
                                 @QueryParam("machine") String machine,
                                 @Parameter(description = "how long to wait for the gates: 0, 500ms, 5s (default 5s)", schema = @Schema(type = SchemaType.STRING))
                                 @QueryParam("wait") String wait,
+                                @Parameter(description = "why: recorded in the history and the audit event", examples = @org.eclipse.microprofile.openapi.annotations.media.ExampleObject(name = "reason", value = "ticket-123"))
+                                @QueryParam("reason") String reason,
                                 @HeaderParam(Actor.HEADER) String actor,
                                 @Context SecurityContext security) {
         RepoRef ref = RepoRef.parse(repo);
         CdiName name = CdiName.parse(device);
         Duration waitFor = waitFor(wait);
         String who = Actor.of(security, actor, auth.mode());
-        return grants.revoke(ref, machine, name, who)
+        return grants.revoke(ref, machine, name, who, GrantTerms.reason(reason))
                 .chain(change -> enforcement.await(change.machine(), change.version(), waitFor)
                         .map(enforced -> Response.status(enforced.enforced() ? 200 : 202)
                                 .entity(RevokeResponse.of(change, enforced)).build()));
@@ -137,7 +141,7 @@ public class RepoGrantsResource {
     @Operation(summary = "List a repo's grants on its machine")
     @APIResponse(responseCode = "200", description = "the repo's grants",
             content = @Content(schema = @Schema(implementation = RepoGrantsView.class)))
-    @APIResponse(responseCode = "404", description = "unknown repo or machine", content = @Content(schema = @Schema(implementation = ApiError.class)))
+    @APIResponse(responseCode = "404", description = "unknown repo or machine (a repo gone from its machine is listed with repoGone while it holds grants)", content = @Content(schema = @Schema(implementation = ApiError.class)))
     @APIResponse(responseCode = "409", description = "the repo name exists on several machines", content = @Content(schema = @Schema(implementation = ApiError.class)))
     public Uni<RepoGrantsView> list(@PathParam("repo") String repo, @QueryParam("machine") String machine) {
         return grants.repoGrants(RepoRef.parse(repo), machine).map(RepoGrantsView::of);

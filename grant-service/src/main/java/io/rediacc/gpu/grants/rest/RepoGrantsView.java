@@ -5,15 +5,21 @@ import io.rediacc.gpu.grants.service.RepoGrants;
 import java.time.Instant;
 import java.util.List;
 
-/** The grants of one repo on one machine. */
-public record RepoGrantsView(String machine, String repo, String repoGuid, List<RepoGrant> grants) {
+/**
+ * The grants of one repo on one machine.
+ *
+ * @param repoGone the repo is no longer in the machine's inventory; its grants (by its last known GUID)
+ *                 stay until revoked
+ */
+public record RepoGrantsView(String machine, String repo, String repoGuid, boolean repoGone, List<RepoGrant> grants) {
 
-    /** One granted device name. */
-    public record RepoGrant(String device, boolean exclusive, String grantedBy, Instant grantedAt) {
+    /** One granted device name; {@code expiresAt} absent: it never expires. */
+    public record RepoGrant(String device, boolean exclusive, String grantedBy, Instant grantedAt, Instant expiresAt) {
     }
 
     static RepoGrantsView of(RepoGrants grants) {
-        return new RepoGrantsView(grants.machine(), grants.repoName(), grants.repoGuid(), grants.grants().stream()
-                .map(g -> new RepoGrant(g.device(), g.exclusive(), g.grantedBy(), g.grantedAt())).toList());
+        return new RepoGrantsView(grants.machine(), grants.repoName(), grants.repoGuid(), grants.repoGone(),
+                grants.grants().stream().map(h -> new RepoGrant(h.grant().device(), h.grant().exclusive(),
+                        h.grant().grantedBy(), h.grant().grantedAt(), h.expiresAt())).toList());
     }
 }

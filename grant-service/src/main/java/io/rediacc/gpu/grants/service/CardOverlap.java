@@ -1,5 +1,6 @@
 package io.rediacc.gpu.grants.service;
 
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -7,41 +8,105 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * Decides whether two CDI devices share a card, from their device nodes. Only nodes that stand for
- * one card count: {@code /dev/nvidiaN}, {@code /dev/dri/renderDN}, {@code /dev/dri/cardN} and WSL's
- * {@code /dev/dxg}. Control nodes every device carries ({@code /dev/nvidiactl}, {@code /dev/nvidia-uvm},
- * {@code /dev/kfd}…) would make every pair of GPUs look shared.
+ * Which physical cards each CDI device of a machine reaches, from the device nodes of its specs.
+ * Only nodes that stand for one card count: {@code /dev/nvidiaN}, {@code /dev/dri/renderDN},
+ * {@code /dev/dri/cardN} and WSL's {@code /dev/dxg}. Control nodes every device carries
+ * ({@code /dev/nvidiactl}, {@code /dev/nvidia-uvm}, {@code /dev/kfd}, MIG's {@code /dev/nvidia-caps/*})
+ * would make every pair of GPUs look shared.
+ * <p>
+ * A card has several nodes: {@code /dev/nvidia1} (its minor, not necessarily its index) and its DRM
+ * nodes {@code /dev/dri/card1} and {@code /dev/dri/renderD129}. The nodes of a device that names one
+ * card (at most one node of each kind) are the same card; a device with several nodes of one kind
+ * ({@code =all}) names several cards and joins none. So {@code nvidia.com/gpu=0} teaches that
+ * {@code renderD129} is card {@code /dev/nvidia1}, and a MIG slice, which lists only its parent's
+ * {@code /dev/nvidia1}, then reaches {@code rediacc.io/dri=renderD129} too.
  */
 public final class CardOverlap {
 
     private static final Pattern CARD_NODE = Pattern.compile("/dev/nvidia\\d+|/dev/dri/(renderD|card)\\d+|/dev/dxg");
 
-    private CardOverlap() {
+    private final Map<String, Set<String>> cardsByDevice = new HashMap<>();
+
+    private CardOverlap(Map<String, List<String>> nodesByName) {
+        Map<String, String> parent = new HashMap<>();
+        for (List<String> nodes : nodesByName.values()) {
+            List<String> cardNodes = nodes.stream().filter(CardOverlap::isCardNode).distinct().toList();
+            cardNodes.forEach(n -> parent.putIfAbsent(n, n));
+            if (namesOneCard(cardNodes)) {
+                for (int i = 1; i < cardNodes.size(); i++) {
+                    union(parent, cardNodes.get(0), cardNodes.get(i));
+                }
+            }
+        }
+        nodesByName.forEach((name, nodes) -> {
+            Set<String> cards = new HashSet<>();
+            for (String node : nodes) {
+                if (isCardNode(node)) {
+                    cards.add(find(parent, node));
+                }
+            }
+            cardsByDevice.put(name, cards);
+        });
+    }
+
+    /** The cards of a machine's devices (name to device nodes). */
+    public static CardOverlap of(Map<String, List<String>> nodesByName) {
+        return new CardOverlap(nodesByName);
     }
 
     static boolean isCardNode(String path) {
         return path != null && CARD_NODE.matcher(path).matches();
     }
 
-    /** The card nodes among a device's nodes. */
-    public static Set<String> cards(List<String> deviceNodes) {
-        Set<String> cards = new HashSet<>();
-        for (String node : deviceNodes) {
-            if (isCardNode(node)) {
-                cards.add(node);
-            }
-        }
-        return cards;
-    }
-
-    /** True when the two devices are the same name or share at least one card. */
-    public static boolean overlaps(String deviceA, String deviceB, Map<String, List<String>> nodesByName) {
+    /** True when the two devices are the same name or reach at least one common card. */
+    public boolean overlaps(String deviceA, String deviceB) {
         if (deviceA.equals(deviceB)) {
             return true;
         }
-        Set<String> a = cards(nodesByName.getOrDefault(deviceA, List.of()));
-        Set<String> b = cards(nodesByName.getOrDefault(deviceB, List.of()));
-        a.retainAll(b);
-        return !a.isEmpty();
+        Set<String> a = cardsByDevice.getOrDefault(deviceA, Set.of());
+        for (String card : cardsByDevice.getOrDefault(deviceB, Set.of())) {
+            if (a.contains(card)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** One-off form of {@link #overlaps(String, String)}. */
+    public static boolean overlaps(String deviceA, String deviceB, Map<String, List<String>> nodesByName) {
+        return of(nodesByName).overlaps(deviceA, deviceB);
+    }
+
+    /** At most one node of each kind: the device names one card, so its nodes are one card's. */
+    private static boolean namesOneCard(List<String> cardNodes) {
+        int nvidia = 0;
+        int render = 0;
+        int card = 0;
+        for (String n : cardNodes) {
+            if (n.startsWith("/dev/nvidia")) {
+                nvidia++;
+            } else if (n.startsWith("/dev/dri/renderD")) {
+                render++;
+            } else if (n.startsWith("/dev/dri/card")) {
+                card++;
+            }
+        }
+        return nvidia <= 1 && render <= 1 && card <= 1;
+    }
+
+    private static String find(Map<String, String> parent, String node) {
+        String root = node;
+        while (!parent.get(root).equals(root)) {
+            root = parent.get(root);
+        }
+        return root;
+    }
+
+    private static void union(Map<String, String> parent, String a, String b) {
+        String ra = find(parent, a);
+        String rb = find(parent, b);
+        if (!ra.equals(rb)) {
+            parent.put(rb, ra);
+        }
     }
 }

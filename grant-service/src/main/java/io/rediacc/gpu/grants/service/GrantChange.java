@@ -1,5 +1,6 @@
 package io.rediacc.gpu.grants.service;
 
+import java.time.Instant;
 import java.util.List;
 
 /**
@@ -9,7 +10,8 @@ import java.util.List;
  * @param changed  false when the same grant already existed (idempotent repeat)
  * @param created  true when a new grant was written; false for a repeat or an exclusive-flag change
  * @param overlaps other repos' grants on this machine that share a card with the device
+ * @param expiresAt when the grant expires (null: never)
  */
 public record GrantChange(String machine, String repoName, String repoGuid, String device, boolean exclusive,
-                          long version, boolean changed, boolean created, List<Overlap> overlaps) {
+                          long version, boolean changed, boolean created, List<Overlap> overlaps, Instant expiresAt) {
 }

@@ -15,6 +15,7 @@ import io.rediacc.gpu.grants.repository.GrantRepository;
 import io.rediacc.gpu.grants.repository.GrantWrites;
 import io.rediacc.gpu.grants.repository.GrantWrites.Candidate;
 import io.rediacc.gpu.grants.repository.GrantWrites.GrantRow;
+import io.rediacc.gpu.grants.repository.GrantWrites.HistoryRow;
 import io.rediacc.gpu.grants.repository.GrantWrites.MachineState;
 import io.rediacc.gpu.grants.repository.GrantWrites.OutboxRecord;
 import io.rediacc.gpu.grants.repository.MachineRepoEntity;
@@ -50,10 +51,12 @@ public class GrantService {
     private final OutboxSignal outboxSignal;
     private final GrantMetrics metrics;
     private final GrantsConfig config;
+    private final GateRegistry gateRegistry;
 
     public GrantService(GrantWrites writes, RepoResolver resolver, MachineRepository machines,
                         MachineRepoRepository repos, GrantRepository grants, MachineVersionRepository versions,
-                        OutboxSignal outboxSignal, GrantMetrics metrics, GrantsConfig config) {
+                        OutboxSignal outboxSignal, GrantMetrics metrics, GateRegistry gateRegistry, GrantsConfig config) {
+        this.gateRegistry = gateRegistry;
         this.config = config;
         this.writes = writes;
         this.resolver = resolver;
@@ -66,7 +69,12 @@ public class GrantService {
     }
 
     /** What one grant call asks for, once its input is validated. */
-    private record Ask(String machine, String repoName, String device, boolean exclusive, String actor, Instant at) {
+    private record Ask(String machine, String repoName, String device, boolean exclusive, String actor, Instant at,
+                       String reason, Instant expiresAt) {
+        Ask(String machine, String repoName, String device, boolean exclusive, String actor, Instant at) {
+            this(machine, repoName, device, exclusive, actor, at, null, null);
+        }
+
         Candidate candidate() {
             return new Candidate(device, exclusive, actor, at);
         }
@@ -86,10 +94,18 @@ public class GrantService {
     private record Verdict(Grant mine, Problem conflict, List<Overlap> overlaps) {
     }
 
-    public Uni<GrantChange> grant(RepoRef ref, String machineField, CdiName device, boolean exclusive, String actor) {
+    /**
+     * Grants a device to a repo.
+     *
+     * @param reason    the operator's reason, recorded in the history and the audit event (null: none)
+     * @param expiresAt when the grant expires (null: never); a repeat with another expiry changes it
+     */
+    public Uni<GrantChange> grant(RepoRef ref, String machineField, CdiName device, boolean exclusive, String actor,
+                                  String reason, Instant expiresAt) {
         return resolver.machineOf(ref, machineField)
                 .chain(machine -> {
-                    Ask ask = new Ask(machine, ref.name(), device.qualified(), exclusive, actor, now());
+                    Ask ask = new Ask(machine, ref.name(), device.qualified(), exclusive, actor, now(), reason,
+                            expiresAt == null ? null : expiresAt.truncatedTo(ChronoUnit.MICROS));
                     return writes.inTransaction(c -> grantIn(c, ask));
                 })
                 // a refusal committed an audit event too: wake the relay either way
@@ -102,10 +118,10 @@ public class GrantService {
                 });
     }
 
-    public Uni<RevokeChange> revoke(RepoRef ref, String machineField, CdiName device, String actor) {
+    public Uni<RevokeChange> revoke(RepoRef ref, String machineField, CdiName device, String actor, String reason) {
         return resolver.machineOf(ref, machineField)
                 .chain(machine -> {
-                    Ask ask = new Ask(machine, ref.name(), device.qualified(), false, actor, now());
+                    Ask ask = new Ask(machine, ref.name(), device.qualified(), false, actor, now(), reason, null);
                     return writes.inTransaction(c -> revokeIn(c, ask));
                 })
                 .map(this::unwrap)
@@ -115,11 +131,33 @@ public class GrantService {
 
     public Uni<RepoGrants> repoGrants(RepoRef ref, String machineField) {
         return resolver.machineOf(ref, machineField)
-                .chain(machine -> Panache.withSession(() -> requireMachine(machine)
-                        .chain(() -> requireRepo(machine, ref.name()))
-                        .chain(repo -> grants.forRepo(machine, repo.guid)
-                                .map(list -> new RepoGrants(machine, repo.name, repo.guid,
-                                        list.stream().map(GrantEntity::toGrant).toList())))));
+                .chain(machine -> Panache.withSession(() -> repos.byName(machine, ref.name()).chain(repo -> {
+                    if (repo != null) {
+                        return grants.forRepo(machine, repo.guid).map(list -> new RepoGrants(machine, repo.name,
+                                repo.guid, false, list.stream().map(GrantEntity::toHeld).toList()));
+                    }
+                    // gone from the machine's inventory: its grants stay, by the last GUID known under its name
+                    return grants.forRepoName(machine, ref.name()).chain(list -> {
+                        if (list.isEmpty()) {
+                            return requireMachine(machine).chain(() -> requireRepo(machine, ref.name()))
+                                    .map(never -> (RepoGrants) null);
+                        }
+                        String guid = lastKnownGuid(list.stream().map(GrantEntity::toGrant).toList(), ref.name());
+                        return Uni.createFrom().item(new RepoGrants(machine, ref.name(), guid, true, list.stream()
+                                .filter(g -> g.repoGuid.equals(guid)).map(GrantEntity::toHeld).toList()));
+                    });
+                })));
+    }
+
+    /** The GUID of the newest grant held under a repo name (the last GUID the name had), or null if none. */
+    static String lastKnownGuid(List<Grant> grants, String repoName) {
+        Grant newest = null;
+        for (Grant g : grants) {
+            if (g.repoName().equals(repoName) && (newest == null || g.grantedAt().isAfter(newest.grantedAt()))) {
+                newest = g;
+            }
+        }
+        return newest == null ? null : newest.repoGuid();
     }
 
     public Uni<MachineGrants> machineGrants(String machine) {
@@ -175,9 +213,10 @@ public class GrantService {
             return refuse(c, ask, state.repoGuid(), verdict.conflict());
         }
         Grant mine = verdict.mine();
-        if (mine != null && mine.exclusive() == ask.exclusive()) {
+        if (mine != null && mine.exclusive() == ask.exclusive()
+                && java.util.Objects.equals(expiryOf(state, mine), ask.expiresAt())) {
             return Uni.createFrom().item(new Done<>(new GrantChange(ask.machine(), ask.repoName(), state.repoGuid(),
-                    ask.device(), ask.exclusive(), state.version(), false, false, verdict.overlaps())));
+                    ask.device(), ask.exclusive(), state.version(), false, false, verdict.overlaps(), ask.expiresAt())));
         }
         boolean created = mine == null;
         int held = state.grants().size() - 1; // less the candidate
@@ -196,17 +235,26 @@ public class GrantService {
         }
         Grant grant = written;
         // the writes are independent statements: sent together, answered in one round trip
-        return Uni.combine().all().unis(writes.upsertGrant(c, ask.machine(), grant),
-                        recordChange(c, ask, state, GrantEvent.Type.GRANTED, after))
+        return Uni.combine().all().unis(writes.upsertGrant(c, ask.machine(), grant, ask.expiresAt()),
+                        recordChange(c, ask, state.version(), state.repoGuid(), GrantEvent.Type.GRANTED, null, after))
                 .with(results -> new Done<>(new GrantChange(ask.machine(), grant.repoName(), grant.repoGuid(),
-                        ask.device(), ask.exclusive(), (Long) results.get(1), true, created, verdict.overlaps())));
+                        ask.device(), ask.exclusive(), (Long) results.get(1), true, created, verdict.overlaps(),
+                        ask.expiresAt())));
     }
 
-    /** The grant rules over the machine's grants: what the repo holds already, and what refuses the ask. */
+    /**
+     * The grant rules over the machine's grants: what the repo holds already, and what refuses the ask.
+     * Exclusive reserves the card, not the name: another repo's grant of any name that reaches one of
+     * the same cards ({@link CardOverlap}: the index, UUID and {@code all} names, MIG slices and their
+     * parent, the DRM names of an AMD card) is a conflict either way. The same repo never conflicts
+     * with itself, so it may hold several names of its card.
+     */
     private static Verdict judge(Ask ask, MachineState state) {
         Grant mine = null;
-        List<Holder> others = new ArrayList<>();
+        List<Holder> reaching = new ArrayList<>();
+        Holder exclusiveHolder = null;
         List<Overlap> overlaps = new ArrayList<>();
+        CardOverlap cards = CardOverlap.of(state.devices());
         for (GrantRow row : state.grants()) {
             if (row.candidate()) {
                 continue;
@@ -215,90 +263,220 @@ public class GrantService {
             boolean sameRepo = g.repoGuid().equals(state.repoGuid());
             if (sameRepo && g.device().equals(ask.device())) {
                 mine = g;
-            } else if (!sameRepo && g.device().equals(ask.device())) {
-                others.add(new Holder(g.repoName(), g.repoGuid(), g.device(), g.exclusive()));
             }
-            if (!sameRepo && CardOverlap.overlaps(ask.device(), g.device(), state.devices())) {
+            if (!sameRepo && cards.overlaps(ask.device(), g.device())) {
+                Holder holder = new Holder(g.repoName(), g.repoGuid(), g.device(), g.exclusive());
+                reaching.add(holder);
+                // the same name first: the holder the caller asked about is the one named
+                if (g.exclusive() && (exclusiveHolder == null || g.device().equals(ask.device()))) {
+                    exclusiveHolder = holder;
+                }
                 overlaps.add(new Overlap(g.repoName(), g.device(), g.exclusive()));
             }
         }
         if (mine != null && mine.exclusive() == ask.exclusive()) {
             return new Verdict(mine, null, overlaps); // a repeat: answered as it is, whatever others hold
         }
-        if (ask.exclusive() && !others.isEmpty()) {
-            return new Verdict(mine, Problems.heldByOthers(ask.machine(), ask.device(), others), overlaps);
+        if (ask.exclusive() && !reaching.isEmpty()) {
+            return new Verdict(mine, Problems.heldByOthers(ask.machine(), ask.device(), reaching), overlaps);
         }
-        for (Holder holder : others) {
-            if (holder.exclusive()) {
-                return new Verdict(mine, Problems.heldExclusively(ask.machine(), ask.device(), holder), overlaps);
-            }
+        if (exclusiveHolder != null) {
+            return new Verdict(mine, Problems.heldExclusively(ask.machine(), ask.device(), exclusiveHolder), overlaps);
         }
         return new Verdict(mine, null, overlaps);
     }
 
     private Uni<Outcome<RevokeChange>> revokeIn(SqlConnection c, Ask ask) {
-        return writes.tryLockAndRead(c, ask.machine(), ask.repoName(), ask.candidate())
-                .chain(state -> state.locked() ? Uni.createFrom().item(state)
-                        : writes.lockAndRead(c, ask.machine(), ask.repoName(), ask.candidate()))
-                .chain(state -> {
-                    if (!state.known()) {
-                        throw Problems.unknownMachine(ask.machine());
-                    }
-                    if (state.repoGuid() == null) {
-                        return repoNotOnMachine(c, ask);
-                    }
-                    List<Grant> held = new ArrayList<>(); // in device order: the snapshot order within one repo
-                    List<Grant> after = new ArrayList<>();
-                    Grant grant = null;
-                    for (GrantRow row : state.grants()) {
-                        if (row.candidate()) {
-                            continue;
+        return lockAndRead(c, ask).chain(state -> {
+            List<Grant> current = currentGrants(state);
+            String repoGuid = state.repoGuid();
+            if (repoGuid == null) {
+                // the repo is gone from the machine's inventory: its grants stay revocable by name
+                repoGuid = lastKnownGuid(current, ask.repoName());
+            }
+            if (!state.known() && current.isEmpty()) {
+                throw Problems.unknownMachine(ask.machine());
+            }
+            if (repoGuid == null) {
+                return repoNotOnMachine(c, ask);
+            }
+            String guid = repoGuid;
+            List<Grant> held = new ArrayList<>(); // in device order: the snapshot order within one repo
+            List<Grant> after = new ArrayList<>();
+            Grant grant = null;
+            for (Grant g : current) {
+                if (g.repoGuid().equals(guid)) {
+                    held.add(g);
+                }
+                if (isKey(g, guid, ask.device())) {
+                    grant = g;
+                } else {
+                    after.add(g);
+                }
+            }
+            if (grant == null) {
+                throw Problems.notGranted(ask.repoName(), ask.machine(), ask.device(),
+                        held.stream().map(Grant::device).toList());
+            }
+            Ask revoked = new Ask(ask.machine(), grant.repoName(), ask.device(), grant.exclusive(), ask.actor(),
+                    ask.at(), ask.reason(), null);
+            return Uni.combine().all().unis(writes.deleteGrant(c, ask.machine(), guid, ask.device()),
+                            recordChange(c, revoked, state.version(), guid, GrantEvent.Type.REVOKED, null, after))
+                    .with(results -> {
+                        if ((Integer) results.get(0) == 0) { // cannot happen under the lock; never a silent no-op
+                            throw Problems.notGranted(ask.repoName(), ask.machine(), ask.device(),
+                                    held.stream().map(Grant::device).filter(d -> !d.equals(ask.device())).toList());
                         }
-                        Grant g = row.grant();
-                        if (g.repoGuid().equals(state.repoGuid())) {
-                            held.add(g);
-                        }
-                        if (isKey(g, state.repoGuid(), ask.device())) {
-                            grant = g;
-                        } else {
-                            after.add(g);
-                        }
-                    }
-                    if (grant == null) {
-                        throw Problems.notGranted(ask.repoName(), ask.machine(), ask.device(),
-                                held.stream().map(Grant::device).toList());
-                    }
-                    Ask revoked = new Ask(ask.machine(), ask.repoName(), ask.device(), grant.exclusive(), ask.actor(),
-                            ask.at());
-                    return Uni.combine().all().unis(writes.deleteGrant(c, ask.machine(), state.repoGuid(), ask.device()),
-                                    recordChange(c, revoked, state, GrantEvent.Type.REVOKED, after))
-                            .with(results -> {
-                                if ((Integer) results.get(0) == 0) { // cannot happen under the lock; never a silent no-op
-                                    throw Problems.notGranted(ask.repoName(), ask.machine(), ask.device(),
-                                            held.stream().map(Grant::device).filter(d -> !d.equals(ask.device())).toList());
-                                }
-                                return new Done<>(new RevokeChange(ask.machine(), ask.repoName(), state.repoGuid(),
-                                        ask.device(), (Long) results.get(1)));
-                            });
-                });
+                        return new Done<>(new RevokeChange(ask.machine(), ask.repoName(), guid,
+                                ask.device(), (Long) results.get(1)));
+                    });
+        });
     }
 
     /**
-     * Bumps the machine's version and writes the outbox rows: the complete grant set after the change
-     * ({@code after}, in snapshot order), then the audit event. The new version is known from the
-     * state read under the lock, so these statements go out together with the grant's own.
+     * Revokes one grant whose expiry passed, in a transaction of its own under the machine's lock
+     * (audited as {@code expired}, published like any revoke). Nothing happens when the grant is gone
+     * or was granted again with a later expiry meanwhile; the result says whether it expired.
      */
-    private Uni<Long> recordChange(SqlConnection c, Ask ask, MachineState state, GrantEvent.Type type, List<Grant> after) {
-        long version = state.version() + 1;
+    public Uni<Boolean> expire(String machine, String repoGuid, String device) {
+        Instant at = now();
+        return writes.inTransaction(c -> writes.lockAndRead(c, machine, "", new Candidate(device, false, EXPIRY_ACTOR, at))
+                        .chain(state -> {
+                            List<Grant> after = new ArrayList<>();
+                            GrantRow due = null;
+                            for (GrantRow row : state.grants()) {
+                                if (row.candidate()) {
+                                    continue;
+                                }
+                                if (isKey(row.grant(), repoGuid, device)) {
+                                    due = row;
+                                } else {
+                                    after.add(row.grant());
+                                }
+                            }
+                            if (due == null || due.expiresAt() == null || due.expiresAt().isAfter(at)) {
+                                return Uni.createFrom().item(false);
+                            }
+                            Grant g = due.grant();
+                            Ask ask = new Ask(machine, g.repoName(), device, g.exclusive(), EXPIRY_ACTOR, at, null,
+                                    due.expiresAt());
+                            return Uni.combine().all().unis(writes.deleteGrant(c, machine, repoGuid, device),
+                                            recordChange(c, ask, state.version(), repoGuid, GrantEvent.Type.EXPIRED,
+                                                    "expired at " + due.expiresAt(), after))
+                                    .with(results -> true);
+                        }))
+                .invoke(expired -> {
+                    if (expired) {
+                        outboxSignal.committed();
+                        metrics.revoked();
+                    }
+                });
+    }
+
+    /** Who the history names for a grant the service revoked because it expired. */
+    public static final String EXPIRY_ACTOR = "grant-service (expiry)";
+
+    /**
+     * Removes a machine from the fleet: refused (409) while it holds grants unless {@code revokeGrants};
+     * then, in one transaction under its lock, revokes every grant (each audited, one new version whose
+     * snapshot is empty), tombstones its inventory record so every consumer forgets it, and forgets what
+     * its inventory and gates told this service. Its version stays: it never goes back.
+     */
+    public Uni<MachineRemoval> removeMachine(String machine, boolean revokeGrants, String actor, String reason) {
+        Identifiers.machine(machine);
+        Instant at = now();
+        return writes.inTransaction(c -> writes.lockAndRead(c, machine, "", new Candidate("-", false, actor, at))
+                        .chain(state -> {
+                            List<Grant> current = currentGrants(state);
+                            if (!state.known() && current.isEmpty() && state.version() == 0) {
+                                throw Problems.unknownMachine(machine);
+                            }
+                            if (!current.isEmpty() && !revokeGrants) {
+                                throw Problems.machineHasGrants(machine, current);
+                            }
+                            return writes.gateIds(c, machine).chain(stored -> {
+                                // the gates this replica heard of, too (a status it could not store)
+                                java.util.TreeSet<String> gates = new java.util.TreeSet<>(stored);
+                                gateRegistry.gates(machine).forEach(g -> gates.add(g.gateId()));
+                                return removeIn(c, machine, state, current, List.copyOf(gates), actor, reason, at);
+                            });
+                        }))
+                .invoke(removal -> outboxSignal.committed())
+                .invoke(removal -> removal.revoked().forEach(g -> metrics.revoked()));
+    }
+
+    private Uni<MachineRemoval> removeIn(SqlConnection c, String machine, MachineState state, List<Grant> current,
+                                         List<String> gates, String actor, String reason, Instant at) {
+        String why = "machine " + machine + " removed from the fleet";
+        List<OutboxRecord> records = new ArrayList<>();
+        List<HistoryRow> history = new ArrayList<>();
+        Long version = null;
+        if (!current.isEmpty()) {
+            version = state.version() + 1;
+            records.add(new OutboxRecord(Topics.GRANTS_TOPIC, machine, machine, machine + "/v" + version, at,
+                    new GrantSnapshot(machine, version, at, List.of())));
+            for (Grant g : current) {
+                GrantEvent event = new GrantEvent(UUID.randomUUID().toString(), GrantEvent.Type.REVOKED, machine,
+                        g.repoGuid(), g.repoName(), g.device(), g.exclusive(), actor, why, version, at, reason, null);
+                records.add(new OutboxRecord(Topics.GRANT_EVENTS_TOPIC, machine, machine, event.id(), at, event));
+                history.add(historyOf(event));
+            }
+        }
+        // tombstones: the inventory (every consumer forgets the machine) and each gate's status slot
+        records.add(new OutboxRecord(Topics.INVENTORY_TOPIC, machine, machine, machine + "/removed/" + at, at, null));
+        for (String gate : gates) {
+            records.add(new OutboxRecord(Topics.GATE_STATUS_TOPIC, Topics.gateStatusKey(machine, gate), machine,
+                    machine + "/" + gate + "/removed/" + at, at, null));
+        }
+        Long newVersion = version;
+        Uni<?> bump = current.isEmpty() ? Uni.createFrom().voidItem() : writes.bumpVersion(c, machine);
+        return Uni.combine().all().unis(writes.deleteMachineGrants(c, machine), bump, writes.appendOutbox(c, records),
+                        writes.appendHistory(c, history), writes.forgetMachine(c, machine))
+                .with(results -> new MachineRemoval(machine, current, newVersion == null ? state.version() : newVersion,
+                        gates));
+    }
+
+    /** Takes the machine's lock (without queueing when it is free) and reads its state under it. */
+    private Uni<MachineState> lockAndRead(SqlConnection c, Ask ask) {
+        return writes.tryLockAndRead(c, ask.machine(), ask.repoName(), ask.candidate())
+                .chain(state -> state.locked() ? Uni.createFrom().item(state)
+                        : writes.lockAndRead(c, ask.machine(), ask.repoName(), ask.candidate()));
+    }
+
+    private static List<Grant> currentGrants(MachineState state) {
+        return state.grants().stream().filter(row -> !row.candidate()).map(GrantRow::grant).toList();
+    }
+
+    private static Instant expiryOf(MachineState state, Grant grant) {
+        for (GrantRow row : state.grants()) {
+            if (!row.candidate() && row.grant() == grant) {
+                return row.expiresAt();
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Bumps the machine's version and writes the outbox rows (the complete grant set after the change,
+     * {@code after} in snapshot order, then the audit event) and the history row. The new version is
+     * known from the state read under the lock, so these statements go out together with the grant's own.
+     *
+     * @param serviceReason why the service itself made the change (expiry); null for an operator's change
+     */
+    private Uni<Long> recordChange(SqlConnection c, Ask ask, long versionBefore, String repoGuid, GrantEvent.Type type,
+                                   String serviceReason, List<Grant> after) {
+        long version = versionBefore + 1;
         GrantSnapshot snapshot = new GrantSnapshot(ask.machine(), version, ask.at(), after);
-        GrantEvent event = new GrantEvent(UUID.randomUUID().toString(), type, ask.machine(), state.repoGuid(),
-                ask.repoName(), ask.device(), ask.exclusive(), ask.actor(), null, version, ask.at());
+        GrantEvent event = new GrantEvent(UUID.randomUUID().toString(), type, ask.machine(), repoGuid,
+                ask.repoName(), ask.device(), ask.exclusive(), ask.actor(), serviceReason, version, ask.at(),
+                ask.reason(), ask.expiresAt());
         // the snapshot's id is derived from (machine, version): a re-published one is recognisable
         List<OutboxRecord> records = List.of(
                 new OutboxRecord(Topics.GRANTS_TOPIC, ask.machine(), ask.machine(), ask.machine() + "/v" + version,
                         ask.at(), snapshot),
                 new OutboxRecord(Topics.GRANT_EVENTS_TOPIC, ask.machine(), ask.machine(), event.id(), ask.at(), event));
-        return Uni.combine().all().unis(writes.bumpVersion(c, ask.machine()), writes.appendOutbox(c, records))
+        return Uni.combine().all().unis(writes.bumpVersion(c, ask.machine()), writes.appendOutbox(c, records),
+                        writes.appendHistory(c, List.of(historyOf(event))))
                 .with(results -> {
                     long bumped = (Long) results.get(0);
                     if (bumped != version) {
@@ -309,15 +487,22 @@ public class GrantService {
                 });
     }
 
-    /** Commits a refusal as an audit event; the caller then gets the problem. */
+    /** Commits a refusal as an audit event and a history row; the caller then gets the problem. */
     private <T> Uni<Outcome<T>> refuse(SqlConnection c, Ask ask, String repoGuid, Problem problem) {
         GrantEvent event = new GrantEvent(UUID.randomUUID().toString(), GrantEvent.Type.REFUSED, ask.machine(),
                 repoGuid, ask.repoName(), ask.device(), ask.exclusive(), ask.actor(),
-                Problems.auditReason(problem, ask.device()), null, ask.at());
+                Problems.auditReason(problem, ask.device()), null, ask.at(), ask.reason(), ask.expiresAt());
         metrics.refused(problem.error());
-        return writes.appendOutbox(c, List.of(new OutboxRecord(Topics.GRANT_EVENTS_TOPIC, ask.machine(), ask.machine(),
-                        event.id(), ask.at(), event)))
-                .replaceWith(new Refused<>(problem));
+        return Uni.combine().all().unis(writes.appendOutbox(c, List.of(new OutboxRecord(Topics.GRANT_EVENTS_TOPIC,
+                                ask.machine(), ask.machine(), event.id(), ask.at(), event))),
+                        writes.appendHistory(c, List.of(historyOf(event))))
+                .with(results -> new Refused<>(problem));
+    }
+
+    private static HistoryRow historyOf(GrantEvent e) {
+        return new HistoryRow(e.id(), e.at(), e.type().name().toLowerCase(java.util.Locale.ROOT), e.machine(),
+                e.repoGuid(), e.repoName(), e.device(), e.exclusive(), e.actor(), e.version(), e.reason(),
+                e.requestReason(), e.expiresAt());
     }
 
     private <T> Uni<T> repoNotOnMachine(SqlConnection c, Ask ask) {

@@ -83,8 +83,9 @@ public final class Problems {
 
     public static Problem heldByOthers(String machine, String device, List<Holder> holders) {
         return new Problem(CONFLICT, "exclusive-conflict",
-                "cannot reserve " + device + " exclusively on " + machine + ": it is granted to "
-                        + describe(holders),
+                "cannot reserve " + device + " exclusively on " + machine + ": "
+                        + (holders.stream().allMatch(h -> h.device().equals(device)) ? "it is granted to "
+                        : "its card is granted to ") + describe(holders, device),
                 "revoke it from " + holders.stream().map(Holder::repo).distinct().collect(Collectors.joining(", "))
                         + " first, or grant it without exclusive",
                 Map.of("machine", machine, "holders", holders));
@@ -92,8 +93,13 @@ public final class Problems {
 
     public static Problem heldExclusively(String machine, String device, Holder holder) {
         return new Problem(CONFLICT, "exclusive-conflict",
-                device + " on " + machine + " is reserved exclusively by repo " + holder.repo() + " (" + holder.repoGuid() + ")",
-                "ask the owner of " + holder.repo() + " to release it (DELETE its grant), or choose another device",
+                device + " on " + machine + (holder.device().equals(device) ? " is reserved exclusively by repo "
+                        : " reaches a card reserved exclusively (as " + holder.device() + ") by repo ")
+                        + holder.repo() + " (" + holder.repoGuid() + ")",
+                holder.device().equals(device)
+                        ? "ask the owner of " + holder.repo() + " to release it (DELETE its grant), or choose another device"
+                        : "ask the owner of " + holder.repo() + " to release " + holder.device()
+                                + " (DELETE its grant), or choose a device on another card",
                 Map.of("machine", machine, "holders", List.of(holder)));
     }
 
@@ -144,9 +150,30 @@ public final class Problems {
         return text.length() <= AUDIT_REASON_CHARS ? text : text.substring(0, AUDIT_REASON_CHARS - 1) + "…";
     }
 
-    private static String describe(List<Holder> holders) {
+    public static Problem machineHasGrants(String machine, List<io.rediacc.gpu.contracts.events.Grant> grants) {
+        List<String> held = grants.stream().map(g -> g.repoName() + " " + g.device()).toList();
+        return new Problem(CONFLICT, "machine-has-grants",
+                "machine " + machine + " still holds " + grants.size() + " grant(s): " + String.join(", ", held),
+                "revoke them first, or remove the machine with its grants: rdc machine remove " + machine
+                        + " --revoke-grants (DELETE /api/v1/machines/" + machine + "?revokeGrants=true)",
+                Map.of("machine", machine, "grants", held));
+    }
+
+    public static Problem invalidExpiry(String detail) {
+        return new Problem(BAD_INPUT, "invalid-expiry", detail,
+                "give expiresIn as a positive duration such as 30m, 8h or 7d, or expiresAt as a future ISO-8601 "
+                        + "instant such as 2026-12-01T18:00:00Z, not both");
+    }
+
+    public static Problem invalidReason(String detail) {
+        return new Problem(BAD_INPUT, "invalid-reason", detail,
+                "give a reason of at most 500 characters without control characters, e.g. ticket-123");
+    }
+
+    private static String describe(List<Holder> holders, String device) {
         return holders.stream()
-                .map(h -> "repo " + h.repo() + " (" + h.repoGuid() + (h.exclusive() ? ", exclusive" : "") + ")")
+                .map(h -> "repo " + h.repo() + " (" + h.repoGuid() + (h.exclusive() ? ", exclusive" : "") + ")"
+                        + (h.device().equals(device) ? "" : " as " + h.device()))
                 .collect(Collectors.joining(", "));
     }
 }

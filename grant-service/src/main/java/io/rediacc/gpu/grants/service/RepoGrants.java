@@ -1,9 +1,10 @@
 package io.rediacc.gpu.grants.service;
 
-import io.rediacc.gpu.contracts.events.Grant;
-
 import java.util.List;
 
-/** The grants of one repo (by its current GUID) on one machine. */
-public record RepoGrants(String machine, String repoName, String repoGuid, List<Grant> grants) {
+/**
+ * The grants of one repo on one machine: by its current GUID, or, when the repo is gone from the
+ * machine's inventory ({@code repoGone}), by the last GUID that held grants under its name.
+ */
+public record RepoGrants(String machine, String repoName, String repoGuid, boolean repoGone, List<HeldGrant> grants) {
 }

@@ -44,4 +44,34 @@ class CardOverlapTest {
     void sameNameOverlapsEvenWithoutKnownNodes() {
         assertThat(CardOverlap.overlaps("vendor.com/x=1", "vendor.com/x=1", Map.of())).isTrue();
     }
+
+    /** Card index 0 is /dev/nvidia1 here: the minor is not the index. */
+    private static final Map<String, List<String>> MIG = Map.of(
+            "nvidia.com/gpu=0", List.of("/dev/nvidia1", "/dev/dri/card1", "/dev/dri/renderD129", "/dev/nvidiactl"),
+            "nvidia.com/gpu=1", List.of("/dev/nvidia0", "/dev/dri/card0", "/dev/dri/renderD128", "/dev/nvidiactl"),
+            "nvidia.com/gpu=all", List.of("/dev/nvidia0", "/dev/nvidia1", "/dev/dri/card0", "/dev/dri/card1",
+                    "/dev/dri/renderD128", "/dev/dri/renderD129", "/dev/nvidiactl"),
+            "nvidia.com/gpu=0:0", List.of("/dev/nvidia1", "/dev/nvidia-caps/nvidia-cap21", "/dev/nvidiactl"),
+            "nvidia.com/gpu=0:1", List.of("/dev/nvidia1", "/dev/nvidia-caps/nvidia-cap30", "/dev/nvidiactl"),
+            "rediacc.io/dri=renderD128", List.of("/dev/dri/renderD128"),
+            "rediacc.io/dri=renderD129", List.of("/dev/dri/renderD129"));
+
+    @Test
+    void aMigSliceReachesItsParentCardAndEveryNameOfIt() {
+        CardOverlap cards = CardOverlap.of(MIG);
+        assertThat(cards.overlaps("nvidia.com/gpu=0:0", "nvidia.com/gpu=0")).isTrue();
+        assertThat(cards.overlaps("nvidia.com/gpu=0:0", "nvidia.com/gpu=all")).isTrue();
+        assertThat(cards.overlaps("nvidia.com/gpu=0:0", "nvidia.com/gpu=0:1")).isTrue();
+        // the slice lists only /dev/nvidia1; nvidia.com/gpu=0 says renderD129 is the same card
+        assertThat(cards.overlaps("nvidia.com/gpu=0:0", "rediacc.io/dri=renderD129")).isTrue();
+        assertThat(cards.overlaps("nvidia.com/gpu=0:0", "nvidia.com/gpu=1")).isFalse();
+        assertThat(cards.overlaps("nvidia.com/gpu=0:0", "rediacc.io/dri=renderD128")).isFalse();
+    }
+
+    @Test
+    void allJoinsNoCardsTogether() {
+        CardOverlap cards = CardOverlap.of(MIG);
+        assertThat(cards.overlaps("nvidia.com/gpu=0", "nvidia.com/gpu=1")).isFalse();
+        assertThat(cards.overlaps("rediacc.io/dri=renderD128", "rediacc.io/dri=renderD129")).isFalse();
+    }
 }

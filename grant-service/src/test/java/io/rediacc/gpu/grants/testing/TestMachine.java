@@ -32,6 +32,14 @@ public final class TestMachine {
         return machine;
     }
 
+    /** A machine with the given CDI devices (name to device nodes) and repos, known to the service when this returns. */
+    public static TestMachine withDevices(GrantApi api, String prefix, Map<String, List<String>> devices, RepoInfo... repos) {
+        TestMachine machine = new TestMachine(Fleet.uniqueMachine(prefix), devices, List.of(repos));
+        machine.publish(api);
+        api.awaitMachine(machine.name);
+        return machine;
+    }
+
     /** Republishes the inventory with another repo list (a repo created, deleted or recreated). */
     public void replaceRepos(GrantApi api, RepoInfo... repos) {
         this.repos.clear();

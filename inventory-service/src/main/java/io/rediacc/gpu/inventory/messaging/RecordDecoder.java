@@ -55,7 +55,7 @@ final class RecordDecoder {
         List<MachineInventory.Gpu> gpus = inventory.gpus().stream().filter(Objects::nonNull).toList();
         return new MachineInventory(inventory.schemaVersion(), inventory.machine(), inventory.platform(),
                 inventory.agentVersion(), inventory.generatedAt(), gpus, devices, inventory.toolkit(),
-                inventory.persistencedSocket(), repos, inventory.specProblems());
+                inventory.persistencedSocket(), repos, inventory.specProblems(), inventory.setupFile());
     }
 
     static GateStatus gateStatus(String key, byte[] value, Instant recordTime, Duration skew) {
@@ -79,7 +79,7 @@ final class RecordDecoder {
                 .filter(g -> g != null && validDevice(status.machine(), g.device()))
                 .toList();
         return new GateStatus(status.machine(), status.gateId(), status.appliedVersion(), status.state(), grants,
-                status.repos(), status.heartbeatSeconds(), status.syncedAt());
+                status.repos(), status.heartbeatSeconds(), status.syncedAt(), 0, null, true, status.daemons());
     }
 
     private static <T> T read(byte[] value, Class<T> type) {

@@ -81,7 +81,7 @@ public class FleetQueryService {
             if (raw == null) {
                 throw new UnknownMachineException(name);
             }
-            return raw.json;
+            return SetupFileBytes.of(raw.json);
         });
     }
 

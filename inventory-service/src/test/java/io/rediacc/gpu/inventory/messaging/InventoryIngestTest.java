@@ -84,6 +84,27 @@ class InventoryIngestTest {
     }
 
     @Test
+    void theInventoryAsStoredOnTheMachineIsServedByteForByteFromTheRecordsSetupFile() throws Exception {
+        String machine = Inventories.uniqueMachine("setupfile");
+        // what setup wrote: pretty-printed, its own generatedAt, days before the heartbeat that carries it
+        String file = "{\n  \"schemaVersion\" : 1,\n  \"machine\" : \"" + machine + "\",\n  \"platform\" : \"local\",\n"
+                + "  \"generatedAt\" : \"2026-11-26T08:00:00Z\",\n  \"gpus\" : [ ],\n  \"cdiDevices\" : [ ]\n}\n";
+        String sha = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                .digest(file.getBytes(StandardCharsets.UTF_8)));
+        String record = EventJson.mapper().writeValueAsString(java.util.Map.of("schemaVersion", 1, "machine", machine,
+                "platform", "local", "generatedAt", Instant.now().toString(), "gpus", List.of(), "cdiDevices", List.of(),
+                "repos", List.of(), "setupFile", java.util.Map.of("generatedAt", "2026-11-26T08:00:00Z", "sha256", sha,
+                        "content", file, "bytes", file.length())));
+        FleetTopics.raw(Topics.INVENTORY_TOPIC, machine, record.getBytes(StandardCharsets.UTF_8));
+
+        awaitMachine(machine);
+        String served = asViewer().get("/api/v1/machines/{m}/inventory", machine).then().statusCode(200)
+                .contentType("application/json").extract().asString();
+        assertThat(served).isEqualTo(file);
+
+    }
+
+    @Test
     void replayingTheTopicChangesNothing() throws SQLException {
         String machine = Inventories.uniqueMachine("replay");
         MachineInventory inventory = Inventories.nvidiaHost(machine, Inventories.now());

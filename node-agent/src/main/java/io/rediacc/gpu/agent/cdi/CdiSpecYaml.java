@@ -13,7 +13,7 @@ import java.util.Map;
 
 /**
  * Renders the product's own specs as YAML. They use device nodes only, so only those fields are
- * written. Every rendering is read back with the shared {@link CdiSpecParser} before it may be
+ * written ({@code path}, and {@code hostPath} on a simulated machine's root). Every rendering is read back with the shared {@link CdiSpecParser} before it may be
  * written: the agent never puts a spec on disk that the loader would refuse.
  */
 public final class CdiSpecYaml {
@@ -32,6 +32,9 @@ public final class CdiSpecYaml {
             for (CdiSpec.DeviceNode n : d.containerEdits().deviceNodes()) {
                 Map<String, Object> node = new LinkedHashMap<>();
                 node.put("path", n.path());
+                if (n.hostPath() != null) {
+                    node.put("hostPath", n.hostPath());
+                }
                 nodes.add(node);
             }
             Map<String, Object> device = new LinkedHashMap<>();

@@ -67,9 +67,10 @@ public final class OwnSpecs {
         List<String> written = new ArrayList<>();
         List<String> unchanged = new ArrayList<>();
         List<String> removed = new ArrayList<>();
-        apply(host, HostRoot.DRI_SPEC, DRI_KIND, driDevices(detection.renderNodes()), written, unchanged, removed);
-        apply(host, HostRoot.AMD_SPEC, AMD_KIND, amdDevices(detection.kfdPresent(), detection.amdCards()), written,
-                unchanged, removed);
+        apply(host, HostRoot.DRI_SPEC, DRI_KIND, underRoot(host, driDevices(detection.renderNodes())), written, unchanged,
+                removed);
+        apply(host, HostRoot.AMD_SPEC, AMD_KIND, underRoot(host, amdDevices(detection.kfdPresent(), detection.amdCards())),
+                written, unchanged, removed);
         return new Outcome(written, unchanged, removed);
     }
 
@@ -87,6 +88,20 @@ public final class OwnSpecs {
         } else {
             unchanged.add(hostPath);
         }
+    }
+
+    /**
+     * On a simulated machine (a root other than {@code /}) each node's {@code hostPath} is its place
+     * under the root, so a real dockerd injects the simulated node (hostPath needs cdiVersion 0.5.0);
+     * on a real machine the spec names container paths only, which are the host's (0.3.0).
+     */
+    static List<Device> underRoot(HostRoot host, List<Device> devices) {
+        if (host.isSystemRoot()) {
+            return devices;
+        }
+        return devices.stream().map(d -> new Device(d.name(), null, ContainerEdits.ofDeviceNodes(d.containerEdits().deviceNodes()
+                .stream().map(n -> new DeviceNode(n.path(), host.path(n.path()).toString(), null, null, null, null, null, null, null))
+                .toList()))).toList();
     }
 
     private static Device device(String name, List<String> nodes) {

@@ -43,6 +43,13 @@ public class FixtureCommand implements Callable<Integer> {
     @Option(names = "--package-manager", paramLabel = "apt-get|dnf|none", description = "Stand-in package manager (default apt-get).")
     String packageManager = "apt-get";
 
+    @Option(names = "--toolkit-version", paramLabel = "V", description = "Version the stand-in nvidia-ctk reports (default "
+            + FixtureRoot.NVIDIA_CTK_VERSION + "; 1.18.0+ installs the nvidia-cdi-refresh units).")
+    String toolkitVersion = FixtureRoot.NVIDIA_CTK_VERSION;
+
+    @Option(names = "--toolkit-repo-missing", description = "NVIDIA's package repository is not configured (setup must add it).")
+    boolean toolkitRepoMissing;
+
     @Option(names = "--persistenced", description = "nvidia-persistenced runs (its socket exists).")
     boolean persistenced;
 
@@ -69,6 +76,8 @@ public class FixtureCommand implements Callable<Integer> {
                 .toolkitInstalled(toolkitInstalled)
                 .packageManager("none".equals(packageManager) ? null : packageManager)
                 .persistenced(persistenced)
+                .toolkitVersion(toolkitVersion)
+                .toolkitRepoMissing(toolkitRepoMissing)
                 .build();
         out.println("root=" + f.root());
         out.println("path=" + f.searchPath());

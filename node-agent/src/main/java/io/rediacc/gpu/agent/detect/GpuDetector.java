@@ -20,13 +20,17 @@ import java.util.Optional;
  */
 public final class GpuDetector {
 
+    public static final String WSL_LIB = "/usr/lib/wsl/lib";
+
     private GpuDetector() {
     }
 
     public static GpuDetection detect(HostRoot host, HostCommands commands, Duration timeout) {
         String platform = host.exists(HostRoot.DXG) ? MachineInventory.PLATFORM_WSL : MachineInventory.PLATFORM_LOCAL;
         List<String> notes = new ArrayList<>();
-        NvidiaSmi.Result nvidia = NvidiaSmi.query(commands, timeout);
+        // WSL's driver puts nvidia-smi in /usr/lib/wsl/lib, which is on a login shell's PATH but not on systemd's
+        HostCommands search = platform.equals(MachineInventory.PLATFORM_WSL) ? commands.withFallback(host.path(WSL_LIB)) : commands;
+        NvidiaSmi.Result nvidia = NvidiaSmi.query(search, timeout);
         notes.addAll(nvidia.notes());
         List<RenderNode> renderNodes = RenderNodes.scan(host);
         Map<String, RenderNode> renderByPci = new HashMap<>();

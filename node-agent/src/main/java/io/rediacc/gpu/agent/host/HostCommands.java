@@ -38,6 +38,11 @@ public final class HostCommands {
         return new HostCommands(System.getenv().getOrDefault("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"));
     }
 
+    /** This search path with {@code dir} searched last. */
+    public HostCommands withFallback(Path dir) {
+        return new HostCommands(pathVariable.isEmpty() ? dir.toString() : pathVariable + File.pathSeparator + dir);
+    }
+
     public String pathVariable() {
         return pathVariable;
     }

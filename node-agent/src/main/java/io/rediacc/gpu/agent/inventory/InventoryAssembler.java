@@ -19,7 +19,8 @@ import java.util.Optional;
  * Puts a {@link MachineInventory} together. Setup builds it from what it just detected; the
  * long-running mode from setup's {@code inventory.json} plus what changes without setup — the
  * spec directory (read back again), the repos manifest, the persistenced socket — stamped with the
- * time it was assembled, so its age says how fresh the published picture is.
+ * time it was assembled (the heartbeat), and carrying setup's file unchanged with setup's time
+ * ({@code setupFile}), from which the inventory's age is measured.
  */
 public final class InventoryAssembler {
 
@@ -47,7 +48,8 @@ public final class InventoryAssembler {
         manifest.warnings().forEach(LOG::warn);
         String machine = MachineName.resolve(settings.machine(), manifest.machine(), host);
         StringBuilder problem = new StringBuilder();
-        Optional<MachineInventory> recorded = InventoryFile.read(host, problem);
+        Optional<java.util.Map.Entry<byte[], MachineInventory>> file = InventoryFile.readWithBytes(host, problem);
+        Optional<MachineInventory> recorded = file.map(java.util.Map.Entry::getValue);
         if (problem.length() > 0) {
             LOG.warn(problem);
         }
@@ -56,7 +58,9 @@ public final class InventoryAssembler {
         if (recorded.isPresent()) {
             MachineInventory r = recorded.get();
             return new MachineInventory(MachineInventory.SCHEMA_VERSION, machine, r.platform(), agentVersion,
-                    clock.instant(), r.gpus(), specs.devices(), r.toolkit(), socket, manifest.repos(), specs.problems());
+                    clock.instant(), r.gpus(), specs.devices(), r.toolkit(), socket, manifest.repos(), specs.problems(),
+                    // setup's file itself travels along: "the inventory as stored on the machine", and setup's time
+                    InventoryFile.setupFile(file.get().getKey(), r));
         }
         // Setup has not run (or its file is unreadable): still tell the fleet what this machine has.
         GpuDetection detection = GpuDetector.detect(host, settings.commands(), settings.commandTimeout());

@@ -16,6 +16,8 @@ import java.util.regex.Pattern;
 public final class CdiRefreshDropIn {
 
     public static final String OUTPUT_VARIABLE = "NVIDIA_CTK_CDI_OUTPUT_FILE_PATH";
+    public static final String SERVICE = "nvidia-cdi-refresh.service";
+    public static final String PATH_UNIT = "nvidia-cdi-refresh.path";
 
     private static final Pattern ENV_LINE = Pattern.compile("^\\s*" + OUTPUT_VARIABLE + "\\s*=\\s*\"?([^\"\\s]*)\"?\\s*$",
             Pattern.MULTILINE);
@@ -23,14 +25,23 @@ public final class CdiRefreshDropIn {
     private CdiRefreshDropIn() {
     }
 
-    public static byte[] content() {
+    /**
+     * The drop-in for {@code nvidia-ctk} at {@code ctk}. {@code Environment=} alone is not enough:
+     * systemd lets the unit's {@code EnvironmentFile=} ({@code nvidia-cdi-refresh.env}) override it,
+     * so an old or hand-edited env file would silently send the spec back to {@code /var/run/cdi}.
+     * The command line's {@code --output} wins over the variable, whatever the env file says.
+     */
+    public static byte[] content(String ctk) {
         return ("""
                 # Written by rediacc node-agent setup. Repo daemons read CDI specs from /etc/cdi only, so the
                 # toolkit's refresh (run on driver and toolkit changes) must write NVIDIA's spec there, not to
-                # the default /var/run/cdi/nvidia.yaml. Removed by setup when it no longer manages that spec.
+                # the default /var/run/cdi/nvidia.yaml. --output on the command line wins over
+                # nvidia-cdi-refresh.env. Removed by setup when it no longer manages that spec.
                 [Service]
                 Environment=%s=%s
-                """.formatted(OUTPUT_VARIABLE, HostRoot.NVIDIA_SPEC)).getBytes(StandardCharsets.UTF_8);
+                ExecStart=
+                ExecStart=%s cdi generate --output=%s
+                """.formatted(OUTPUT_VARIABLE, HostRoot.NVIDIA_SPEC, ctk, HostRoot.NVIDIA_SPEC)).getBytes(StandardCharsets.UTF_8);
     }
 
     /**

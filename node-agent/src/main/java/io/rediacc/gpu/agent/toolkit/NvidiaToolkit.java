@@ -86,7 +86,7 @@ public final class NvidiaToolkit {
                 details.add("no NVIDIA GPU: no NVIDIA spec is generated");
             }
         }
-        refreshDropIn(manageSpec && !detection.wsl(), actions, details);
+        refreshUnits(manageSpec, detection.wsl(), version, actions, details);
 
         String state;
         if (policy == ToolkitPolicy.NEVER) {
@@ -100,7 +100,7 @@ public final class NvidiaToolkit {
         return new ToolkitOutcome(new ToolkitState(state, version, spec, detail), actions, failed);
     }
 
-    private Optional<String> install(List<String> actions) {
+    private Optional<String> install(List<String> actions) throws IOException {
         Optional<PackageManager> pm = PackageManager.detect(commands);
         if (pm.isEmpty()) {
             return Optional.of("cannot install " + PACKAGE + ": no supported package manager (apt-get, dnf, yum, zypper)"
@@ -112,8 +112,25 @@ public final class NvidiaToolkit {
             commands.run(installTimeout, "apt-get", "update");
             r = commands.run(installTimeout, "apt-get", pm.get().installCommand(PACKAGE)).orElseThrow();
         }
+        String repoNote = "";
+        NvidiaRepository repo = new NvidiaRepository(host, commands, commandTimeout);
+        if (!r.ok() && !repo.present(pm.get())) {
+            // the package is usually unknown because NVIDIA's repository is not configured: add it as the install guide does
+            Optional<String> problem = repo.add(pm.get());
+            if (problem.isPresent()) {
+                repoNote = "; NVIDIA's package repository could not be added (" + problem.get() + ")";
+            } else {
+                actions.add("added NVIDIA's package repository (" + (pm.get() == PackageManager.APT ? NvidiaRepository.APT_LIST
+                        : NvidiaRepository.YUM_REPO) + ")");
+                if (pm.get() == PackageManager.APT) {
+                    commands.run(installTimeout, "apt-get", "update");
+                }
+                r = commands.run(installTimeout, pm.get().executable(), pm.get().installCommand(PACKAGE)).orElseThrow();
+                repoNote = " (NVIDIA's package repository was added)";
+            }
+        }
         if (!r.ok()) {
-            return Optional.of("installing " + PACKAGE + " failed (" + r.failureSummary() + "); if the package is"
+            return Optional.of("installing " + PACKAGE + " failed (" + r.failureSummary() + ")" + repoNote + "; if the package is"
                     + " unknown, add NVIDIA's package repository (see the NVIDIA Container Toolkit install guide)"
                     + " and run setup again");
         }
@@ -154,17 +171,79 @@ public final class NvidiaToolkit {
         }
     }
 
+    /**
+     * The toolkit's {@code nvidia-cdi-refresh} units (toolkit 1.18.0+; WSL handled from 1.19.1)
+     * regenerate the spec on driver changes: pointed at {@code /etc/cdi/nvidia.yaml} by a drop-in,
+     * then enabled. An older toolkit is said to be too old: the spec then follows the driver only
+     * when setup runs again.
+     */
+    private void refreshUnits(boolean manageSpec, boolean wsl, String version, List<String> actions, List<String> details)
+            throws IOException {
+        boolean handlesPlatform = !wsl || atLeast(version, 1, 19, 1);
+        if (manageSpec && !handlesPlatform) {
+            details.add("nvidia-container-toolkit " + version + " does not refresh the spec on WSL (1.19.1 and newer do):"
+                    + " run setup again after a Windows driver update");
+        }
+        boolean wanted = manageSpec && handlesPlatform;
+        refreshDropIn(wanted, actions, details);
+        if (!wanted) {
+            return;
+        }
+        if (!unitInstalled(CdiRefreshDropIn.SERVICE) || !unitInstalled(CdiRefreshDropIn.PATH_UNIT)) {
+            details.add("nvidia-container-toolkit " + version + " has no nvidia-cdi-refresh units (they come with 1.18.0):"
+                    + " the spec follows driver updates only when setup runs again; upgrade the toolkit");
+            return;
+        }
+        boolean enabled = commands.run(commandTimeout, "systemctl", "is-enabled", "--quiet", CdiRefreshDropIn.PATH_UNIT)
+                .map(CommandResult::ok).orElse(false);
+        if (!enabled) {
+            commands.run(commandTimeout, "systemctl", "enable", "--now", CdiRefreshDropIn.PATH_UNIT, CdiRefreshDropIn.SERVICE)
+                    .ifPresent(r -> {
+                        if (r.ok()) {
+                            actions.add("enabled " + CdiRefreshDropIn.PATH_UNIT + " and " + CdiRefreshDropIn.SERVICE);
+                        } else {
+                            details.add(r.failureSummary());
+                        }
+                    });
+        }
+    }
+
+    private boolean unitInstalled(String unit) {
+        return List.of("/usr/lib/systemd/system/", "/lib/systemd/system/", "/etc/systemd/system/").stream()
+                .anyMatch(dir -> host.exists(dir + unit));
+    }
+
+    static boolean atLeast(String version, int... wanted) {
+        if (version == null) {
+            return false;
+        }
+        String[] parts = version.split("[.-]");
+        for (int i = 0; i < wanted.length; i++) {
+            int have;
+            try {
+                have = i < parts.length ? Integer.parseInt(parts[i].replaceAll("\\D.*", "")) : 0;
+            } catch (NumberFormatException e) {
+                return false;
+            }
+            if (have != wanted[i]) {
+                return have > wanted[i];
+            }
+        }
+        return true;
+    }
+
     private void refreshDropIn(boolean wanted, List<String> actions, List<String> details) throws IOException {
         var file = host.path(HostRoot.CDI_REFRESH_DROP_IN);
         boolean changed;
         if (wanted) {
-            changed = AtomicFiles.write(file, CdiRefreshDropIn.content());
+            String ctk = commands.find("nvidia-ctk").map(p -> host.hostPath(p)).orElse("/usr/bin/nvidia-ctk");
+            changed = AtomicFiles.write(file, CdiRefreshDropIn.content(ctk));
             if (changed) {
                 actions.add("wrote " + HostRoot.CDI_REFRESH_DROP_IN);
             }
             CdiRefreshDropIn.conflictingEnvironmentFile(host).ifPresent(other -> details.add(HostRoot.CDI_REFRESH_ENV_FILE
-                    + " sets " + CdiRefreshDropIn.OUTPUT_VARIABLE + "=" + other + ", which overrides the drop-in:"
-                    + " nvidia-cdi-refresh will not update " + HostRoot.NVIDIA_SPEC + "; remove that line"));
+                    + " sets " + CdiRefreshDropIn.OUTPUT_VARIABLE + "=" + other + "; the drop-in's --output wins, so"
+                    + " nvidia-cdi-refresh still updates " + HostRoot.NVIDIA_SPEC + "; remove that line to avoid confusion"));
         } else {
             changed = Files.deleteIfExists(file);
             if (changed) {

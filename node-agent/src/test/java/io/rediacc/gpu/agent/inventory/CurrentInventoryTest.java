@@ -57,4 +57,39 @@ class CurrentInventoryTest {
                 .containsExactly("rediacc.io/dri=renderD128", "rediacc.io/dri=renderD129");
         assertThat(f.calls("nvidia-smi")).hasSize(smiCalls); // GPUs come from inventory.json, not a new detection
     }
+
+    @Test
+    void thePublishedRecordCarriesSetupsFileByteForByteWithItsDigestAndSetupsTime() throws Exception {
+        FixtureRoot f = FixtureRoot.builder(tmp).nvidia(1).toolkitInstalled(true).build();
+        AgentSettings settings = AgentSettings.forRoot(f.root(), f.searchPath(), "m-8");
+        Instant setupAt = Instant.parse("2026-01-01T00:00:00Z");
+        new SetupService(new InventoryAssembler("t", Clock.fixed(setupAt, ZoneOffset.UTC))).run(settings, ToolkitPolicy.AUTO);
+        byte[] onDisk = Files.readAllBytes(f.path(HostRoot.INVENTORY));
+
+        MachineInventory inv = new InventoryAssembler("t", Clock.fixed(setupAt.plusSeconds(86_400), ZoneOffset.UTC))
+                .current(settings);
+
+        assertThat(inv.generatedAt()).as("the heartbeat's time").isEqualTo(setupAt.plusSeconds(86_400));
+        MachineInventory.SetupFile file = inv.setupFile();
+        assertThat(file.generatedAt()).as("setup's time").isEqualTo(setupAt);
+        assertThat(file.content().getBytes(java.nio.charset.StandardCharsets.UTF_8)).isEqualTo(onDisk);
+        assertThat(file.bytes()).isEqualTo(onDisk.length);
+        assertThat(file.sha256()).isEqualTo(java.util.HexFormat.of().formatHex(
+                java.security.MessageDigest.getInstance("SHA-256").digest(onDisk)));
+        // the file stays setup's own: no setupFile inside it
+        assertThat(new String(onDisk, java.nio.charset.StandardCharsets.UTF_8)).doesNotContain("setupFile");
+    }
+
+    @Test
+    void aFileOverTheLimitTravelsAsItsDigestAndSizeOnly() {
+        byte[] big = new byte[MachineInventory.MAX_SETUP_FILE_BYTES + 1];
+        java.util.Arrays.fill(big, (byte) ' ');
+        MachineInventory recorded = new MachineInventory(1, "m", "local", "t", Instant.EPOCH, null, null, null, null, null, null);
+
+        MachineInventory.SetupFile file = InventoryFile.setupFile(big, recorded);
+
+        assertThat(file.content()).isNull();
+        assertThat(file.bytes()).isEqualTo(big.length);
+        assertThat(file.sha256()).hasSize(64);
+    }
 }

@@ -112,8 +112,23 @@ class SetupScenariosTest {
         assertThat(g7.pciBusId()).isEqualTo("0000:88:00.0");
         assertThat(g7.renderNode()).isEqualTo("/dev/dri/renderD135");
         assertThat(inv.toolkit()).isEqualTo(new MachineInventory.ToolkitState("installed", FixtureRoot.NVIDIA_CTK_VERSION,
-                "/etc/cdi/nvidia.yaml", null));
+                "/etc/cdi/nvidia.yaml", "nvidia-container-toolkit 1.17.8 has no nvidia-cdi-refresh units (they come with 1.18.0):"
+                + " the spec follows driver updates only when setup runs again; upgrade the toolkit"));
         assertThat(inv.specProblems()).isEmpty();
+
+        // the spec names the fixture's nodes, real character nodes with the kernel's numbers (as root), so a
+        // real dockerd injects them; the hook and the library it names exist under the root too
+        CdiSpec nvidia = CdiSpecParser.parse("nvidia", Files.readAllBytes(f.path(HostRoot.NVIDIA_SPEC)));
+        assertThat(nvidia.devices().stream().filter(d -> d.name().equals("3")).findFirst().orElseThrow()
+                .containerEdits().deviceNodes()).singleElement()
+                .satisfies(n -> assertThat(n.hostPath()).isEqualTo(f.path("/dev/nvidia3").toString()));
+        assertThat(nvidia.containerEdits().hooks()).allSatisfy(h -> assertThat(Path.of(h.path())).isExecutable());
+        assertThat(nvidia.containerEdits().mounts()).allSatisfy(m -> assertThat(Path.of(m.hostPath())).exists());
+        if ("root".equals(System.getProperty("user.name"))) {
+            assertThat((int) Files.getAttribute(f.path("/dev/nvidia3"), "unix:mode") & 0170000).isEqualTo(0020000);
+            assertThat((long) Files.getAttribute(f.path("/dev/nvidia3"), "unix:rdev")).isEqualTo(195L << 8 | 3);
+            assertThat((long) Files.getAttribute(f.path("/dev/dri/renderD130"), "unix:rdev")).isEqualTo(226L << 8 | 130);
+        }
     }
 
     @Test
@@ -155,8 +170,11 @@ class SetupScenariosTest {
 
         for (String spec : List.of(HostRoot.AMD_SPEC, HostRoot.DRI_SPEC)) {
             CdiSpec parsed = CdiSpecParser.parse(spec, Files.readAllBytes(f.path(spec)));
-            // device nodes only and names starting with a letter: the oldest version the loader supports for that
-            assertThat(parsed.cdiVersion()).isEqualTo("0.3.0");
+            // device nodes only and names starting with a letter: 0.3.0 on a real machine; under a fixture root
+            // each node also names its hostPath (the fixture's node, for a real dockerd), which needs 0.5.0
+            assertThat(parsed.cdiVersion()).isEqualTo("0.5.0");
+            assertThat(parsed.devices()).allSatisfy(d -> assertThat(d.containerEdits().deviceNodes()).allSatisfy(n ->
+                    assertThat(n.hostPath()).isEqualTo(f.path(n.path()).toString())));
         }
         assertThat(inv.gpus()).singleElement().satisfies(g -> {
             assertThat(g.vendor()).isEqualTo("amd");
@@ -266,8 +284,9 @@ class SetupScenariosTest {
         SetupReport r = setup(f, ToolkitPolicy.AUTO);
 
         assertThat(r.failed()).isTrue();
+        // then NVIDIA's repository is added and the install tried once more
         assertThat(f.calls("apt-get")).containsExactly("install -y nvidia-container-toolkit", "update",
-                "install -y nvidia-container-toolkit");
+                "install -y nvidia-container-toolkit", "update", "install -y nvidia-container-toolkit");
         MachineInventory.ToolkitState t = r.inventory().toolkit();
         assertThat(t.state()).isEqualTo("failed");
         assertThat(t.detail()).contains("Unable to locate package", "add NVIDIA's package repository");
@@ -410,5 +429,62 @@ class SetupScenariosTest {
         assertThat(r.inventory().toolkit().state()).isEqualTo("failed");
         assertThat(r.inventory().toolkit().detail()).contains("no supported package manager", "install it by hand");
         assertThat(names(r.inventory())).containsExactly("rediacc.io/dri=renderD128");
+    }
+
+    @Test
+    void toolkit118RefreshUnitsArePointedAtEtcCdiAndEnabledOnce() throws IOException {
+        FixtureRoot f = FixtureRoot.builder(tmp).nvidia(1).toolkitVersion("1.18.0").build();
+        // an env file that would send the refreshed spec elsewhere: the drop-in's --output still wins
+        Files.createDirectories(f.path(HostRoot.CDI_REFRESH_ENV_FILE).getParent());
+        Files.writeString(f.path(HostRoot.CDI_REFRESH_ENV_FILE), "NVIDIA_CTK_CDI_OUTPUT_FILE_PATH=/var/run/cdi/nvidia.yaml\n");
+
+        SetupReport r = setup(f, ToolkitPolicy.AUTO);
+
+        assertThat(r.failed()).isFalse();
+        assertThat(f.path("/usr/lib/systemd/system/nvidia-cdi-refresh.service")).exists();
+        assertThat(Files.readString(f.path(HostRoot.CDI_REFRESH_DROP_IN)))
+                .contains("ExecStart=\nExecStart=" + f.bin().resolve("nvidia-ctk") + " cdi generate --output=/etc/cdi/nvidia.yaml");
+        assertThat(f.calls("systemctl")).containsExactly("daemon-reload", "is-enabled --quiet nvidia-cdi-refresh.path",
+                "enable --now nvidia-cdi-refresh.path nvidia-cdi-refresh.service");
+        assertThat(r.actions()).contains("enabled nvidia-cdi-refresh.path and nvidia-cdi-refresh.service");
+        assertThat(r.inventory().toolkit().detail()).doesNotContain("has no nvidia-cdi-refresh units").contains("--output wins");
+
+        setup(f, ToolkitPolicy.AUTO);
+        assertThat(f.calls("systemctl")).hasSize(4).last().isEqualTo("is-enabled --quiet nvidia-cdi-refresh.path");
+    }
+
+    @Test
+    void wslRefreshNeedsToolkit1191() throws IOException {
+        FixtureRoot old = FixtureRoot.builder(tmp.resolve("old")).nvidia(1).wsl(true).toolkitVersion("1.18.0").build();
+        SetupReport r = setup(old, ToolkitPolicy.AUTO);
+        assertThat(old.path(HostRoot.CDI_REFRESH_DROP_IN)).doesNotExist();
+        assertThat(r.inventory().toolkit().detail()).contains("does not refresh the spec on WSL (1.19.1 and newer do)");
+
+        FixtureRoot recent = FixtureRoot.builder(tmp.resolve("new")).nvidia(1).wsl(true).toolkitVersion("1.19.1").build();
+        SetupReport n = setup(recent, ToolkitPolicy.AUTO);
+        assertThat(recent.path(HostRoot.CDI_REFRESH_DROP_IN)).exists();
+        assertThat(recent.calls("systemctl")).contains("enable --now nvidia-cdi-refresh.path nvidia-cdi-refresh.service");
+        assertThat(n.inventory().toolkit().detail()).isNull();
+    }
+
+    @Test
+    void anUnknownToolkitPackageGetsNvidiasRepositoryAsTheInstallGuideAddsIt() throws IOException {
+        FixtureRoot apt = FixtureRoot.builder(tmp.resolve("apt")).nvidia(1).toolkitRepoMissing(true).build();
+        SetupReport r = setup(apt, ToolkitPolicy.AUTO);
+        assertThat(r.inventory().toolkit().state()).isEqualTo("installed");
+        assertThat(Files.readString(apt.path("/etc/apt/sources.list.d/nvidia-container-toolkit.list"))).isEqualTo(
+                "deb [signed-by=/usr/share/keyrings/nvidia-container-toolkit-keyring.gpg] https://nvidia.github.io/libnvidia-container/stable/deb/$(ARCH) /\n");
+        assertThat(apt.path("/usr/share/keyrings/nvidia-container-toolkit-keyring.gpg")).exists();
+        assertThat(apt.calls("curl")).containsExactly("-fsSL https://nvidia.github.io/libnvidia-container/gpgkey",
+                "-fsSL https://nvidia.github.io/libnvidia-container/stable/deb/nvidia-container-toolkit.list");
+        assertThat(apt.calls("apt-get")).containsExactly("install -y nvidia-container-toolkit", "update",
+                "install -y nvidia-container-toolkit", "update", "install -y nvidia-container-toolkit");
+        assertThat(r.actions()).contains("added NVIDIA's package repository (/etc/apt/sources.list.d/nvidia-container-toolkit.list)");
+
+        FixtureRoot dnf = FixtureRoot.builder(tmp.resolve("dnf")).nvidia(1).packageManager("dnf").toolkitRepoMissing(true).build();
+        SetupReport d = setup(dnf, ToolkitPolicy.AUTO);
+        assertThat(d.inventory().toolkit().state()).isEqualTo("installed");
+        assertThat(Files.readString(dnf.path("/etc/yum.repos.d/nvidia-container-toolkit.repo"))).contains("[nvidia-container-toolkit]");
+        assertThat(dnf.calls("dnf")).containsExactly("install -y nvidia-container-toolkit", "install -y nvidia-container-toolkit");
     }
 }

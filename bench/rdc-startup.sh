@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# rdc start-up: wall time of `rdc --version` and `rdc machine list` (median of RUNS, default 10)
+# next to `curl` of the same endpoint (GET /api/v1/machines?page=0&size=500, what machine list
+# asks), so the figure is rdc's own cost over the HTTP round trip. Also user+sys CPU time, which
+# moves less than wall time on a shared machine.
+#
+#   bench/rdc-startup.sh                       # the build's cli/rdc against a stand-in endpoint
+#   RDC=/usr/bin/rdc bench/rdc-startup.sh      # the installed package
+#   source .fleet/fleet.env && bench/rdc-startup.sh   # against the real inventory-service of ./fleet up
+#
+# Without RDC_INVENTORY_URL it serves cli's recorded inventory-service machines (the items of
+# cli/src/test/resources/recorded/inventory-service/machines-page-0.json as one complete page)
+# from python3's http.server on 127.0.0.1: rdc and curl then fetch the same bytes from the same
+# server, one request each.
+# Target (issue 17): rdc machine list <= 0.3 s wall, median of 10, on the 2-core CI machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS=${RUNS:-10}
+RDC=${RDC:-cli/rdc}
+if [ "$RDC" = cli/rdc ] && [ ! -f cli/target/rdc.jar ]; then
+  echo "building cli (mvn -B -q -pl cli -am -DskipTests package)" >&2
+  mvn -B -q -pl cli -am -DskipTests package >&2
+fi
+
+server_pid=
+dir=
+cleanup() { [ -z "$server_pid" ] || kill "$server_pid" 2>/dev/null || true; [ -z "$dir" ] || rm -rf "$dir"; }
+trap cleanup EXIT
+if [ -z "${RDC_INVENTORY_URL:-}" ]; then
+  dir=$(mktemp -d)
+  mkdir -p "$dir/api/v1"
+  python3 - cli/src/test/resources/recorded/inventory-service/machines-page-0.json "$dir/api/v1/machines" <<'PY'
+import json, sys
+page = json.load(open(sys.argv[1]))
+json.dump({"items": page["items"], "page": 0, "size": 500, "total": len(page["items"])}, open(sys.argv[2], "w"))
+PY
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  python3 -m http.server "$port" --bind 127.0.0.1 --directory "$dir" >/dev/null 2>&1 &
+  server_pid=$!
+  RDC_INVENTORY_URL=http://127.0.0.1:$port
+  for _ in $(seq 50); do curl -sf -o /dev/null "$RDC_INVENTORY_URL/api/v1/machines" && break; sleep 0.1; done
+  endpoint="stand-in (python3 http.server, recorded answer)"
+else
+  endpoint="$RDC_INVENTORY_URL"
+fi
+export RDC_INVENTORY_URL
+auth=()
+[ -z "${RDC_TOKEN:-}" ] || auth=(-H "Authorization: Bearer $RDC_TOKEN")
+
+# measure <label> <command...>: median wall and median user+sys of RUNS runs (one warm-up first)
+measure() {
+  local label=$1; shift
+  "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; "$@" >/dev/null; exit 1; }
+  local times; times=$(mktemp)
+  for _ in $(seq "$RUNS"); do
+    /usr/bin/time -f "%e %U %S" -a -o "$times" "$@" >/dev/null 2>/dev/null
+  done
+  local wall cpu
+  wall=$(awk '{print $1}' "$times" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}')
+  cpu=$(awk '{print $2+$3}' "$times" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}')
+  rm -f "$times"
+  printf '%-28s wall %6.3f s   cpu %6.3f s\n' "$label" "$wall" "$cpu"
+}
+
+echo "rdc start-up, median of $RUNS; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $(java -version 2>&1 | head -1)"
+echo "rdc: $RDC; endpoint: $endpoint"
+measure "java -version" java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto -version
+measure "curl machines" curl -sf "${auth[@]}" "$RDC_INVENTORY_URL/api/v1/machines?page=0&size=500"
+measure "rdc --version" "$RDC" --version
+measure "rdc machine list" "$RDC" machine list
+measure "rdc machine list -o json" "$RDC" machine list -o json
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,0 +1,151 @@
+package io.rediacc.gpu.cli.audit;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import io.rediacc.gpu.cli.ExitCodes;
+import io.rediacc.gpu.cli.Failure;
+import io.rediacc.gpu.cli.Session;
+import io.rediacc.gpu.cli.client.GrantViews.AuditEntry;
+import io.rediacc.gpu.cli.client.Json;
+import io.rediacc.gpu.cli.output.Documents;
+import io.rediacc.gpu.cli.output.OutputFormat;
+import io.rediacc.gpu.cli.output.Table;
+import io.rediacc.gpu.contracts.cdi.CdiName;
+import io.rediacc.gpu.contracts.cdi.InvalidCdiNameException;
+import io.rediacc.gpu.contracts.identity.Identifiers;
+import io.rediacc.gpu.contracts.identity.InvalidIdentifierException;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** {@code rdc audit}: the history of grants, revokes, expiries and refusals (grant-service's record). */
+@Command(name = "audit", mixinStandardHelpOptions = true,
+        description = "Every grant, revoke, expiry and refusal, oldest first, with who, what, the outcome and the "
+                + "reason given. Reads every page of grant-service's GET /api/v1/audit up to --limit entries.",
+        footerHeading = "%nExamples:%n",
+        footer = {"  rdc audit --since 24h",
+                "  rdc audit --machine gpu-host-1 --repo train-a",
+                "  rdc audit --device nvidia.com/gpu=0 --since 2026-11-29T00:00:00Z -o json"})
+public class AuditCommand implements Callable<Integer> {
+
+    private static final Pattern AGO = Pattern.compile("(\\d{1,6})([smhd])");
+    private static final int PAGE = 500;
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--machine", paramLabel = "<machine>", description = "Only this machine")
+    String machine;
+
+    @Option(names = "--repo", paramLabel = "<repo>", description = "Only this repo name")
+    String repo;
+
+    @Option(names = "--device", paramLabel = "<cdi-name>", description = "Only this CDI name")
+    String device;
+
+    @Option(names = "--since", paramLabel = "<when>",
+            description = "From this long ago (30m, 24h, 7d) or this ISO-8601 instant")
+    String since;
+
+    @Option(names = "--until", paramLabel = "<when>", description = "Before this long ago or this instant")
+    String until;
+
+    @Option(names = "--limit", paramLabel = "<n>", defaultValue = "1000",
+            description = "At most this many entries (default: ${DEFAULT-VALUE})")
+    int limit;
+
+    @Override
+    public Integer call() {
+        Session session = Session.of(spec);
+        validate();
+        Instant now = Instant.now();
+        Instant from = when("--since", since, now);
+        Instant to = when("--until", until, now);
+        ArrayNode entries = Json.mapper().createArrayNode();
+        String after = null;
+        do {
+            int page = Math.min(PAGE, limit - entries.size());
+            JsonNode answer = session.grants().audit(machine, repo, device, from, to, after, page).orFail().json();
+            answer.path("entries").forEach(entries::add);
+            after = answer.path("next").isTextual() ? answer.path("next").asText() : null;
+        } while (after != null && entries.size() < limit);
+        if (session.format() != OutputFormat.table) {
+            Documents.print(session.out(), session.format(), entries);
+            return ExitCodes.OK;
+        }
+        if (entries.isEmpty()) {
+            session.out().println("no audit entries" + (since == null ? "" : " since " + since) + ".");
+        } else {
+            Table table = new Table("AT", "EVENT", "MACHINE", "REPO", "DEVICE", "EXCLUSIVE", "ACTOR", "REASON");
+            for (JsonNode node : entries) {
+                AuditEntry e = Json.mapper().convertValue(node, AuditEntry.class);
+                table.row(e.at(), e.event(), e.machine(), e.repo(), e.device(), e.exclusive() ? "yes" : "no", e.actor(),
+                        reason(e));
+            }
+            table.print(session.out());
+        }
+        if (after != null) {
+            session.out().println("(first " + entries.size() + " entries; narrow the filters or raise --limit for more)");
+        }
+        session.out().flush();
+        return ExitCodes.OK;
+    }
+
+    /** The operator's reason, and the service's (a refusal, an expiry, a removal) after it. */
+    private static String reason(AuditEntry e) {
+        if (e.requestReason() != null && e.reason() != null) {
+            return e.requestReason() + "; " + e.reason();
+        }
+        return e.requestReason() != null ? e.requestReason() : e.reason() != null ? e.reason() : "-";
+    }
+
+    private void validate() {
+        if (limit < 1) {
+            throw Failure.usage("--limit " + limit + " must be at least 1");
+        }
+        try {
+            if (machine != null) {
+                Identifiers.machine(machine);
+            }
+            if (repo != null) {
+                Identifiers.repoName(repo);
+            }
+            if (device != null) {
+                device = CdiName.parse(device).qualified();
+            }
+        } catch (InvalidIdentifierException | InvalidCdiNameException e) {
+            throw Failure.usage(e.getMessage());
+        }
+    }
+
+    static Instant when(String option, String raw, Instant now) {
+        if (raw == null) {
+            return null;
+        }
+        Matcher m = AGO.matcher(raw.strip());
+        if (m.matches()) {
+            long n = Long.parseLong(m.group(1));
+            Duration d = switch (m.group(2)) {
+                case "s" -> Duration.ofSeconds(n);
+                case "m" -> Duration.ofMinutes(n);
+                case "h" -> Duration.ofHours(n);
+                default -> Duration.ofDays(n);
+            };
+            return now.minus(d);
+        }
+        try {
+            return Instant.parse(raw.strip());
+        } catch (DateTimeParseException e) {
+            throw Failure.usage(option + " " + raw + " is neither a duration (30m, 24h, 7d) nor an ISO-8601 instant "
+                    + "(2026-11-29T10:00:00Z)");
+        }
+    }
+}

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Checks the two .deb packages the build made (deploy/debian/target) on this Debian machine, as an
+# operator would use them: lintian without errors, dpkg -i, the units verified, the gate's user and
+# directories with the modes the gate requires, rdc answering with its CDS archive, an upgrade that
+# keeps the operator's configuration, dpkg --purge, and nothing left behind but the gate's system
+# user (Debian leaves system users on purge). Runs as root; .ci/run calls it after mvn verify.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+fail() { echo "check-packages: FAIL: $*" >&2; exit 1; }
+step() { echo "check-packages: $*"; }
+[ "$(id -u)" = 0 ] || fail "run as root (it installs and purges the packages)"
+
+node=$(ls target/rediacc-gpu-node_*_all.deb 2>/dev/null | tail -1)
+cli=$(ls target/rediacc-gpu-cli_*_all.deb 2>/dev/null | tail -1)
+[ -n "$node" ] && [ -n "$cli" ] || fail "no packages in deploy/debian/target; build them first (mvn -B package)"
+units="node-agent-setup.service node-agent.service docker-gate.service"
+
+# what the checks need, installed before the "before" snapshot so it does not count as left over
+export DEBIAN_FRONTEND=noninteractive
+if ! command -v lintian >/dev/null; then
+  step "installing lintian"
+  apt-get install -y -q --no-install-recommends lintian >/dev/null
+fi
+# Depends: default-jre-headless (>= 2:1.17) | java17-runtime-headless. Debian's OpenJDK 17
+# (openjdk-17-jre-headless) provides the latter; a Java from elsewhere (e.g. Temurin in /usr/lib/jvm
+# without a package) does not, so install Debian's runtime when nothing provides it.
+if ! dpkg-query -W -f='${Status}\n' default-jre-headless openjdk-17-jre-headless openjdk-21-jre-headless 2>/dev/null | grep -q "install ok installed"; then
+  step "installing Debian's Java runtime (default-jre-headless)"
+  apt-get install -y -q --no-install-recommends default-jre-headless >/dev/null
+fi
+
+# a previous, interrupted run
+dpkg --purge rediacc-gpu-node rediacc-gpu-cli >/dev/null 2>&1 || true
+
+step "lintian $(basename "$node") $(basename "$cli")"
+lintian --fail-on error --tag-display-limit 0 "$node" "$cli" || fail "lintian reports errors"
+
+snapshot() {
+  find /etc /usr /lib /var /run /opt -xdev \
+    \( -path /var/lib/dpkg -o -path /var/lib/apt -o -path /var/cache/apt -o -path /var/log -o -path /var/tmp \
+       -o -path /var/cache/man -o -path /var/lib/systemd/deb-systemd-helper-enabled -o -path /run/user \
+       -o -path /var/lib/postgresql -o -path /run/postgresql -o -path /run/systemd -o -path /var/cache/debconf -o -path /var/backups \) -prune \
+    -o -print 2>/dev/null | sort
+}
+before=$(mktemp)
+after=$(mktemp)
+trap 'rm -f "$before" "$after"' EXIT
+snapshot > "$before"
+
+step "dpkg -i"
+dpkg -i "$node" "$cli" > /tmp/check-packages-dpkg.log 2>&1 || { cat /tmp/check-packages-dpkg.log; fail "dpkg -i"; }
+grep -q "nothing is enabled yet" /tmp/check-packages-dpkg.log || fail "postinst does not say what to do next"
+
+step "systemd-analyze verify"
+for unit in $units; do
+  [ -f "/lib/systemd/system/$unit" ] || fail "$unit not installed"
+done
+# (units it only orders itself after, such as nvidia-persistenced.service, need not exist)
+out=$(cd /lib/systemd/system && systemd-analyze verify $units 2>&1 | grep -v -e "nvidia-persistenced.service" -e "^$" || true)
+[ -z "$out" ] || { echo "$out"; fail "systemd-analyze verify"; }
+for unit in $units; do
+  if systemctl is-enabled --quiet "$unit" 2>/dev/null; then fail "$unit was enabled by the package"; fi
+done
+
+step "the gate's user and directories"
+getent passwd rediacc-gate | grep -q ":/usr/sbin/nologin$" || fail "user rediacc-gate missing or has a login shell"
+expect_mode() { # path owner group mode
+  actual=$(stat -c '%U %G %a' "$1" 2>/dev/null) || fail "$1 missing"
+  [ "$actual" = "$2 $3 $4" ] || fail "$1 is '$actual', expected '$2 $3 $4'"
+}
+expect_mode /var/lib/rediacc/gate rediacc-gate rediacc-gate 700
+expect_mode /run/rediacc/gate rediacc-gate rediacc-gate 755
+expect_mode /etc/rediacc/gate root root 755
+expect_mode /etc/rediacc/gpu/node-agent.env root root 600
+expect_mode /etc/rediacc/gpu/docker-gate.env root root 600
+for conf in /etc/rediacc/gpu/node-agent.env /etc/rediacc/gpu/docker-gate.env; do
+  grep -qx "$conf" /var/lib/dpkg/info/rediacc-gpu-node.conffiles || fail "$conf is not a conffile"
+done
+
+step "the installed programs run"
+version=$(rdc --version) || fail "rdc --version"
+[[ $version == "rdc "* ]] || fail "rdc --version printed '$version'"
+[ -f /var/cache/rediacc-gpu-cli/rdc.jsa ] || fail "postinst made no CDS archive"
+RDC_JAVA_OPTS=-Xshare:on rdc --version >/dev/null 2>&1 || fail "rdc does not start with its CDS archive (-Xshare:on)"
+set +e; rdc --config /dev/null --inventory-server http://127.0.0.1:9 machine list 2>/dev/null; rc=$?; set -e
+[ "$rc" = 1 ] || fail "rdc machine list against nothing exited $rc, expected 1"
+[ -f /usr/share/bash-completion/completions/rdc ] && [ -f /usr/share/zsh/vendor-completions/_rdc ] || fail "completion missing"
+bash -c 'source /usr/share/bash-completion/completions/rdc && complete -p rdc' >/dev/null || fail "bash completion does not load"
+/usr/lib/rediacc-gpu-node/bin/node-agent --help >/dev/null 2>&1 || fail "node-agent --help"
+
+step "upgrade keeps the operator's configuration"
+echo "AGENT_MACHINE=check-packages" >> /etc/rediacc/gpu/node-agent.env
+dpkg -i --force-confold "$node" >/dev/null 2>&1 || fail "reinstall"
+grep -qx "AGENT_MACHINE=check-packages" /etc/rediacc/gpu/node-agent.env || fail "upgrade replaced node-agent.env"
+expect_mode /var/lib/rediacc/gate rediacc-gate rediacc-gate 700
+
+step "dpkg --purge"
+dpkg --purge rediacc-gpu-node rediacc-gpu-cli >/dev/null || fail "dpkg --purge"
+getent passwd rediacc-gate >/dev/null || fail "purge removed the system user (Debian keeps it)"
+snapshot > "$after"
+# the user database's backup copies may appear (systemd-sysusers writes them): part of the kept user
+left=$(comm -13 "$before" "$after" | grep -v -x -e '/etc/passwd-' -e '/etc/group-' -e '/etc/shadow-' -e '/etc/gshadow-' || true)
+[ -z "$left" ] || { echo "$left"; fail "left behind after purge"; }
+
+step "ok"

@@ -1,0 +1,101 @@
+package io.rediacc.gpu.gate.daemon;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.timeout.ReadTimeoutHandler;
+import io.rediacc.gpu.gate.manifest.SocketEndpoint;
+import io.rediacc.gpu.gate.proxy.NettyTransport;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/** Asks a repo daemon for {@code GET /info} on a connection of its own, on the gate's event loops. */
+final class DaemonInfoReader {
+
+    /** /info is a few KiB; anything near this is not a daemon's answer. */
+    private static final int MAX_INFO_BYTES = 4 * 1024 * 1024;
+
+    private final NettyTransport transport;
+    private final Duration connectTimeout;
+    private final Duration readTimeout;
+
+    DaemonInfoReader(NettyTransport transport, Duration connectTimeout, Duration readTimeout) {
+        this.transport = transport;
+        this.connectTimeout = connectTimeout;
+        this.readTimeout = readTimeout;
+    }
+
+    /** The daemon's parsed answer; fails with the reason when it cannot be reached or read. */
+    CompletableFuture<DaemonInfo> read(SocketEndpoint daemon) {
+        CompletableFuture<DaemonInfo> answer = new CompletableFuture<>();
+        EventLoop loop = transport.group().next();
+        Bootstrap bootstrap = new Bootstrap()
+                .group(loop)
+                .channelFactory(transport.channels(daemon))
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis())
+                .handler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        ch.pipeline().addLast(
+                                new ReadTimeoutHandler(readTimeout.toMillis(), TimeUnit.MILLISECONDS),
+                                new HttpClientCodec(),
+                                new HttpObjectAggregator(MAX_INFO_BYTES),
+                                new SimpleChannelInboundHandler<FullHttpResponse>() {
+                                    @Override
+                                    protected void channelRead0(ChannelHandlerContext ctx, FullHttpResponse response) {
+                                        try {
+                                            if (response.status().code() != 200) {
+                                                throw new IllegalStateException("GET /info answered " + response.status());
+                                            }
+                                            answer.complete(DaemonInfo.parse(ByteBufUtil.getBytes(response.content())));
+                                        } catch (RuntimeException e) {
+                                            answer.completeExceptionally(e);
+                                        }
+                                        ctx.close();
+                                    }
+
+                                    @Override
+                                    public void channelInactive(ChannelHandlerContext ctx) {
+                                        answer.completeExceptionally(new IllegalStateException("the daemon closed the connection"));
+                                    }
+
+                                    @Override
+                                    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                                        answer.completeExceptionally(cause);
+                                        ctx.close();
+                                    }
+                                });
+                    }
+                });
+        try {
+            bootstrap.connect(transport.address(daemon)).addListener((ChannelFutureListener) connected -> {
+                if (!connected.isSuccess()) {
+                    answer.completeExceptionally(connected.cause());
+                    return;
+                }
+                FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/info");
+                request.headers().set(HttpHeaderNames.HOST, "docker");
+                connected.channel().writeAndFlush(request);
+            });
+        } catch (RuntimeException e) {
+            answer.completeExceptionally(e);
+        }
+        return answer;
+    }
+}
