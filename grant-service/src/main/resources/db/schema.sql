@@ -71,6 +71,20 @@ CREATE TABLE IF NOT EXISTS gate_status (
     PRIMARY KEY (machine, gate_id)
 );
 
+-- Outbox rows the broker refused for good (too large, invalid): parked by the relay with the reason, so
+-- that other machines' records keep flowing. Later rows of the same machine (record_key) wait in the
+-- outbox behind the parked one until an operator drops or retries it (/api/v1/outbox/parked).
+CREATE TABLE IF NOT EXISTS outbox_parked (
+    id            bigint PRIMARY KEY, -- the outbox id: a retried row goes back in its place
+    topic         text NOT NULL,
+    record_key    text NOT NULL,
+    payload       text, -- null: a tombstone
+    headers       text NOT NULL,
+    created_at    timestamptz NOT NULL,
+    parked_at     timestamptz NOT NULL,
+    reason        text NOT NULL
+);
+CREATE INDEX IF NOT EXISTS outbox_parked_by_key ON outbox_parked (record_key);
 -- When a grant expires (null: never); the expiry reaper revokes it then (audited as expired).
 ALTER TABLE grants ADD COLUMN IF NOT EXISTS expires_at timestamptz;
 CREATE INDEX IF NOT EXISTS grants_by_expiry ON grants (expires_at) WHERE expires_at IS NOT NULL;

@@ -33,6 +33,26 @@ public interface GrantsConfig {
     @WithDefault("/grant-service")
     String eventSource();
 
+    /**
+     * Most grants one machine may hold; a grant beyond is 409 too-many-grants. Keeps the machine's
+     * grant snapshot (one record) well under the topic's record size limit (docs/EVENTS.md).
+     */
+    @WithDefault("1000")
+    int maxGrantsPerMachine();
+
+    /** What the consumers accept from Kafka (docs/SECURITY.md, issue 16). */
+    Input input();
+
+    interface Input {
+
+        /** How far ahead of this service's clock a record's time may be; a later one is dropped (it would pin "newer"). */
+        @WithDefault("2m")
+        Duration maxClockSkew();
+
+        /** Most gates the in-memory registry holds; statuses of further gates are dropped and counted. */
+        @WithDefault("10000")
+        int maxGates();
+    }
     /** How often each replica looks for grants whose expiry passed (they are revoked as {@code expired}). */
     @WithDefault("5s")
     Duration expiryInterval();
@@ -57,5 +77,17 @@ public interface GrantsConfig {
         /** How long the relay waits for the broker to acknowledge a record before it retries the pass. */
         @WithDefault("30s")
         Duration deliveryTimeout();
+
+        /**
+         * Largest record (key, value and headers, uncompressed) the service writes to its outbox and the
+         * producer's {@code max.request.size}: below the topics' {@code max.message.bytes} (1 MiB, docs/EVENTS.md)
+         * less room for the batch header, so the broker never refuses a record for its size.
+         */
+        @WithDefault("1000000")
+        int maxRecordBytes();
+
+        /** The producer's {@code compression.type}: gzip needs nothing beyond the JDK in any consumer (the gate, rdc). */
+        @WithDefault("gzip")
+        String compression();
     }
 }

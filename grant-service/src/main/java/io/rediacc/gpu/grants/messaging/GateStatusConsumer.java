@@ -2,7 +2,9 @@ package io.rediacc.gpu.grants.messaging;
 
 import io.rediacc.gpu.contracts.events.EventJson;
 import io.rediacc.gpu.contracts.events.GateStatus;
+import io.rediacc.gpu.contracts.events.RecordBounds;
 import io.rediacc.gpu.grants.config.ChannelTopics;
+import io.rediacc.gpu.grants.config.GrantsConfig;
 import io.rediacc.gpu.grants.repository.GateStatusTable;
 import io.rediacc.gpu.grants.service.GateRegistry;
 import io.smallrye.mutiny.Uni;
@@ -25,32 +27,50 @@ public class GateStatusConsumer {
 
     private final GateRegistry registry;
     private final GateStatusTable table;
+    private final GrantsConfig config;
+    private final DroppedRecords dropped;
 
-    public GateStatusConsumer(GateRegistry registry, GateStatusTable table) {
+    public GateStatusConsumer(GateRegistry registry, GateStatusTable table, GrantsConfig config, DroppedRecords dropped) {
         this.registry = registry;
         this.table = table;
+        this.config = config;
+        this.dropped = dropped;
     }
 
     @Incoming(ChannelTopics.GATE_STATUS)
     public Uni<Void> consume(ConsumerRecord<String, byte[]> record) {
         if (record.value() == null) {
-            forget(record.key());
+            String refused = RecordBounds.gateStatusTombstone(record.key());
+            if (refused != null) {
+                dropped.drop(record, refused);
+            } else {
+                forget(record.key());
+            }
             return Uni.createFrom().voidItem();
         }
         GateStatus status;
         try {
             status = EventJson.fromBytes(record.value(), GateStatus.class);
         } catch (RuntimeException e) {
-            LOG.warnf("skipping record %s-%d@%d: not a gate status (%s)", record.topic(), record.partition(),
-                    record.offset(), e.getMessage());
+            dropped.drop(record, "not a gate status (" + e.getMessage() + ")");
             return Uni.createFrom().voidItem();
         }
-        if (status.machine() == null || status.gateId() == null) {
-            LOG.warnf("skipping a gate status without machine or gateId (key %s)", record.key());
+        if (status == null) {
+            dropped.drop(record, "the value is JSON null");
             return Uni.createFrom().voidItem();
         }
-        Instant publishedAt = record.timestamp() > 0 ? Instant.ofEpochMilli(record.timestamp()) : Instant.now();
-        registry.record(status, publishedAt);
+        Instant now = Instant.now();
+        Instant publishedAt = record.timestamp() > 0 ? Instant.ofEpochMilli(record.timestamp()) : now;
+        String refused = RecordBounds.gateStatus(record.key(), status, publishedAt, now, config.input().maxClockSkew());
+        if (refused != null) {
+            dropped.drop(record, refused);
+            return Uni.createFrom().voidItem();
+        }
+        if (!registry.record(status, publishedAt, config.input().maxGates())) {
+            dropped.drop(record, "the registry holds " + config.input().maxGates()
+                    + " gates already (grants.input.max-gates); gate " + record.key() + " is not added");
+            return Uni.createFrom().voidItem();
+        }
         return table.save(status, publishedAt)
                 .onFailure().recoverWithItem(e -> {
                     LOG.debugf("gate_status not stored (%s); the in-memory state is current", e.getMessage());

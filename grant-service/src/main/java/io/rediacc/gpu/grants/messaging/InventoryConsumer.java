@@ -2,7 +2,9 @@ package io.rediacc.gpu.grants.messaging;
 
 import io.rediacc.gpu.contracts.events.EventJson;
 import io.rediacc.gpu.contracts.events.MachineInventory;
+import io.rediacc.gpu.contracts.events.RecordBounds;
 import io.rediacc.gpu.grants.config.ChannelTopics;
+import io.rediacc.gpu.grants.config.GrantsConfig;
 import io.rediacc.gpu.grants.repository.GrantWrites;
 import io.rediacc.gpu.grants.repository.SchemaInitializer;
 import io.rediacc.gpu.contracts.identity.Identifiers;
@@ -14,6 +16,7 @@ import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.jboss.logging.Logger;
 
 import java.time.Duration;
+import java.time.Instant;
 
 /**
  * Reads {@code gpu.inventory.v1} into the service's tables. A record that is not an inventory is
@@ -27,13 +30,18 @@ public class InventoryConsumer {
 
     private final InventoryService inventories;
     private final SchemaInitializer schema;
+    private final GrantsConfig config;
+    private final DroppedRecords dropped;
 
     private final GrantWrites writes;
 
-    public InventoryConsumer(InventoryService inventories, SchemaInitializer schema, GrantWrites writes) {
+    public InventoryConsumer(InventoryService inventories, SchemaInitializer schema, GrantWrites writes,
+                             GrantsConfig config, DroppedRecords dropped) {
         this.inventories = inventories;
         this.writes = writes;
         this.schema = schema;
+        this.config = config;
+        this.dropped = dropped;
     }
 
     @Incoming(ChannelTopics.INVENTORY)
@@ -55,8 +63,18 @@ public class InventoryConsumer {
         try {
             inventory = EventJson.fromBytes(record.value(), MachineInventory.class);
         } catch (RuntimeException e) {
-            LOG.warnf("skipping record %s-%d@%d: not a machine inventory (%s)", record.topic(), record.partition(),
-                    record.offset(), e.getMessage());
+            dropped.drop(record, "not a machine inventory (" + e.getMessage() + ")");
+            return Uni.createFrom().voidItem();
+        }
+        if (inventory == null) {
+            dropped.drop(record, "the value is JSON null");
+            return Uni.createFrom().voidItem();
+        }
+        Instant now = Instant.now();
+        Instant recordTime = record.timestamp() > 0 ? Instant.ofEpochMilli(record.timestamp()) : now;
+        String refused = RecordBounds.inventory(record.key(), inventory, recordTime, now, config.input().maxClockSkew());
+        if (refused != null) {
+            dropped.drop(record, refused);
             return Uni.createFrom().voidItem();
         }
         return schema.ready()

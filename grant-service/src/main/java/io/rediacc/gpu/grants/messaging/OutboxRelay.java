@@ -23,6 +23,9 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.InvalidRecordException;
+import org.apache.kafka.common.errors.RecordBatchTooLargeException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -34,8 +37,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -50,6 +56,12 @@ import java.util.concurrent.TimeoutException;
  * right after a commit and by a poll that recovers rows of other replicas or of failed passes.
  * Delivery is at least once: a record acknowledged but not yet deleted when a pass fails is sent
  * again, with the same {@code ce_id}, and snapshots carry their version.
+ * <p>
+ * A record the producer or broker refuses for good (too large, invalid) is moved to
+ * {@code outbox_parked} with the reason instead of stopping the relay: other machines' records keep
+ * flowing, and the machine's own later rows stay in the outbox behind it (the order within a machine
+ * holds) until an operator drops or retries it ({@code /api/v1/outbox/parked}). Readiness is DOWN
+ * while a row is parked (docs/RELIABILITY.md).
  */
 @ApplicationScoped
 public class OutboxRelay {
@@ -59,7 +71,21 @@ public class OutboxRelay {
     static final long RELAY_LOCK = 0x6f7574626f787265L;
     private static final Duration DB_STEP = Duration.ofSeconds(30);
     private static final String TRY_RELAY_LOCK = "select pg_try_advisory_xact_lock($1)";
-    private static final String OLDEST = "select id, topic, record_key, payload, headers from outbox order by id limit $1";
+    /** The oldest rows, less those of a machine with a parked row: they wait behind it, in order. */
+    private static final String OLDEST = """
+            select id, topic, record_key, payload, headers from outbox o
+            where not exists (select 1 from outbox_parked p where p.record_key = o.record_key)
+            order by id limit $1""";
+    /** How many rows are parked, and the oldest one's machine and reason (for the health check). */
+    private static final String PARKED = """
+            select count(*), (select 'outbox row ' || id || ' of ' || record_key || ' on ' || topic || ': ' || reason
+                              from outbox_parked order by id limit 1)
+            from outbox_parked""";
+    private static final String PARK = """
+            with moved as (delete from outbox where id = $1 returning *)
+            insert into outbox_parked (id, topic, record_key, payload, headers, created_at, parked_at, reason)
+            select id, topic, record_key, payload, headers, created_at, now(), $2 from moved
+            on conflict (id) do nothing""";
     private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() {
     };
 
@@ -69,13 +95,23 @@ public class OutboxRelay {
     private final SchemaInitializer schema;
     private final Map<String, Object> kafkaConfig;
     private final Counter published;
+    private final Counter parkedRecords;
     private volatile Producer<String, byte[]> producer;
     private volatile Thread thread;
     private volatile boolean running;
-    private volatile RelayState state = new RelayState(null, null, 0, null);
+    private volatile RelayState state = new RelayState(null, null, 0, null, 0, null);
 
-    /** What the relay last did, for the health check. */
-    public record RelayState(Instant lastPassAt, Instant lastPublishedAt, int pendingSeen, String lastError) {
+    /**
+     * What the relay last did, for the health check.
+     *
+     * @param parked       rows in {@code outbox_parked} (seen by every replica, active relay or not)
+     * @param oldestParked the oldest parked row's machine, topic and reason; null when none
+     */
+    public record RelayState(Instant lastPassAt, Instant lastPublishedAt, int pendingSeen, String lastError,
+                             long parked, String oldestParked) {
+        RelayState failed(String error) {
+            return new RelayState(Instant.now(), lastPublishedAt, pendingSeen, error, parked, oldestParked);
+        }
     }
 
     public OutboxRelay(Pool pool, OutboxSignal signal, GrantsConfig config, SchemaInitializer schema,
@@ -86,6 +122,8 @@ public class OutboxRelay {
         this.schema = schema;
         this.kafkaConfig = kafkaConfig;
         this.published = metrics.counter("grants.outbox.published");
+        this.parkedRecords = metrics.counter("grants.outbox.parked.records");
+        metrics.gauge("grants.outbox.parked", this, relay -> relay.state.parked());
     }
 
     void onStart(@Observes StartupEvent event) {
@@ -131,6 +169,9 @@ public class OutboxRelay {
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true); // retries never reorder or duplicate a partition
         props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 5);
         props.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+        // aligned with the topics' max.message.bytes (docs/EVENTS.md): the producer refuses what the broker would
+        props.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, config.relay().maxRecordBytes());
+        props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, config.relay().compression());
         props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) delivery);
         props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.min(30_000, delivery));
         props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Math.min(10_000, delivery));
@@ -163,7 +204,7 @@ public class OutboxRelay {
                     return;
                 }
                 failures++;
-                state = new RelayState(Instant.now(), state.lastPublishedAt(), state.pendingSeen(), describe(e));
+                state = state.failed(describe(e));
                 if (failures == 1 || failures % 20 == 0) { // a long outage is reported, not shouted every pass
                     LOG.warnf("outbox pass failed (%d in a row), retrying: %s", failures, describe(e));
                 }
@@ -189,23 +230,43 @@ public class OutboxRelay {
             try {
                 // the lock and the read go out together (one round trip): the read starts after the
                 // lock was tried, so when it was taken the rows are as of holding it; when not, they are dropped
-                var both = Uni.combine().all().unis(
+                var all = Uni.combine().all().unis(
                                 connection.preparedQuery(TRY_RELAY_LOCK).execute(Tuple.of(RELAY_LOCK)),
-                                connection.preparedQuery(OLDEST).execute(Tuple.of(batch)))
+                                connection.preparedQuery(OLDEST).execute(Tuple.of(batch)),
+                                connection.preparedQuery(PARKED).execute())
                         .asTuple().await().atMost(DB_STEP);
-                boolean active = both.getItem1().iterator().next().getBoolean(0);
+                boolean active = all.getItem1().iterator().next().getBoolean(0);
+                Row parkedRow = all.getItem3().iterator().next();
                 if (!active) {
                     tx.rollback().await().atMost(DB_STEP);
+                    state = new RelayState(state.lastPassAt(), state.lastPublishedAt(), state.pendingSeen(),
+                            state.lastError(), parkedRow.getLong(0), parkedRow.getString(1));
                     return new Pass(0, 0, batch, null); // another replica's relay is publishing
                 }
-                RowSet<Row> rows = both.getItem2();
-                List<Long> ids = new ArrayList<>();
+                RowSet<Row> rows = all.getItem2();
+                List<Row> sent = new ArrayList<>();
                 List<Future<RecordMetadata>> acks = new ArrayList<>();
+                Map<Long, String> park = new LinkedHashMap<>(); // outbox id -> why the producer or broker refused it
+                Set<String> held = new HashSet<>(); // machines with a row parked in this pass: their later rows wait
                 Exception failure = null;
                 for (Row row : rows) {
+                    String key = row.getString("record_key");
+                    if (held.contains(key)) {
+                        continue;
+                    }
                     try {
-                        acks.add(producer.send(toRecord(row)));
-                        ids.add(row.getLong("id"));
+                        Future<RecordMetadata> ack = producer.send(toRecord(row));
+                        String refused = refusal(ack);
+                        if (refused != null) { // refused before it left (over max.request.size): later rows not sent
+                            park.put(row.getLong("id"), refused);
+                            held.add(key);
+                            continue;
+                        }
+                        acks.add(ack);
+                        sent.add(row);
+                    } catch (UnreadableRow e) {
+                        park.put(row.getLong("id"), e.getMessage());
+                        held.add(key);
                     } catch (RuntimeException e) {
                         failure = e; // e.g. no metadata within max.block.ms: the broker is unreachable
                         break;
@@ -213,11 +274,25 @@ public class OutboxRelay {
                 }
                 List<Long> done = new ArrayList<>();
                 for (int i = 0; i < acks.size(); i++) {
+                    Row row = sent.get(i);
                     try {
                         acks.get(i).get(config.relay().deliveryTimeout().toMillis() + 5000, TimeUnit.MILLISECONDS);
-                        done.add(ids.get(i));
-                    } catch (ExecutionException | TimeoutException e) {
+                        done.add(row.getLong("id"));
+                        if (held.contains(row.getString("record_key"))) {
+                            LOG.warnf("outbox row %d of %s was published after an earlier row of that machine was parked"
+                                    + " (the broker refused that one after it was sent)", row.getLong("id"),
+                                    row.getString("record_key"));
+                        }
+                    } catch (ExecutionException e) {
+                        if (permanent(e.getCause())) { // the broker refused this record for good: park it, go on
+                            park.put(row.getLong("id"), describe(e));
+                            held.add(row.getString("record_key"));
+                            continue;
+                        }
                         failure = e; // keep the order: nothing after the first unacknowledged row is deleted
+                        break;
+                    } catch (TimeoutException e) {
+                        failure = e;
                         break;
                     }
                 }
@@ -225,16 +300,29 @@ public class OutboxRelay {
                     connection.preparedQuery("delete from outbox where id = any($1)")
                             .execute(Tuple.of(done.toArray(new Long[0]))).await().atMost(DB_STEP);
                 }
+                if (!park.isEmpty()) {
+                    List<Tuple> parked = new ArrayList<>();
+                    park.forEach((id, reason) -> parked.add(Tuple.of(id, reason)));
+                    connection.preparedQuery(PARK).executeBatch(parked).await().atMost(DB_STEP);
+                }
+                Row parkedNow = park.isEmpty() ? parkedRow
+                        : connection.preparedQuery(PARKED).execute().await().atMost(DB_STEP).iterator().next();
                 tx.commit().await().atMost(DB_STEP);
                 published.increment(done.size());
+                parkedRecords.increment(park.size());
+                park.forEach((id, reason) -> LOG.errorf("outbox row %d parked in outbox_parked; the machine's later"
+                        + " records wait behind it until an operator drops or retries it (GET /api/v1/outbox/parked): %s",
+                        id, reason));
                 Instant now = Instant.now();
-                state = new RelayState(now, done.isEmpty() ? state.lastPublishedAt() : now, rows.size() - done.size(),
-                        failure == null ? null : describe(failure));
+                state = new RelayState(now, done.isEmpty() ? state.lastPublishedAt() : now,
+                        rows.size() - done.size() - park.size(), failure == null ? null : describe(failure),
+                        parkedNow.getLong(0), parkedNow.getString(1));
                 if (failure != null) {
                     LOG.warnf("outbox: %d of %d records published; retrying the rest: %s", done.size(), rows.size(),
                             describe(failure));
                 }
-                return new Pass(rows.size(), done.size(), batch, failure);
+                // rows held behind a parked one count as handled: the next pass reads past them
+                return new Pass(rows.size(), rows.size() - sent.size() + done.size(), batch, failure);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 rollbackQuietly(tx);
@@ -246,6 +334,39 @@ public class OutboxRelay {
         } finally {
             connection.close().await().atMost(DB_STEP);
         }
+    }
+
+    /** A row the relay cannot turn into a record: parked like a refused one, it would never improve. */
+    static final class UnreadableRow extends RuntimeException {
+        UnreadableRow(String message) {
+            super(message);
+        }
+    }
+
+    /** Why the producer refused the record at once, if the send failed before it left; null otherwise. */
+    private static String refusal(Future<RecordMetadata> ack) {
+        if (!ack.isDone()) {
+            return null;
+        }
+        try {
+            ack.get();
+            return null;
+        } catch (ExecutionException e) {
+            return permanent(e.getCause()) ? describe(e) : null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    /**
+     * A refusal of this record itself, which no retry changes: too large, or invalid for the topic.
+     * Broker outages, timeouts and authorization errors are not: they concern every record, and are
+     * retried in order as before (parking every record on an ACL mistake would reorder the fleet).
+     */
+    static boolean permanent(Throwable cause) {
+        return cause instanceof RecordTooLargeException || cause instanceof RecordBatchTooLargeException
+                || cause instanceof InvalidRecordException;
     }
 
     /** A row without a payload is a tombstone (a removed machine's records). */
@@ -261,7 +382,7 @@ public class OutboxRelay {
             headers.forEach((name, value) -> record.headers()
                     .add(new RecordHeader(name, value.getBytes(StandardCharsets.UTF_8))));
         } catch (IOException e) {
-            throw new IllegalStateException("outbox row " + row.getLong("id") + " has unreadable headers", e);
+            throw new UnreadableRow("outbox row " + row.getLong("id") + " has unreadable headers: " + e.getMessage());
         }
         return record;
     }

@@ -11,6 +11,7 @@ import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.SqlConnection;
 import io.vertx.mutiny.sqlclient.Tuple;
+import io.rediacc.gpu.grants.service.Problems;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.nio.charset.StandardCharsets;
@@ -249,8 +250,15 @@ public class GrantWrites {
             CloudEventHeaders.of(r.topic(), config.eventSource(), r.subject(), r.eventId(), r.time())
                     .forEach((name, bytes) -> headers.put(name, new String(bytes, StandardCharsets.UTF_8)));
             // a null value is a tombstone (machine removal)
-            rows.add(Tuple.of(r.topic().name(), r.key(), r.value() == null ? null : EventJson.toJson(r.value()),
-                    EventJson.toJson(headers), utc(r.time())));
+            String payload = r.value() == null ? null : EventJson.toJson(r.value());
+            String headerJson = EventJson.toJson(headers);
+            // bounded where it is made: a record the broker would refuse is never written (see OutboxRelay)
+            int bytes = (payload == null ? 0 : payload.getBytes(StandardCharsets.UTF_8).length) + headerJson.length()
+                    + r.key().length();
+            if (bytes > config.relay().maxRecordBytes()) {
+                throw Problems.recordTooLarge(r.subject(), r.topic().name(), bytes, config.relay().maxRecordBytes());
+            }
+            rows.add(Tuple.of(r.topic().name(), r.key(), payload, headerJson, utc(r.time())));
         }
         return c.preparedQuery(APPEND_OUTBOX).executeBatch(rows).map(first -> {
             List<Long> ids = new ArrayList<>(records.size());

@@ -66,7 +66,7 @@ public class RepoGrantsResource {
             content = @Content(schema = @Schema(implementation = GrantResponse.class)))
     @APIResponse(responseCode = "400", description = "invalid CDI name, repo reference, wait or body", content = @Content(schema = @Schema(implementation = ApiError.class)))
     @APIResponse(responseCode = "404", description = "repo not on the machine", content = @Content(schema = @Schema(implementation = ApiError.class)))
-    @APIResponse(responseCode = "409", description = "exclusive conflict (names the holder), no inventory from the machine, or an ambiguous repo name", content = @Content(schema = @Schema(implementation = ApiError.class)))
+    @APIResponse(responseCode = "409", description = "exclusive conflict (names the holder), no inventory from the machine, an ambiguous repo name, or the machine at its grant cap (too-many-grants)", content = @Content(schema = @Schema(implementation = ApiError.class)))
     @APIResponse(responseCode = "422", description = "the machine defines no such CDI device (lists grantable names and the closest match)", content = @Content(schema = @Schema(implementation = ApiError.class)))
     @APIResponse(responseCode = "503", description = "database unavailable or the machine's lock busy; retry", content = @Content(schema = @Schema(implementation = ApiError.class)))
     @APIResponse(responseCode = "401", description = "no or unknown bearer token", content = @Content(schema = @Schema(implementation = ApiError.class)))

@@ -26,6 +26,14 @@ public final class ClosestName {
         return best != null && bestDistance <= allowed ? Optional.of(best) : Optional.empty();
     }
 
+    /** The {@code limit} names nearest to {@code wanted}, nearest first (ties by name), however far. */
+    public static java.util.List<String> nearest(String wanted, Collection<String> names, int limit) {
+        return names.stream()
+                .map(name -> java.util.Map.entry(name, name.equalsIgnoreCase(wanted) ? 0 : distance(wanted, name)))
+                .sorted(java.util.Map.Entry.<String, Integer>comparingByValue().thenComparing(java.util.Map.Entry.comparingByKey()))
+                .limit(limit).map(java.util.Map.Entry::getKey).toList();
+    }
+
     /** Levenshtein distance, case-insensitive (CDI names are case-sensitive, typos often are not). */
     static int distance(String a, String b) {
         String x = a.toLowerCase(Locale.ROOT);

@@ -22,6 +22,8 @@ public class GateRegistry {
     private final GrantsConfig config;
     private final Map<String, Map<String, KnownGate>> gatesByMachine = new ConcurrentHashMap<>();
     private final Map<String, Set<Runnable>> listeners = new ConcurrentHashMap<>();
+    /** Gates held (one consumer thread writes; the count only bounds the registry). */
+    private final java.util.concurrent.atomic.AtomicInteger gateCount = new java.util.concurrent.atomic.AtomicInteger();
 
     public GateRegistry(GrantsConfig config) {
         this.config = config;
@@ -29,17 +31,34 @@ public class GateRegistry {
 
     /** Records a gate's status and wakes whoever waits on its machine. */
     public void record(GateStatus status, Instant publishedAt) {
+        record(status, publishedAt, Integer.MAX_VALUE);
+    }
+
+    /**
+     * Records a gate's status unless it is a new gate and {@code maxGates} are known already: what a
+     * topic says must not grow memory without bound. False when refused.
+     */
+    public boolean record(GateStatus status, Instant publishedAt, int maxGates) {
+        Map<String, KnownGate> known = gatesByMachine.get(status.machine());
+        boolean isNew = known == null || !known.containsKey(status.gateId());
+        if (isNew && gateCount.get() >= maxGates) {
+            return false;
+        }
         gatesByMachine.computeIfAbsent(status.machine(), m -> new ConcurrentHashMap<>())
                 .merge(status.gateId(), new KnownGate(status, publishedAt),
                         (old, fresh) -> fresh.publishedAt().isBefore(old.publishedAt()) ? old : fresh);
+        if (isNew) {
+            gateCount.incrementAndGet();
+        }
         notifyMachine(status.machine());
+        return true;
     }
 
     /** Forgets a gate (its compacted status was deleted). */
     public void forget(String machine, String gateId) {
         Map<String, KnownGate> gates = gatesByMachine.get(machine);
-        if (gates != null) {
-            gates.remove(gateId);
+        if (gates != null && gates.remove(gateId) != null) {
+            gateCount.decrementAndGet();
         }
         notifyMachine(machine);
     }

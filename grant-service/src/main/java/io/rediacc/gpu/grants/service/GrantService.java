@@ -8,6 +8,7 @@ import io.rediacc.gpu.contracts.events.GrantSnapshot;
 import io.rediacc.gpu.contracts.events.Topics;
 import io.rediacc.gpu.contracts.identity.Identifiers;
 import io.rediacc.gpu.contracts.identity.RepoRef;
+import io.rediacc.gpu.grants.config.GrantsConfig;
 import io.rediacc.gpu.grants.messaging.OutboxSignal;
 import io.rediacc.gpu.grants.repository.GrantEntity;
 import io.rediacc.gpu.grants.repository.GrantRepository;
@@ -49,12 +50,14 @@ public class GrantService {
     private final MachineVersionRepository versions;
     private final OutboxSignal outboxSignal;
     private final GrantMetrics metrics;
+    private final GrantsConfig config;
     private final GateRegistry gateRegistry;
 
     public GrantService(GrantWrites writes, RepoResolver resolver, MachineRepository machines,
                         MachineRepoRepository repos, GrantRepository grants, MachineVersionRepository versions,
-                        OutboxSignal outboxSignal, GrantMetrics metrics, GateRegistry gateRegistry) {
+                        OutboxSignal outboxSignal, GrantMetrics metrics, GateRegistry gateRegistry, GrantsConfig config) {
         this.gateRegistry = gateRegistry;
+        this.config = config;
         this.writes = writes;
         this.resolver = resolver;
         this.machines = machines;
@@ -216,6 +219,10 @@ public class GrantService {
                     ask.device(), ask.exclusive(), state.version(), false, false, verdict.overlaps(), ask.expiresAt())));
         }
         boolean created = mine == null;
+        int held = state.grants().size() - 1; // less the candidate
+        if (created && held >= config.maxGrantsPerMachine()) {
+            throw Problems.tooManyGrants(ask.machine(), held, config.maxGrantsPerMachine());
+        }
         Grant written = null;
         List<Grant> after = new ArrayList<>();
         for (GrantRow row : state.grants()) {
@@ -484,7 +491,7 @@ public class GrantService {
     private <T> Uni<Outcome<T>> refuse(SqlConnection c, Ask ask, String repoGuid, Problem problem) {
         GrantEvent event = new GrantEvent(UUID.randomUUID().toString(), GrantEvent.Type.REFUSED, ask.machine(),
                 repoGuid, ask.repoName(), ask.device(), ask.exclusive(), ask.actor(),
-                problem.error() + ": " + problem.detail(), null, ask.at(), ask.reason(), ask.expiresAt());
+                Problems.auditReason(problem, ask.device()), null, ask.at(), ask.reason(), ask.expiresAt());
         metrics.refused(problem.error());
         return Uni.combine().all().unis(writes.appendOutbox(c, List.of(new OutboxRecord(Topics.GRANT_EVENTS_TOPIC,
                                 ask.machine(), ask.machine(), event.id(), ask.at(), event))),

@@ -98,7 +98,9 @@ public class InventoryService {
                 d.deviceNodes = DeviceNodes.toJson(nodes);
                 fresh.add(d);
             });
-            return devices.deleteForMachine(usable.machine()).chain(() -> devices.persist(fresh));
+            // persisting an empty list fails ("The Uni set is empty"): an inventory without devices only deletes
+            return devices.deleteForMachine(usable.machine())
+                    .chain(() -> fresh.isEmpty() ? Uni.createFrom().voidItem() : devices.persist(fresh));
         });
     }
 
@@ -118,7 +120,8 @@ public class InventoryService {
                 r.forkOf = info.forkOf();
                 fresh.add(r);
             });
-            return repos.deleteForMachine(usable.machine()).chain(() -> repos.persist(fresh));
+            return repos.deleteForMachine(usable.machine())
+                    .chain(() -> fresh.isEmpty() ? Uni.createFrom().voidItem() : repos.persist(fresh));
         });
     }
 

@@ -111,6 +111,45 @@ public final class Problems {
                 Map.of("machine", machine, "granted", List.copyOf(granted)));
     }
 
+    public static Problem tooManyGrants(String machine, int held, int cap) {
+        return new Problem(CONFLICT, "too-many-grants",
+                "machine " + machine + " holds " + held + " grants, the most one machine may hold (grants.max-grants-per-machine = "
+                        + cap + "): its grant snapshot must stay under the topic's record size limit",
+                "revoke grants this machine no longer needs (a repo granted nvidia.com/gpu=all needs no per-card grants), then retry",
+                Map.of("machine", machine, "held", held, "limit", cap));
+    }
+
+    public static Problem recordTooLarge(String machine, String topic, int bytes, int limit) {
+        return new Problem(CONFLICT, "record-too-large",
+                "this change of machine " + machine + " would publish a " + bytes + "-byte record on " + topic
+                        + ", over the " + limit + "-byte limit of the topic (grants.relay.max-record-bytes)",
+                "revoke grants of " + machine + " it no longer needs, or use shorter repo names, then retry",
+                Map.of("machine", machine, "topic", topic, "bytes", bytes, "limit", limit));
+    }
+
+    /** Most close matches an audit event names for an unknown device. */
+    static final int AUDIT_CLOSE_MATCHES = 3;
+    /** Longest reason an audit event carries: the record stays small whatever the machine lists. */
+    static final int AUDIT_REASON_CHARS = 500;
+
+    /**
+     * The reason a refusal's audit event carries: bounded where it is made. The API answer lists every
+     * grantable name; the event names at most {@link #AUDIT_CLOSE_MATCHES} close ones and the count,
+     * because an inventory of thousands of long names made a 1 MB record the broker refused.
+     */
+    public static String auditReason(Problem problem, String device) {
+        String text;
+        if ("unknown-device".equals(problem.error()) && problem.details().get("grantable") instanceof Collection<?> all) {
+            List<String> names = all.stream().map(String::valueOf).toList();
+            List<String> close = ClosestName.nearest(device, names, AUDIT_CLOSE_MATCHES);
+            text = "unknown-device: no CDI device " + device + " among " + names.size() + " grantable names"
+                    + (close.isEmpty() ? "" : "; closest: " + String.join(", ", close));
+        } else {
+            text = problem.error() + ": " + problem.detail();
+        }
+        return text.length() <= AUDIT_REASON_CHARS ? text : text.substring(0, AUDIT_REASON_CHARS - 1) + "…";
+    }
+
     public static Problem machineHasGrants(String machine, List<io.rediacc.gpu.contracts.events.Grant> grants) {
         List<String> held = grants.stream().map(g -> g.repoName() + " " + g.device()).toList();
         return new Problem(CONFLICT, "machine-has-grants",

@@ -33,6 +33,14 @@ public interface InventoryConfig {
     @WithDefault("15s")
     Duration metricsRefresh();
 
+    /**
+     * How far ahead of this service's clock a record's time ({@code generatedAt}, {@code syncedAt}, the
+     * record timestamp) may be; a later record is dropped and counted: "newer" wins, so a future time
+     * would pin a machine's or gate's state.
+     */
+    @WithDefault("2m")
+    Duration maxClockSkew();
+
     /** Age after which an inventory counts as stale: {@code heartbeat × staleAfterHeartbeats}. */
     default Duration staleAfter() {
         return heartbeat().multipliedBy(staleAfterHeartbeats());

@@ -1,6 +1,7 @@
 package io.rediacc.gpu.inventory.messaging;
 
 import io.rediacc.gpu.contracts.events.Topics;
+import io.rediacc.gpu.inventory.config.InventoryConfig;
 import io.rediacc.gpu.inventory.metrics.IngestMetrics;
 import io.rediacc.gpu.inventory.service.GateStatusIngestService;
 import io.smallrye.mutiny.Uni;
@@ -15,16 +16,19 @@ public class GateStatusConsumer {
     private final GateStatusIngestService ingest;
     private final IngestMetrics metrics;
 
-    public GateStatusConsumer(GateStatusIngestService ingest, IngestMetrics metrics) {
+    private final InventoryConfig config;
+
+    public GateStatusConsumer(GateStatusIngestService ingest, IngestMetrics metrics, InventoryConfig config) {
         this.ingest = ingest;
         this.metrics = metrics;
+        this.config = config;
     }
 
     @Incoming(Topics.GATE_STATUS)
     public Uni<Void> consume(ConsumerRecord<String, byte[]> record) {
         return RecordIngest.ingest(record, Topics.GATE_STATUS, "gate status", metrics, ingest::remove,
                 (r, recordTime) -> {
-                    var status = RecordDecoder.gateStatus(r.key(), r.value());
+                    var status = RecordDecoder.gateStatus(r.key(), r.value(), recordTime, config.maxClockSkew());
                     return IngestRetry.withRetry(() -> ingest.apply(status, recordTime));
                 });
     }

@@ -1,6 +1,7 @@
 package io.rediacc.gpu.inventory.messaging;
 
 import io.rediacc.gpu.contracts.events.Topics;
+import io.rediacc.gpu.inventory.config.InventoryConfig;
 import io.rediacc.gpu.inventory.metrics.IngestMetrics;
 import io.rediacc.gpu.inventory.service.IngestOutcome;
 import io.rediacc.gpu.inventory.service.InventoryChange;
@@ -36,9 +37,12 @@ public class InventoryConsumer {
     private final InventoryIngestService ingest;
     private final IngestMetrics metrics;
 
-    public InventoryConsumer(InventoryIngestService ingest, IngestMetrics metrics) {
+    private final InventoryConfig config;
+
+    public InventoryConsumer(InventoryIngestService ingest, IngestMetrics metrics, InventoryConfig config) {
         this.ingest = ingest;
         this.metrics = metrics;
+        this.config = config;
     }
 
     @Incoming(Topics.INVENTORY)
@@ -71,7 +75,7 @@ public class InventoryConsumer {
                 .onFailure().recoverWithUni(e -> oneMachineAtATime(changes, receivedAt, e));
     }
 
-    private static InventoryChange decode(ConsumerRecord<String, byte[]> record) {
+    private InventoryChange decode(ConsumerRecord<String, byte[]> record) {
         Instant recordTime = Instant.ofEpochMilli(record.timestamp());
         if (record.value() == null) {
             if (record.key() == null) {
@@ -79,7 +83,7 @@ public class InventoryConsumer {
             }
             return InventoryChange.tombstone(record.key(), recordTime, record.partition(), record.offset());
         }
-        var inventory = RecordDecoder.inventory(record.key(), record.value());
+        var inventory = RecordDecoder.inventory(record.key(), record.value(), recordTime, config.maxClockSkew());
         // the record's bytes, not a re-serialisation: GET .../inventory answers what the machine wrote
         String raw = new String(record.value(), StandardCharsets.UTF_8);
         return InventoryChange.of(inventory, raw, recordTime, record.partition(), record.offset());

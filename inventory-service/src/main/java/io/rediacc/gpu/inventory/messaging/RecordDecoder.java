@@ -5,12 +5,15 @@ import io.rediacc.gpu.contracts.events.EventJson;
 import io.rediacc.gpu.contracts.events.GateStatus;
 import io.rediacc.gpu.contracts.events.Grant;
 import io.rediacc.gpu.contracts.events.MachineInventory;
+import io.rediacc.gpu.contracts.events.RecordBounds;
 import io.rediacc.gpu.contracts.events.RepoInfo;
 import io.rediacc.gpu.contracts.events.Topics;
 import io.rediacc.gpu.contracts.identity.Identifiers;
 import org.jboss.logging.Logger;
 
 import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 
@@ -27,8 +30,12 @@ final class RecordDecoder {
     private RecordDecoder() {
     }
 
-    static MachineInventory inventory(String key, byte[] value) {
+    static MachineInventory inventory(String key, byte[] value, Instant recordTime, Duration skew) {
         MachineInventory inventory = read(value, MachineInventory.class);
+        String refused = RecordBounds.inventory(key, inventory, recordTime, Instant.now(), skew);
+        if (refused != null) {
+            throw new RejectedRecordException(refused);
+        }
         if (!Identifiers.isMachine(inventory.machine())) {
             throw new RejectedRecordException("inventory names an invalid machine \"" + inventory.machine() + "\"");
         }
@@ -51,8 +58,12 @@ final class RecordDecoder {
                 inventory.persistencedSocket(), repos, inventory.specProblems(), inventory.setupFile());
     }
 
-    static GateStatus gateStatus(String key, byte[] value) {
+    static GateStatus gateStatus(String key, byte[] value, Instant recordTime, Duration skew) {
         GateStatus status = read(value, GateStatus.class);
+        String refused = RecordBounds.gateStatus(key, status, recordTime, Instant.now(), skew);
+        if (refused != null) {
+            throw new RejectedRecordException(refused);
+        }
         if (!Identifiers.isMachine(status.machine())) {
             throw new RejectedRecordException("gate status names an invalid machine \"" + status.machine() + "\"");
         }

@@ -1,0 +1,131 @@
+package io.rediacc.gpu.contracts.events;
+
+import io.rediacc.gpu.contracts.identity.Identifiers;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * What a consumer accepts from a topic, checked like REST input (issue 16): a record is the word of
+ * whoever holds a producer identity, so its key must be its own payload's machine, its lists and
+ * numbers stay within bounds, and no time may lie in the future beyond a clock skew ("newer" wins,
+ * so a future {@code generatedAt} or {@code syncedAt} would pin a machine's state). Each check
+ * answers why a record is refused, or null; the consumer drops, logs and counts it.
+ */
+public final class RecordBounds {
+
+    /** Longest heartbeat a gate may announce: a gate counts as live for a few heartbeats. */
+    public static final int MAX_HEARTBEAT_SECONDS = 3600;
+    /** Most entries of one list in a record (CDI devices, repos, GPUs, grants): far over a real host. */
+    public static final int MAX_LIST = 5000;
+    /** Most device nodes one CDI device lists. */
+    public static final int MAX_DEVICE_NODES = 64;
+    /** Longest device node path, platform or free-text field kept from a record. */
+    public static final int MAX_TEXT = 4096;
+
+    private RecordBounds() {
+    }
+
+    /** Why the inventory is refused, or null: key, machine, times and sizes (names are checked entry by entry). */
+    public static String inventory(String key, MachineInventory inventory, Instant recordTime, Instant now, Duration skew) {
+        if (!Identifiers.isMachine(inventory.machine())) {
+            return "inventory names an invalid machine \"" + abbreviate(inventory.machine()) + "\"";
+        }
+        if (!inventory.machine().equals(key)) {
+            return "inventory of machine " + inventory.machine() + " was published under key \"" + abbreviate(key)
+                    + "\"; the key must be the machine name";
+        }
+        if (inventory.generatedAt() == null) {
+            return "inventory of machine " + inventory.machine() + " has no generatedAt";
+        }
+        String late = future("inventory of " + inventory.machine(), "generatedAt", inventory.generatedAt(), now, skew);
+        if (late == null) {
+            late = future("inventory of " + inventory.machine(), "record timestamp", recordTime, now, skew);
+        }
+        if (late != null) {
+            return late;
+        }
+        String big = tooLong("inventory of " + inventory.machine(), "cdiDevices", inventory.cdiDevices());
+        big = big != null ? big : tooLong("inventory of " + inventory.machine(), "repos", inventory.repos());
+        big = big != null ? big : tooLong("inventory of " + inventory.machine(), "gpus", inventory.gpus());
+        if (big != null) {
+            return big;
+        }
+        for (MachineInventory.CdiDeviceInfo d : inventory.cdiDevices()) {
+            if (d != null && d.deviceNodes() != null && (d.deviceNodes().size() > MAX_DEVICE_NODES
+                    || d.deviceNodes().stream().anyMatch(n -> n == null || n.length() > MAX_TEXT))) {
+                return "inventory of " + inventory.machine() + " lists a CDI device with more than " + MAX_DEVICE_NODES
+                        + " device nodes or a node path over " + MAX_TEXT + " characters";
+            }
+        }
+        if (inventory.platform() != null && inventory.platform().length() > 64) {
+            return "inventory of " + inventory.machine() + " names a platform over 64 characters";
+        }
+        return null;
+    }
+
+    /** Why the gate status is refused, or null. */
+    public static String gateStatus(String key, GateStatus status, Instant recordTime, Instant now, Duration skew) {
+        if (!Identifiers.isMachine(status.machine())) {
+            return "gate status names an invalid machine \"" + abbreviate(status.machine()) + "\"";
+        }
+        if (!Identifiers.isMachine(status.gateId())) {
+            return "gate status of machine " + status.machine() + " has an invalid gateId \"" + abbreviate(status.gateId())
+                    + "\" (a gate id follows the machine name rules)";
+        }
+        String expected = Topics.gateStatusKey(status.machine(), status.gateId());
+        if (!expected.equals(key)) {
+            return "gate status of " + expected + " was published under key \"" + abbreviate(key)
+                    + "\"; the key must be machine/gateId";
+        }
+        if (status.heartbeatSeconds() < 0 || status.heartbeatSeconds() > MAX_HEARTBEAT_SECONDS) {
+            return "gate status of " + expected + " announces a heartbeat of " + status.heartbeatSeconds()
+                    + " s; 0 (default) to " + MAX_HEARTBEAT_SECONDS + " s are accepted";
+        }
+        if (status.appliedVersion() < 0) {
+            return "gate status of " + expected + " has a negative appliedVersion";
+        }
+        String late = status.syncedAt() == null ? null
+                : future("gate status of " + expected, "syncedAt", status.syncedAt(), now, skew);
+        if (late == null) {
+            late = future("gate status of " + expected, "record timestamp", recordTime, now, skew);
+        }
+        if (late != null) {
+            return late;
+        }
+        String big = tooLong("gate status of " + expected, "grants", status.grants());
+        return big != null ? big : tooLong("gate status of " + expected, "repos", status.repos());
+    }
+
+    /** Why a tombstone's key is refused, or null: machine/gateId, both by the name rules. */
+    public static String gateStatusTombstone(String key) {
+        int slash = key == null ? -1 : key.indexOf('/');
+        if (slash <= 0 || !Identifiers.isMachine(key.substring(0, slash)) || !Identifiers.isMachine(key.substring(slash + 1))) {
+            return "gate status tombstone under key \"" + abbreviate(key) + "\", not machine/gateId";
+        }
+        return null;
+    }
+
+    private static String future(String what, String field, Instant at, Instant now, Duration skew) {
+        if (at != null && at.isAfter(now.plus(skew))) {
+            return what + " has " + field + " " + at + ", more than " + skew.toSeconds() + " s ahead of this"
+                    + " service's clock (" + now + "); check the sender's clock (NTP)";
+        }
+        return null;
+    }
+
+    private static String tooLong(String what, String field, List<?> list) {
+        if (list != null && list.size() > MAX_LIST) {
+            return what + " lists " + list.size() + " " + field + "; at most " + MAX_LIST + " are accepted";
+        }
+        return null;
+    }
+
+    private static String abbreviate(String s) {
+        if (s == null) {
+            return "null";
+        }
+        return s.length() <= 80 ? s : s.substring(0, 80) + "…(" + s.length() + " characters)";
+    }
+}
