@@ -155,11 +155,6 @@ final class LocalMachine {
         }
     }
 
-    /** {@code node-agent setup}: detection, CDI specs and inventory.json, before the real daemons start (they read the specs). */
-    void runSetup(Path repoRoot, Path logs) throws IOException {
-        run(repoRoot, logs.resolve("node-agent-setup.log"), List.of("setup"), agentBase());
-    }
-
     static String daemonConfig(Repo r) {
         return "/mnt/rediacc/mounts/" + r.guid() + "/.rediacc/docker/config/daemon.json";
     }
