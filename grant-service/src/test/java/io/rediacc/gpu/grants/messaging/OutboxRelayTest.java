@@ -97,7 +97,8 @@ class OutboxRelayTest {
             versions.add(accepted(api.grant(m.ref(b), "nvidia.com/gpu=0", false, "0")));
             versions.add(accepted(api.grant(m.ref(c), "nvidia.com/gpu=1", true, "0")));
             versions.add(accepted(api.revoke(m.ref(a), "nvidia.com/gpu=0", "0")));
-            versions.add(accepted(api.grant(m.ref(a), "nvidia.com/gpu=all", false, "0")));
+            // (not nvidia.com/gpu=all: it reaches card 1, which c reserves exclusively)
+            versions.add(accepted(api.grant(m.ref(a), "rediacc.io/dri=renderD128", false, "0")));
             versions.add(accepted(api.grant(m.ref(b), "nvidia.com/gpu=0", true, "0")));
             // no call waits on Kafka: six calls that each waited for the relay's delivery timeout (20 s in tests)
             // would take two minutes; the bound is loose so that a loaded CI machine does not fail it
@@ -123,7 +124,7 @@ class OutboxRelayTest {
         GrantSnapshot latest = arrived.get(arrived.size() - 1);
         assertThat(latest.grants()).doesNotHaveDuplicates()
                 .extracting(g -> g.repoName() + " " + g.device() + (g.exclusive() ? " exclusive" : ""))
-                .containsExactlyInAnyOrder("a nvidia.com/gpu=all", "b nvidia.com/gpu=0 exclusive", "c nvidia.com/gpu=1 exclusive");
+                .containsExactlyInAnyOrder("a rediacc.io/dri=renderD128", "b nvidia.com/gpu=0 exclusive", "c nvidia.com/gpu=1 exclusive");
         try (Connection conn = PostgresTestResource.current().connect()) {
             Database db = new Database(conn);
             assertThat(Set.copyOf(latest.grants())).isEqualTo(db.grants(m.name));

@@ -46,7 +46,7 @@ class ErrorResponsesTest {
         Response response = post("train@m1", "{\"device\": \"nvidia.com/gpu=0\", \"exclusiv\": true}");
 
         assertError(response, 400, "malformed-body");
-        assertThat(response.<String>path("detail")).isEqualTo("unknown field \"exclusiv\"; known fields: device, exclusive, machine");
+        assertThat(response.<String>path("detail")).isEqualTo("unknown field \"exclusiv\"; known fields: device, exclusive, expiresAt, expiresIn, machine, reason");
     }
 
     @Test
