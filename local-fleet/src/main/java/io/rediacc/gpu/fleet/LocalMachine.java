@@ -236,6 +236,9 @@ final class LocalMachine {
         c.put("gate.manifest", manifest());
         c.put("gate.state-dir", dir.resolve("gate-state"));
         c.put("gate.id", machine + "-gate");
+        // the simulated machine's real daemons read its specs from <root>/etc/cdi (its /etc/cdi): the gate's
+        // daemon check must expect that directory, as it expects /etc/cdi on a real machine
+        c.put("gate.daemon-check.cdi-spec-dirs", root().resolve("etc/cdi"));
         return c;
     }
 
