@@ -187,9 +187,9 @@ class GateRestartTest {
             Await.until("version 3 applied", Duration.ofSeconds(30), () -> first.grants().state().version() == 3);
         }
         Path file = state.resolve("grants-" + machine + ".json");
-        GrantSnapshot real = EventJson.fromBytes(Files.readAllBytes(file), GrantSnapshot.class);
+        GrantSnapshot published = EventJson.fromBytes(Files.readAllBytes(file), GrantSnapshot.class);
         // what a repo that could write the state directory would leave there: every device, a version nothing outranks
-        GrantSnapshot forged = new GrantSnapshot(machine, 999_999_999_999L, real.updatedAt(), List.of(
+        GrantSnapshot forged = new GrantSnapshot(machine, 999_999_999_999L, published.updatedAt(), List.of(
                 GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=0"),
                 GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=1")));
         Files.write(file, EventJson.toBytes(forged));
