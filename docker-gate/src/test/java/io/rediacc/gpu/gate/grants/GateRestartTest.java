@@ -182,28 +182,28 @@ class GateRestartTest {
         String machine = "m-forged";
         Path state = dir.resolve("state");
         Path manifest = manifest(machine);
-        try (Gate first = gates.start(manifest, state, "gate-t")) {
+        try (Gate first = gates.start(manifest, state, "gate-t", real.cdiDir())) {
             GrantsTopic.publish(machine, 3, GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=0"));
             Await.until("version 3 applied", Duration.ofSeconds(30), () -> first.grants().state().version() == 3);
         }
         Path file = state.resolve("grants-" + machine + ".json");
-        GrantSnapshot real = EventJson.fromBytes(Files.readAllBytes(file), GrantSnapshot.class);
+        GrantSnapshot published = EventJson.fromBytes(Files.readAllBytes(file), GrantSnapshot.class);
         // what a repo that could write the state directory would leave there: every device, a version nothing outranks
-        GrantSnapshot forged = new GrantSnapshot(machine, 999_999_999_999L, real.updatedAt(), List.of(
+        GrantSnapshot forged = new GrantSnapshot(machine, 999_999_999_999L, published.updatedAt(), List.of(
                 GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=0"),
                 GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=1")));
         Files.write(file, EventJson.toBytes(forged));
 
-        try (Gate second = gates.start(manifest, state, "gate-t")) {
+        try (Gate second = gates.start(manifest, state, "gate-t", real.cdiDir())) {
             Await.until("grants caught up", Duration.ofSeconds(30), () -> second.grants().state().caughtUp());
             assertThat(second.grants().state().version()).isEqualTo(3);
             assertThat(second.grants().state().fromDisk()).isFalse();
             assertThat(EventJson.fromBytes(Files.readAllBytes(file), GrantSnapshot.class).version())
                     .as("the forged file is overwritten with the topic's snapshot").isEqualTo(3);
             DockerCli docker = docker(second);
-            DockerCli.Result forgedDevice = docker.run("run", "--device", "nvidia.com/gpu=1", "busybox", "true");
+            DockerCli.Result forgedDevice = docker.run("run", "--device", "nvidia.com/gpu=1", BaseImage.TAG, "true");
             assertThat(forgedDevice.stderr()).contains("is not granted to repo trainer");
-            DockerCli.Result granted = docker.run("run", "--device", "nvidia.com/gpu=0", "--name", "real", "busybox", "true");
+            DockerCli.Result granted = docker.run("run", "--device", "nvidia.com/gpu=0", "--name", "real", BaseImage.TAG, "true");
             assertThat(granted.ok()).as(granted.toString()).isTrue();
 
             // a real snapshot published later applies (the forged version no longer outranks it)
