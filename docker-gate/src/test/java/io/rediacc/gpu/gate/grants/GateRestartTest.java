@@ -87,7 +87,7 @@ class GateRestartTest {
         GrantsTopic.publish(machine, 7, GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=0"));
         kafka.stop();
 
-        try (Gate gate = gates.start(manifest(machine), dir.resolve("fresh-state"), "gate-r")) {
+        try (Gate gate = gates.start(StandaloneGates.settings(manifest(machine), dir.resolve("fresh-state"), "gate-r").withDaemonCheck(new io.rediacc.gpu.gate.daemon.DaemonCheckSettings(Duration.ofSeconds(30), Duration.ofSeconds(1), java.util.List.of(real.cdiDir().toString()))))) {
             DockerCli docker = docker(gate);
 
             DockerCli.Result early = docker.run("run", "--device", "nvidia.com/gpu=0", BaseImage.TAG, "true");
@@ -123,14 +123,14 @@ class GateRestartTest {
         String machine = "m-disk";
         Path state = dir.resolve("state");
         Path manifest = manifest(machine);
-        try (Gate first = gates.start(manifest, state, "gate-d")) {
+        try (Gate first = gates.start(StandaloneGates.settings(manifest, state, "gate-d").withDaemonCheck(new io.rediacc.gpu.gate.daemon.DaemonCheckSettings(Duration.ofSeconds(30), Duration.ofSeconds(1), java.util.List.of(real.cdiDir().toString()))))) {
             GrantsTopic.publish(machine, 3, GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=0"));
             Await.until("version 3 applied", Duration.ofSeconds(30), () -> first.grants().state().version() == 3);
         }
         assertThat(state.resolve("grants-" + machine + ".json")).exists();
         kafka.stop();
 
-        try (Gate second = gates.start(manifest, state, "gate-d")) {
+        try (Gate second = gates.start(StandaloneGates.settings(manifest, state, "gate-d").withDaemonCheck(new io.rediacc.gpu.gate.daemon.DaemonCheckSettings(Duration.ofSeconds(30), Duration.ofSeconds(1), java.util.List.of(real.cdiDir().toString()))))) {
             DockerCli docker = docker(second);
 
             // the disk snapshot is enforced once Kafka has not answered within the API timeout (2 s here)
@@ -150,7 +150,7 @@ class GateRestartTest {
         String machine = "m-stale";
         Path state = dir.resolve("state");
         Path manifest = manifest(machine);
-        try (Gate first = gates.start(manifest, state, "gate-s")) {
+        try (Gate first = gates.start(StandaloneGates.settings(manifest, state, "gate-s").withDaemonCheck(new io.rediacc.gpu.gate.daemon.DaemonCheckSettings(Duration.ofSeconds(30), Duration.ofSeconds(1), java.util.List.of(real.cdiDir().toString()))))) {
             GrantsTopic.publish(machine, 1, GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=0"),
                     GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=1"));
             Await.until("version 1 applied", Duration.ofSeconds(30), () -> first.grants().state().version() == 1);
@@ -158,7 +158,7 @@ class GateRestartTest {
         // revoked while the gate is down; Kafka stays up
         GrantsTopic.publish(machine, 2, GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=0"));
 
-        try (Gate second = gates.start(manifest, state, "gate-s")) {
+        try (Gate second = gates.start(StandaloneGates.settings(manifest, state, "gate-s").withDaemonCheck(new io.rediacc.gpu.gate.daemon.DaemonCheckSettings(Duration.ofSeconds(30), Duration.ofSeconds(1), java.util.List.of(real.cdiDir().toString()))))) {
             DockerCli docker = docker(second);
             GrantStore.State atStart = second.grants().state();
             assertThat(atStart.fromDisk() && second.grants().loaded())
@@ -182,7 +182,7 @@ class GateRestartTest {
         String machine = "m-forged";
         Path state = dir.resolve("state");
         Path manifest = manifest(machine);
-        try (Gate first = gates.start(manifest, state, "gate-t")) {
+        try (Gate first = gates.start(StandaloneGates.settings(manifest, state, "gate-t").withDaemonCheck(new io.rediacc.gpu.gate.daemon.DaemonCheckSettings(Duration.ofSeconds(30), Duration.ofSeconds(1), java.util.List.of(real.cdiDir().toString()))))) {
             GrantsTopic.publish(machine, 3, GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=0"));
             Await.until("version 3 applied", Duration.ofSeconds(30), () -> first.grants().state().version() == 3);
         }
@@ -194,7 +194,7 @@ class GateRestartTest {
                 GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=1")));
         Files.write(file, EventJson.toBytes(forged));
 
-        try (Gate second = gates.start(manifest, state, "gate-t")) {
+        try (Gate second = gates.start(StandaloneGates.settings(manifest, state, "gate-t").withDaemonCheck(new io.rediacc.gpu.gate.daemon.DaemonCheckSettings(Duration.ofSeconds(30), Duration.ofSeconds(1), java.util.List.of(real.cdiDir().toString()))))) {
             Await.until("grants caught up", Duration.ofSeconds(30), () -> second.grants().state().caughtUp());
             assertThat(second.grants().state().version()).isEqualTo(3);
             assertThat(second.grants().state().fromDisk()).isFalse();

@@ -59,7 +59,10 @@ class RealDaemonThroughGateTest {
                     daemon: %s
                 """.formatted(MACHINE, GUID, dir.resolve("gate.sock"), machine.daemon().host()));
         gates = new StandaloneGates();
-        gate = gates.start(manifest, dir.resolve("state"), "gate-real");
+        // the gate verifies the daemon reads CDI specs from exactly the machine's directory (here the test machine's)
+        gate = gates.start(StandaloneGates.settings(manifest, dir.resolve("state"), "gate-real").withDaemonCheck(
+                new io.rediacc.gpu.gate.daemon.DaemonCheckSettings(Duration.ofSeconds(30), Duration.ofSeconds(1),
+                        List.of(machine.cdiDir().toString()))));
         docker = new DockerCli("unix://" + dir.resolve("gate.sock"));
         direct = new DockerCli(machine.daemon().host());
         grants("nvidia.com/gpu=0");
