@@ -201,9 +201,9 @@ class GateRestartTest {
             assertThat(EventJson.fromBytes(Files.readAllBytes(file), GrantSnapshot.class).version())
                     .as("the forged file is overwritten with the topic's snapshot").isEqualTo(3);
             DockerCli docker = docker(second);
-            DockerCli.Result forgedDevice = docker.run("run", "--device", "nvidia.com/gpu=1", "busybox", "true");
+            DockerCli.Result forgedDevice = docker.run("run", "--device", "nvidia.com/gpu=1", BaseImage.TAG, "true");
             assertThat(forgedDevice.stderr()).contains("is not granted to repo trainer");
-            DockerCli.Result granted = docker.run("run", "--device", "nvidia.com/gpu=0", "--name", "real", "busybox", "true");
+            DockerCli.Result granted = docker.run("run", "--device", "nvidia.com/gpu=0", "--name", "real", BaseImage.TAG, "true");
             assertThat(granted.ok()).as(granted.toString()).isTrue();
 
             // a real snapshot published later applies (the forged version no longer outranks it)
