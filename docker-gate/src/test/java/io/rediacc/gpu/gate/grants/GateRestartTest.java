@@ -37,7 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class GateRestartTest {
 
     @RegisterExtension
-    static final RealDockerd real = RealDockerd.withNvidiaCards(2);
+    static final RealDockerd realDockerd = RealDockerd.withNvidiaCards(2);
 
     private static final String REPO_GUID = "33333333-3333-4333-8333-333333333333";
 
@@ -73,7 +73,7 @@ class GateRestartTest {
                     guid: %s
                     listen: tcp://127.0.0.1:0
                     daemon: %s
-                """.formatted(machine, REPO_GUID, real.daemon().host()));
+                """.formatted(machine, REPO_GUID, realDockerd.daemon().host()));
         return file;
     }
 
@@ -87,7 +87,7 @@ class GateRestartTest {
         GrantsTopic.publish(machine, 7, GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=0"));
         kafka.stop();
 
-        try (Gate gate = gates.start(manifest(machine), dir.resolve("fresh-state"), "gate-r", real.cdiDir())) {
+        try (Gate gate = gates.start(manifest(machine), dir.resolve("fresh-state"), "gate-r", realDockerd.cdiDir())) {
             DockerCli docker = docker(gate);
 
             DockerCli.Result early = docker.run("run", "--device", "nvidia.com/gpu=0", BaseImage.TAG, "true");
@@ -123,14 +123,14 @@ class GateRestartTest {
         String machine = "m-disk";
         Path state = dir.resolve("state");
         Path manifest = manifest(machine);
-        try (Gate first = gates.start(manifest, state, "gate-d", real.cdiDir())) {
+        try (Gate first = gates.start(manifest, state, "gate-d", realDockerd.cdiDir())) {
             GrantsTopic.publish(machine, 3, GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=0"));
             Await.until("version 3 applied", Duration.ofSeconds(30), () -> first.grants().state().version() == 3);
         }
         assertThat(state.resolve("grants-" + machine + ".json")).exists();
         kafka.stop();
 
-        try (Gate second = gates.start(manifest, state, "gate-d", real.cdiDir())) {
+        try (Gate second = gates.start(manifest, state, "gate-d", realDockerd.cdiDir())) {
             DockerCli docker = docker(second);
 
             // the disk snapshot is enforced once Kafka has not answered within the API timeout (2 s here)
@@ -150,7 +150,7 @@ class GateRestartTest {
         String machine = "m-stale";
         Path state = dir.resolve("state");
         Path manifest = manifest(machine);
-        try (Gate first = gates.start(manifest, state, "gate-s", real.cdiDir())) {
+        try (Gate first = gates.start(manifest, state, "gate-s", realDockerd.cdiDir())) {
             GrantsTopic.publish(machine, 1, GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=0"),
                     GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=1"));
             Await.until("version 1 applied", Duration.ofSeconds(30), () -> first.grants().state().version() == 1);
@@ -158,7 +158,7 @@ class GateRestartTest {
         // revoked while the gate is down; Kafka stays up
         GrantsTopic.publish(machine, 2, GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=0"));
 
-        try (Gate second = gates.start(manifest, state, "gate-s", real.cdiDir())) {
+        try (Gate second = gates.start(manifest, state, "gate-s", realDockerd.cdiDir())) {
             DockerCli docker = docker(second);
             GrantStore.State atStart = second.grants().state();
             assertThat(atStart.fromDisk() && second.grants().loaded())
@@ -182,7 +182,7 @@ class GateRestartTest {
         String machine = "m-forged";
         Path state = dir.resolve("state");
         Path manifest = manifest(machine);
-        try (Gate first = gates.start(manifest, state, "gate-t", real.cdiDir())) {
+        try (Gate first = gates.start(manifest, state, "gate-t", realDockerd.cdiDir())) {
             GrantsTopic.publish(machine, 3, GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=0"));
             Await.until("version 3 applied", Duration.ofSeconds(30), () -> first.grants().state().version() == 3);
         }
@@ -194,7 +194,7 @@ class GateRestartTest {
                 GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=1")));
         Files.write(file, EventJson.toBytes(forged));
 
-        try (Gate second = gates.start(manifest, state, "gate-t", real.cdiDir())) {
+        try (Gate second = gates.start(manifest, state, "gate-t", realDockerd.cdiDir())) {
             Await.until("grants caught up", Duration.ofSeconds(30), () -> second.grants().state().caughtUp());
             assertThat(second.grants().state().version()).isEqualTo(3);
             assertThat(second.grants().state().fromDisk()).isFalse();
