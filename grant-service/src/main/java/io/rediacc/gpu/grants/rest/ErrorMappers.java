@@ -116,6 +116,11 @@ public class ErrorMappers {
                 || e instanceof io.vertx.core.impl.NoStackTraceThrowable && String.valueOf(e.getMessage()).contains("Timeout")) {
             return unavailable("the database cannot be reached: " + e.getMessage());
         }
+        // a write to a server that has just gone (a restart) fails on the socket before the pool sees it closed
+        if (e instanceof java.io.IOException && (String.valueOf(e.getMessage()).contains("Broken pipe")
+                || String.valueOf(e.getMessage()).contains("Connection reset"))) {
+            return unavailable("the database connection broke: " + e.getMessage());
+        }
         if (String.valueOf(e.getMessage()).contains("Connection refused")
                 || String.valueOf(e.getMessage()).contains("Pool closed")) {
             return unavailable("the database cannot be reached: " + e.getMessage());
