@@ -4,6 +4,7 @@ import io.rediacc.gpu.api.security.ApiAuthConfig;
 import io.rediacc.gpu.api.security.Roles;
 import io.rediacc.gpu.contracts.events.Grant;
 import io.rediacc.gpu.grants.service.GrantService;
+import io.rediacc.gpu.grants.service.Problem;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.DELETE;
@@ -49,18 +50,33 @@ public class MachineRemovalResource {
                     + "(each audited), tombstones its inventory and gate-status records so every service forgets it, "
                     + "and forgets what its inventory told this service. Its grant version is kept.")
     @APIResponse(responseCode = "200", description = "removed", content = @Content(schema = @Schema(implementation = RemovalView.class)))
-    @APIResponse(responseCode = "400", description = "invalid machine name or reason", content = @Content(schema = @Schema(implementation = ApiError.class)))
+    @APIResponse(responseCode = "400", description = "invalid machine name, reason or revokeGrants (true or false)", content = @Content(schema = @Schema(implementation = ApiError.class)))
     @APIResponse(responseCode = "404", description = "unknown machine", content = @Content(schema = @Schema(implementation = ApiError.class)))
     @APIResponse(responseCode = "409", description = "the machine holds grants and revokeGrants is not true (lists them)", content = @Content(schema = @Schema(implementation = ApiError.class)))
     @APIResponse(responseCode = "401", description = "no or unknown bearer token", content = @Content(schema = @Schema(implementation = ApiError.class)))
     @APIResponse(responseCode = "403", description = "the caller is not an operator", content = @Content(schema = @Schema(implementation = ApiError.class)))
     public Uni<RemovalView> remove(@PathParam("machine") String machine,
-                                   @QueryParam("revokeGrants") boolean revokeGrants,
+                                   @QueryParam("revokeGrants") String revokeGrants,
                                    @QueryParam("reason") String reason,
                                    @HeaderParam(Actor.HEADER) String actor,
                                    @Context SecurityContext security) {
         String who = Actor.of(security, actor, auth.mode());
-        return grants.removeMachine(machine, revokeGrants, who, GrantTerms.reason(reason))
+        return grants.removeMachine(machine, flag(revokeGrants), who, GrantTerms.reason(reason))
                 .map(r -> new RemovalView(r.machine(), r.revoked().size(), r.revoked(), r.version(), r.gates()));
+    }
+
+    /**
+     * {@code revokeGrants} read strictly: JAX-RS would read {@code yes} or {@code 1} as false
+     * without a word, and an operator who meant to revoke would get a puzzling 409.
+     */
+    static boolean flag(String raw) {
+        if (raw == null || raw.isBlank() || raw.strip().equals("false")) {
+            return false;
+        }
+        if (raw.strip().equals("true")) {
+            return true;
+        }
+        throw new Problem(Problem.Kind.BAD_INPUT, "invalid-parameter", "revokeGrants \"" + raw + "\" is not a boolean",
+                "use revokeGrants=true to revoke the machine's grants with it, or leave it out");
     }
 }

@@ -45,6 +45,22 @@ class MachineRemovalTest {
     }
 
     @Test
+    void aRevokeGrantsThatIsNotABooleanIs400AndRemovesNothing() {
+        RepoInfo a = Fleet.repo("a");
+        TestMachine m = TestMachine.withRepos(api, "spelled", a);
+        api.grant(m.ref(a), "nvidia.com/gpu=0", false, "0");
+
+        for (String spelling : List.of("yes", "1", "TRUE")) {
+            Response refused = api.request().queryParam("revokeGrants", spelling).delete("/api/v1/machines/{m}", m.name);
+
+            assertThat(refused.statusCode()).as(spelling).isEqualTo(400);
+            assertThat(refused.<String>path("error")).isEqualTo("invalid-parameter");
+            assertThat(refused.<String>path("detail")).contains("revokeGrants \"" + spelling + "\"");
+        }
+        assertThat(api.repoGrants(m.ref(a)).<List<String>>path("grants.device")).containsExactly("nvidia.com/gpu=0");
+    }
+
+    @Test
     void removalWithRevokeGrantsRevokesAuditsTombstonesAndForgetsTheMachine() {
         RepoInfo a = Fleet.repo("a");
         RepoInfo b = Fleet.repo("b");
