@@ -2,7 +2,11 @@ package io.rediacc.gpu.api.security;
 
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.vertx.core.http.HttpServerRequest;
-import io.vertx.core.json.JsonObject;
+import io.rediacc.gpu.api.problem.ApiProblem;
+import io.rediacc.gpu.api.problem.ProblemBody;
+import io.rediacc.gpu.api.problem.ProblemType;
+import io.rediacc.gpu.api.problem.RequestIds;
+import io.vertx.core.json.Json;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.event.Observes;
@@ -13,8 +17,8 @@ import java.util.Map;
 
 /**
  * The REST APIs' own size limits ({@code api.limits.*}), checked before anything reads the request, so that an over-long URL,
- * an oversized head or an oversized body gets the usual JSON error ({@code error}, {@code detail},
- * {@code hint}) instead of the HTTP layer's bare 414/431/413.
+ * an oversized head or an oversized body gets the usual problem answer ({@code application/problem+json},
+ * {@link ProblemBody}) instead of the HTTP layer's bare 414/431/413.
  *
  * <p>Why here: Vert.x answers requests over {@code quarkus.http.limits.*} from inside its HTTP codec,
  * with an empty body, before any route runs. The codec's limits are therefore set well above these
@@ -42,15 +46,15 @@ public class RequestLimits {
     }
 
     void install(@Observes Router router) {
-        // before every other route, Quarkus' own body-size check included
-        router.route().order(Integer.MIN_VALUE).handler(this::check);
+        // right after the request id, before every other route, Quarkus' own body-size check included
+        router.route().order(RequestIds.ROUTE_ORDER + 1).handler(this::check);
     }
 
     void check(RoutingContext ctx) {
         HttpServerRequest request = ctx.request();
         String uri = request.uri();
         if (uri.length() > maxUriLength) {
-            refuse(ctx, 414, "uri-too-long",
+            refuse(ctx, ProblemType.URI_TOO_LONG,
                     "The request URL is " + uri.length() + " characters long; this API accepts at most " + maxUriLength + ".",
                     "Repo, machine and device names are short: check the URL for a pasted value or a loop that appends to it.",
                     Map.of("maxUriLength", maxUriLength));
@@ -58,7 +62,7 @@ public class RequestLimits {
         }
         int headBytes = headBytes(request);
         if (headBytes > maxHeadBytes) {
-            refuse(ctx, 431, "headers-too-large",
+            refuse(ctx, ProblemType.HEADERS_TOO_LARGE,
                     "The request headers are " + headBytes + " bytes; this API accepts at most " + maxHeadBytes + ".",
                     "Send only the Authorization header with one bearer token and the usual Content-Type/Accept headers.",
                     Map.of("maxHeaderBytes", maxHeadBytes));
@@ -67,7 +71,7 @@ public class RequestLimits {
         String length = request.getHeader(HttpHeaderNames.CONTENT_LENGTH);
         long declared = parseLength(length);
         if (declared > maxBodyBytes) {
-            refuse(ctx, 413, "body-too-large",
+            refuse(ctx, ProblemType.BODY_TOO_LARGE,
                     "The request body is " + declared + " bytes; this API accepts at most " + maxBodyBytes + ".",
                     "The API's request bodies are small JSON objects (a grant is {\"device\":\"nvidia.com/gpu=0\"}); send only the documented fields.",
                     Map.of("maxBodyBytes", maxBodyBytes));
@@ -76,13 +80,13 @@ public class RequestLimits {
         ctx.next();
     }
 
-    private void refuse(RoutingContext ctx, int status, String error, String detail, String hint, Map<String, Object> details) {
+    private void refuse(RoutingContext ctx, ProblemType type, String detail, String hint, Map<String, Object> details) {
         HttpServerRequest request = ctx.request();
         long declared = parseLength(request.getHeader(HttpHeaderNames.CONTENT_LENGTH));
         boolean readRest = !request.isEnded() && declared >= 0 && declared <= maxDiscardedBody;
-        JsonObject body = new JsonObject().put("error", error).put("detail", detail).put("hint", hint);
-        details.forEach(body::put);
-        var response = ctx.response().setStatusCode(status).putHeader(HttpHeaderNames.CONTENT_TYPE, "application/json");
+        String requestId = request.getHeader(RequestIds.HEADER);
+        ProblemBody body = new ApiProblem(type, detail, hint, details).body(requestId);
+        var response = ctx.response().setStatusCode(type.status()).putHeader(HttpHeaderNames.CONTENT_TYPE, ProblemBody.MEDIA_TYPE);
         if (readRest) {
             // answer now, then drain what the client is still sending: the connection stays usable
             request.handler(ignored -> { });
@@ -91,7 +95,7 @@ public class RequestLimits {
         } else if (!request.isEnded()) {
             response.putHeader(HttpHeaderNames.CONNECTION, "close");
         }
-        response.end(body.encode());
+        response.end(Json.encode(body));
     }
 
     private static int headBytes(HttpServerRequest request) {

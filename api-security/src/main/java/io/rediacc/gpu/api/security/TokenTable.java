@@ -28,13 +28,24 @@ final class TokenTable {
         return Optional.ofNullable(match);
     }
 
-    /** What is wrong with the configured tokens (too short, shared by two principals); empty when nothing is. */
-    static List<String> problems(Map<String, ApiAuthConfig.ConfiguredToken> tokens) {
+    /** The prefix of the placeholder tokens in deploy/ ({@code change-me-operator}): never a real secret. */
+    static final String PLACEHOLDER_PREFIX = "change-me";
+
+    /**
+     * What is wrong with the configured tokens (too short, shared by two principals, a {@code change-me-*}
+     * placeholder where placeholders are not allowed); empty when nothing is.
+     */
+    static List<String> problems(Map<String, ApiAuthConfig.ConfiguredToken> tokens, boolean placeholdersAllowed) {
         List<String> problems = new java.util.ArrayList<>();
         Map<String, String> owners = new java.util.HashMap<>();
         tokens.forEach((name, t) -> {
             if (t.token().strip().length() < MIN_LENGTH) {
                 problems.add("api.auth.tokens." + name + ".token is shorter than " + MIN_LENGTH + " characters");
+            }
+            if (!placeholdersAllowed && t.token().strip().toLowerCase(java.util.Locale.ROOT).startsWith(PLACEHOLDER_PREFIX)) {
+                problems.add("api.auth.tokens." + name + ".token is the placeholder " + t.token().strip()
+                        + ": set a secret of your own (e.g. openssl rand -hex 24); placeholders start only in the "
+                        + String.join(", ", AuthStartupCheck.PLACEHOLDER_PROFILES) + " profiles");
             }
             String other = owners.putIfAbsent(t.token(), name);
             if (other != null) {

@@ -35,11 +35,11 @@ class TokenTableTest {
 
     @Test
     void shortAndSharedTokensAreConfigurationErrors() {
-        assertThat(TokenTable.problems(TOKENS)).isEmpty();
-        assertThat(TokenTable.problems(Map.of("short", new Token("fifteen-chars-x", Set.of()))))
+        assertThat(TokenTable.problems(TOKENS, false)).isEmpty();
+        assertThat(TokenTable.problems(Map.of("short", new Token("fifteen-chars-x", Set.of())), false))
                 .containsExactly("api.auth.tokens.short.token is shorter than 16 characters");
         assertThat(TokenTable.problems(Map.of("a", new Token("the-same-secret-for-two", Set.of()),
-                "b", new Token("the-same-secret-for-two", Set.of())))).singleElement().asString().contains("the same token");
+                "b", new Token("the-same-secret-for-two", Set.of())), false)).singleElement().asString().contains("the same token");
     }
 
     @Test
