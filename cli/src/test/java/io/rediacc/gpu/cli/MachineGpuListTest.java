@@ -130,7 +130,7 @@ class MachineGpuListTest {
         LaunchResult result = new Rdc(inventory, grants).run("machine", "gpu", "list", "nope");
 
         assertThat(result.exitCode()).isEqualTo(ExitCodes.NOT_FOUND);
-        assertThat(result.getErrorStream()).containsExactly("unknown machine: no inventory of machine \"nope\" has been received"
+        assertThat(result.getErrorStream()).containsExactly("unknown-machine: no inventory of machine \"nope\" has been received"
                 + " (hint: check the name with 'rdc machine list' (GET /api/v1/machines); a machine appears once its node-agent has published an inventory)");
         assertThat(result.getOutput()).isEmpty();
     }

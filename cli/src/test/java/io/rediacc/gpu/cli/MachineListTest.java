@@ -87,6 +87,6 @@ class MachineListTest {
 
         assertThat(result.exitCode()).isEqualTo(ExitCodes.USAGE);
         assertThat(result.getErrorStream()).containsExactly(
-                "invalid parameter: size=501 is out of range (hint: ask for 1 to 500 items per page)");
+                "invalid-parameter: size=501 is out of range (hint: ask for 1 to 500 items per page)");
     }
 }

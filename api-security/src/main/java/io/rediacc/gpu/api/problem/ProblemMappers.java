@@ -74,13 +74,13 @@ public class ProblemMappers {
 
     @ServerExceptionMapper
     public Response unexpected(Throwable thrown, HttpHeaders headers) {
-        return respond(problemOf(thrown, requestId(headers)), headers);
+        return respond(problemOf(thrown, requestId(headers), Arc.container().select(FailureClassifier.class)), headers);
     }
 
     /** The problem a failure stands for: the first cause that is one, or that a classifier knows; else 500. */
-    static ApiProblem problemOf(Throwable thrown, String requestId) {
+    public static ApiProblem problemOf(Throwable thrown, String requestId, Iterable<? extends FailureClassifier> classifiers) {
         for (Throwable e = thrown; e != null; e = e.getCause() == e ? null : e.getCause()) {
-            Optional<ApiProblem> known = known(e);
+            Optional<ApiProblem> known = known(e, classifiers);
             if (known.isPresent()) {
                 return known.get();
             }
@@ -93,7 +93,7 @@ public class ProblemMappers {
                 "report the request id to the operators, whose log has the details; retrying will likely fail the same way");
     }
 
-    private static Optional<ApiProblem> known(Throwable e) {
+    private static Optional<ApiProblem> known(Throwable e, Iterable<? extends FailureClassifier> classifiers) {
         if (e instanceof ApiProblem problem) {
             return Optional.of(problem);
         }
@@ -103,7 +103,7 @@ public class ProblemMappers {
         if (e instanceof UnauthorizedException) {
             return Optional.of(unauthorized("no bearer token: this call needs an authenticated caller"));
         }
-        for (FailureClassifier classifier : Arc.container().select(FailureClassifier.class)) {
+        for (FailureClassifier classifier : classifiers) {
             Optional<ApiProblem> known = classifier.classify(e);
             if (known.isPresent()) {
                 return known;

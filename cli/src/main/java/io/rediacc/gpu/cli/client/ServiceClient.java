@@ -67,7 +67,8 @@ public final class ServiceClient {
             connection.setUseCaches(false);
             connection.setConnectTimeout((int) CONNECT_TIMEOUT.toMillis());
             connection.setReadTimeout((int) timeout.toMillis());
-            connection.setRequestProperty("Accept", "application/json");
+            // errors come as RFC 9457 problem+json (docs/ERRORS.md)
+            connection.setRequestProperty("Accept", "application/json, application/problem+json");
             connection.setRequestProperty("User-Agent", "rdc");
             if (token != null) {
                 connection.setRequestProperty("Authorization", "Bearer " + token);

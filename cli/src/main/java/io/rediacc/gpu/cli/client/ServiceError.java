@@ -2,13 +2,20 @@ package io.rediacc.gpu.cli.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-/** The error body every service answers with: {@code {"error","detail","hint"}}. */
+/**
+ * The error body every service answers with: RFC 9457 {@code application/problem+json} (docs/ERRORS.md),
+ * read for its code (the last segment of {@code type}; {@code error} from a server before the problem
+ * model), {@code detail} and {@code hint}.
+ */
 public record ServiceError(String error, String detail, String hint) {
+
+    /** Prefix of every problem {@code type} the services write. */
+    static final String PROBLEM_BASE = "https://rediacc.io/problems/";
 
     static ServiceError of(Reply reply) {
         JsonNode body = Json.treeOrNull(reply.body());
-        if (body != null && body.isObject() && (body.hasNonNull("error") || body.hasNonNull("detail"))) {
-            return new ServiceError(text(body, "error"), text(body, "detail"), text(body, "hint"));
+        if (body != null && body.isObject() && (body.hasNonNull("type") || body.hasNonNull("error") || body.hasNonNull("detail"))) {
+            return new ServiceError(code(body), text(body, "detail"), text(body, "hint"));
         }
         return new ServiceError("HTTP " + reply.status(),
                 reply.service() + " at " + reply.url() + " answered HTTP " + reply.status() + " without an error body", null);
@@ -27,6 +34,15 @@ public record ServiceError(String error, String detail, String hint) {
             line.append(" (hint: ").append(hint).append(')');
         }
         return line.toString().replace('\n', ' ');
+    }
+
+    /** The error code: the last segment of the problem type, or the older {@code error} field. */
+    private static String code(JsonNode body) {
+        String type = text(body, "type");
+        if (type != null && type.startsWith(PROBLEM_BASE) && type.length() > PROBLEM_BASE.length()) {
+            return type.substring(PROBLEM_BASE.length());
+        }
+        return text(body, "error");
     }
 
     private static String text(JsonNode body, String field) {

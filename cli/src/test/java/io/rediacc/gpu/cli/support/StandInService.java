@@ -105,10 +105,11 @@ public final class StandInService implements AutoCloseable {
                 .filter(r -> r.method().equals(request.method()) && r.path().equals(request.rawPath()))
                 .findFirst()
                 .map(r -> r.answer().apply(request))
-                .orElse(new Answer(404, "{\"error\":\"no such endpoint\",\"detail\":\"stand-in has no route for "
+                .orElse(new Answer(404, "{\"type\":\"https://rediacc.io/problems/not-found\",\"title\":\"No such endpoint\",\"status\":404,"
+                        + "\"error\":\"not-found\",\"detail\":\"stand-in has no route for "
                         + request.line() + "\",\"hint\":\"add one in the test\"}"));
         byte[] bytes = answer.body().getBytes(StandardCharsets.UTF_8);
-        exchange.getResponseHeaders().add("Content-Type", "application/json");
+        exchange.getResponseHeaders().add("Content-Type", answer.status() >= 400 ? "application/problem+json" : "application/json");
         exchange.sendResponseHeaders(answer.status(), bytes.length == 0 ? -1 : bytes.length);
         if (bytes.length > 0) {
             exchange.getResponseBody().write(bytes);

@@ -1,8 +1,9 @@
 package io.rediacc.gpu.grants.rest;
 
+import io.rediacc.gpu.api.problem.ApiProblem;
+import io.rediacc.gpu.api.problem.ProblemType;
 import io.rediacc.gpu.api.security.ApiAuthConfig;
 import io.rediacc.gpu.api.security.ConfiguredTokenMechanism;
-import io.rediacc.gpu.grants.service.Problem;
 import jakarta.ws.rs.core.SecurityContext;
 
 import java.util.regex.Pattern;
@@ -30,8 +31,7 @@ final class Actor {
         }
         String actor = header.strip();
         if (!PRINTABLE.matcher(actor).matches()) {
-            throw new Problem(Problem.Kind.BAD_INPUT, "invalid-actor",
-                    "the " + HEADER + " header must be 1-128 printable ASCII characters",
+            throw new ApiProblem(ProblemType.INVALID_ACTOR, "the " + HEADER + " header must be 1-128 printable ASCII characters",
                     "send a user or tool name such as alice or rdc/alice, or leave the header out");
         }
         return actor;

@@ -1,10 +1,12 @@
 package io.rediacc.gpu.grants.rest;
 
+import io.rediacc.gpu.api.problem.ApiProblem;
+import io.rediacc.gpu.api.problem.ProblemType;
+import io.rediacc.gpu.api.problem.ProblemBody;
 import io.rediacc.gpu.api.security.Roles;
 import io.rediacc.gpu.contracts.cdi.CdiName;
 import io.rediacc.gpu.contracts.identity.Identifiers;
 import io.rediacc.gpu.grants.repository.HistoryQuery;
-import io.rediacc.gpu.grants.service.Problem;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.GET;
@@ -48,10 +50,10 @@ public class AuditResource {
 
     @GET
     @RolesAllowed(Roles.VIEWER)
-    @Operation(summary = "The history of grants, revokes, expiries and refusals",
+    @Operation(operationId = "listAudit", summary = "The history of grants, revokes, expiries and refusals",
             description = "Oldest first, a page at a time: pass the answer's next as after for the following page.")
     @APIResponse(responseCode = "200", description = "one page", content = @Content(schema = @Schema(implementation = AuditPage.class)))
-    @APIResponse(responseCode = "400", description = "invalid filter, time, cursor or limit", content = @Content(schema = @Schema(implementation = ApiError.class)))
+    @APIResponse(responseCode = "400", description = "invalid filter, time, cursor or limit", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
     public Uni<AuditPage> audit(@QueryParam("machine") String machine,
                                 @Parameter(description = "repo name") @QueryParam("repo") String repo,
                                 @Parameter(description = "qualified CDI name") @QueryParam("device") String device,
@@ -82,9 +84,8 @@ public class AuditResource {
         try {
             return Instant.parse(raw.strip());
         } catch (DateTimeParseException e) {
-            throw new Problem(Problem.Kind.BAD_INPUT, "invalid-" + name,
-                    name + " \"" + raw + "\" is not an ISO-8601 instant",
-                    "write it like 2026-11-29T10:00:00Z");
+            throw new ApiProblem(ProblemType.INVALID_PARAMETER, name + " \"" + raw + "\" is not an ISO-8601 instant",
+                    "write it like 2026-11-29T10:00:00Z", java.util.Map.of("parameter", name));
         }
     }
 
@@ -100,9 +101,8 @@ public class AuditResource {
         } catch (NumberFormatException e) {
             // answered below
         }
-        throw new Problem(Problem.Kind.BAD_INPUT, "invalid-" + name,
-                name + " \"" + raw + "\" is not a number from " + min + " to " + max,
+        throw new ApiProblem(ProblemType.INVALID_PARAMETER, name + " \"" + raw + "\" is not a number from " + min + " to " + max,
                 "after".equals(name) ? "pass the next value of the previous page"
-                        : "ask for 1 to " + MAX_LIMIT + " entries");
+                        : "ask for 1 to " + MAX_LIMIT + " entries", java.util.Map.of("parameter", name));
     }
 }

@@ -1,5 +1,6 @@
 package io.rediacc.gpu.grants.rest;
 
+import io.rediacc.gpu.api.problem.ProblemBody;
 import io.rediacc.gpu.api.security.Roles;
 import io.rediacc.gpu.grants.service.GateRegistry;
 import io.rediacc.gpu.grants.service.GrantService;
@@ -34,12 +35,12 @@ public class MachineGrantsResource {
 
     @GET
     @RolesAllowed(Roles.VIEWER)
-    @Operation(summary = "A machine's grants, version and gates",
+    @Operation(operationId = "getMachineGrants", summary = "A machine's grants, version and gates",
             description = "grants and version as the database holds them; gates as each gate last reported on gpu.gate-status.v1")
     @APIResponse(responseCode = "200", description = "the machine's grants",
             content = @Content(schema = @Schema(implementation = MachineGrantsView.class)))
-    @APIResponse(responseCode = "400", description = "invalid machine name", content = @Content(schema = @Schema(implementation = ApiError.class)))
-    @APIResponse(responseCode = "404", description = "unknown machine", content = @Content(schema = @Schema(implementation = ApiError.class)))
+    @APIResponse(responseCode = "400", description = "invalid machine name", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
+    @APIResponse(responseCode = "404", description = "unknown machine", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
     public Uni<MachineGrantsView> machineGrants(@PathParam("machine") String machine) {
         return grants.machineGrants(machine).map(held -> {
             Instant now = Instant.now();

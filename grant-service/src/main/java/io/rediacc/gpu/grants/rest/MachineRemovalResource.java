@@ -1,10 +1,12 @@
 package io.rediacc.gpu.grants.rest;
 
+import io.rediacc.gpu.api.problem.ApiProblem;
+import io.rediacc.gpu.api.problem.ProblemType;
+import io.rediacc.gpu.api.problem.ProblemBody;
 import io.rediacc.gpu.api.security.ApiAuthConfig;
 import io.rediacc.gpu.api.security.Roles;
 import io.rediacc.gpu.contracts.events.Grant;
 import io.rediacc.gpu.grants.service.GrantService;
-import io.rediacc.gpu.grants.service.Problem;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.DELETE;
@@ -45,16 +47,16 @@ public class MachineRemovalResource {
 
     @DELETE
     @RolesAllowed(Roles.OPERATOR)
-    @Operation(summary = "Remove a machine from the fleet",
+    @Operation(operationId = "removeMachine", summary = "Remove a machine from the fleet",
             description = "Refused while the machine holds grants unless revokeGrants=true; then revokes them "
                     + "(each audited), tombstones its inventory and gate-status records so every service forgets it, "
                     + "and forgets what its inventory told this service. Its grant version is kept.")
     @APIResponse(responseCode = "200", description = "removed", content = @Content(schema = @Schema(implementation = RemovalView.class)))
-    @APIResponse(responseCode = "400", description = "invalid machine name, reason or revokeGrants (true or false)", content = @Content(schema = @Schema(implementation = ApiError.class)))
-    @APIResponse(responseCode = "404", description = "unknown machine", content = @Content(schema = @Schema(implementation = ApiError.class)))
-    @APIResponse(responseCode = "409", description = "the machine holds grants and revokeGrants is not true (lists them)", content = @Content(schema = @Schema(implementation = ApiError.class)))
-    @APIResponse(responseCode = "401", description = "no or unknown bearer token", content = @Content(schema = @Schema(implementation = ApiError.class)))
-    @APIResponse(responseCode = "403", description = "the caller is not an operator", content = @Content(schema = @Schema(implementation = ApiError.class)))
+    @APIResponse(responseCode = "400", description = "invalid machine name, reason or revokeGrants (true or false)", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
+    @APIResponse(responseCode = "404", description = "unknown machine", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
+    @APIResponse(responseCode = "409", description = "the machine holds grants and revokeGrants is not true (lists them)", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
+    @APIResponse(responseCode = "401", description = "no or unknown bearer token", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
+    @APIResponse(responseCode = "403", description = "the caller is not an operator", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
     public Uni<RemovalView> remove(@PathParam("machine") String machine,
                                    @QueryParam("revokeGrants") String revokeGrants,
                                    @QueryParam("reason") String reason,
@@ -76,7 +78,7 @@ public class MachineRemovalResource {
         if (raw.strip().equals("true")) {
             return true;
         }
-        throw new Problem(Problem.Kind.BAD_INPUT, "invalid-parameter", "revokeGrants \"" + raw + "\" is not a boolean",
+        throw new ApiProblem(ProblemType.INVALID_PARAMETER, "revokeGrants \"" + raw + "\" is not a boolean",
                 "use revokeGrants=true to revoke the machine's grants with it, or leave it out");
     }
 }

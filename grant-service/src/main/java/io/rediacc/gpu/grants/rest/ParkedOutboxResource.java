@@ -1,9 +1,11 @@
 package io.rediacc.gpu.grants.rest;
 
+import io.rediacc.gpu.api.problem.ApiProblem;
+import io.rediacc.gpu.api.problem.ProblemType;
+import io.rediacc.gpu.api.problem.ProblemBody;
 import io.rediacc.gpu.api.security.Roles;
 import io.rediacc.gpu.grants.messaging.OutboxSignal;
 import io.rediacc.gpu.grants.repository.ParkedOutbox;
-import io.rediacc.gpu.grants.service.Problem;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.DELETE;
@@ -45,7 +47,7 @@ public class ParkedOutboxResource {
     }
 
     @GET
-    @Operation(summary = "Outbox records Kafka refused for good", description = "oldest first, at most 100, without payloads")
+    @Operation(operationId = "listParkedRecords", summary = "Outbox records Kafka refused for good", description = "oldest first, at most 100, without payloads")
     @APIResponse(responseCode = "200", description = "the parked records")
     public Uni<List<ParkedOutbox.Parked>> list() {
         return parked.list(LIST_LIMIT);
@@ -53,9 +55,10 @@ public class ParkedOutboxResource {
 
     @GET
     @Path("{id}")
-    @Operation(summary = "A parked record's JSON value")
+    @Operation(operationId = "getParkedRecord", summary = "A parked record's JSON value")
     @APIResponse(responseCode = "200", description = "the record's value as it was to be published")
-    @APIResponse(responseCode = "404", description = "no parked record has that id", content = @Content(schema = @Schema(implementation = ApiError.class)))
+    @APIResponse(responseCode = "400", description = "the id is not a positive number (invalid-id)", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
+    @APIResponse(responseCode = "404", description = "no parked record has that id", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
     public Uni<Response> payload(@PathParam("id") String id) {
         long key = id(id);
         return parked.payload(key).map(json -> {
@@ -68,9 +71,10 @@ public class ParkedOutboxResource {
 
     @DELETE
     @Path("{id}")
-    @Operation(summary = "Drop a parked record", description = "its machine's later records are published again")
+    @Operation(operationId = "dropParkedRecord", summary = "Drop a parked record", description = "its machine's later records are published again")
     @APIResponse(responseCode = "204", description = "dropped")
-    @APIResponse(responseCode = "404", description = "no parked record has that id", content = @Content(schema = @Schema(implementation = ApiError.class)))
+    @APIResponse(responseCode = "400", description = "the id is not a positive number (invalid-id)", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
+    @APIResponse(responseCode = "404", description = "no parked record has that id", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
     public Uni<Response> drop(@PathParam("id") String id) {
         long key = id(id);
         return parked.drop(key).map(found -> answer(found, key));
@@ -78,9 +82,10 @@ public class ParkedOutboxResource {
 
     @POST
     @Path("{id}/retry")
-    @Operation(summary = "Send a parked record again", description = "back into the outbox in its place, e.g. after the topic's max.message.bytes was raised")
+    @Operation(operationId = "retryParkedRecord", summary = "Send a parked record again", description = "back into the outbox in its place, e.g. after the topic's max.message.bytes was raised")
     @APIResponse(responseCode = "204", description = "queued again")
-    @APIResponse(responseCode = "404", description = "no parked record has that id", content = @Content(schema = @Schema(implementation = ApiError.class)))
+    @APIResponse(responseCode = "400", description = "the id is not a positive number (invalid-id)", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
+    @APIResponse(responseCode = "404", description = "no parked record has that id", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
     public Uni<Response> retry(@PathParam("id") String id) {
         long key = id(id);
         return parked.retry(key).map(found -> answer(found, key));
@@ -103,7 +108,7 @@ public class ParkedOutboxResource {
         } catch (NumberFormatException ignored) {
             // answered below
         }
-        throw new Problem(Problem.Kind.BAD_INPUT, "invalid-id", "parked record id \"" + abbreviate(id) + "\" is not a positive number",
+        throw new ApiProblem(ProblemType.INVALID_ID, "parked record id \"" + abbreviate(id) + "\" is not a positive number",
                 "use an id from GET /api/v1/outbox/parked");
     }
 
@@ -111,8 +116,8 @@ public class ParkedOutboxResource {
         return s.length() <= 40 ? s : s.substring(0, 40) + "…";
     }
 
-    private static Problem notParked(long id) {
-        return new Problem(Problem.Kind.NOT_FOUND, "not-parked", "no parked outbox record has id " + id,
+    private static ApiProblem notParked(long id) {
+        return new ApiProblem(ProblemType.NOT_PARKED, "no parked outbox record has id " + id,
                 "GET /api/v1/outbox/parked lists the parked records");
     }
 }

@@ -1,5 +1,8 @@
 package io.rediacc.gpu.grants.rest;
 
+import io.rediacc.gpu.api.problem.ApiProblem;
+import io.rediacc.gpu.api.problem.ProblemType;
+import io.rediacc.gpu.api.problem.ProblemBody;
 import io.rediacc.gpu.api.security.ApiAuthConfig;
 import io.rediacc.gpu.api.security.Roles;
 import io.rediacc.gpu.contracts.cdi.CdiName;
@@ -7,7 +10,6 @@ import io.rediacc.gpu.contracts.identity.RepoRef;
 import io.rediacc.gpu.grants.config.GrantsConfig;
 import io.rediacc.gpu.grants.service.EnforcementWaiter;
 import io.rediacc.gpu.grants.service.GrantService;
-import io.rediacc.gpu.grants.service.Problem;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.Consumes;
@@ -55,7 +57,7 @@ public class RepoGrantsResource {
     @POST
     @RolesAllowed(Roles.OPERATOR)
     @Consumes(MediaType.APPLICATION_JSON)
-    @Operation(summary = "Grant one CDI device name to a repo",
+    @Operation(operationId = "grantDevice", summary = "Grant one CDI device name to a repo",
             description = "Validates the name against the machine's CDI devices, applies the exclusive rules under the "
                     + "machine's lock, records the change, then waits until the machine's gates enforce it.")
     @APIResponse(responseCode = "201", description = "granted and enforced by every live gate",
@@ -64,13 +66,13 @@ public class RepoGrantsResource {
             content = @Content(schema = @Schema(implementation = GrantResponse.class)))
     @APIResponse(responseCode = "202", description = "recorded, not yet enforced (gates lag, or none is live)",
             content = @Content(schema = @Schema(implementation = GrantResponse.class)))
-    @APIResponse(responseCode = "400", description = "invalid CDI name, repo reference, wait or body", content = @Content(schema = @Schema(implementation = ApiError.class)))
-    @APIResponse(responseCode = "404", description = "repo not on the machine", content = @Content(schema = @Schema(implementation = ApiError.class)))
-    @APIResponse(responseCode = "409", description = "exclusive conflict (names the holder), no inventory from the machine, an ambiguous repo name, or the machine at its grant cap (too-many-grants)", content = @Content(schema = @Schema(implementation = ApiError.class)))
-    @APIResponse(responseCode = "422", description = "the machine defines no such CDI device (lists grantable names and the closest match)", content = @Content(schema = @Schema(implementation = ApiError.class)))
-    @APIResponse(responseCode = "503", description = "database unavailable or the machine's lock busy; retry", content = @Content(schema = @Schema(implementation = ApiError.class)))
-    @APIResponse(responseCode = "401", description = "no or unknown bearer token", content = @Content(schema = @Schema(implementation = ApiError.class)))
-    @APIResponse(responseCode = "403", description = "the caller is not an operator", content = @Content(schema = @Schema(implementation = ApiError.class)))
+    @APIResponse(responseCode = "400", description = "invalid CDI name, repo reference, wait or body", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
+    @APIResponse(responseCode = "404", description = "repo not on the machine", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
+    @APIResponse(responseCode = "409", description = "exclusive conflict (names the holder), no inventory from the machine, an ambiguous repo name, or the machine at its grant cap (too-many-grants)", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
+    @APIResponse(responseCode = "422", description = "the machine defines no such CDI device (lists grantable names and the closest match)", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
+    @APIResponse(responseCode = "503", description = "database unavailable or the machine's lock busy; retry", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
+    @APIResponse(responseCode = "401", description = "no or unknown bearer token", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
+    @APIResponse(responseCode = "403", description = "the caller is not an operator", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
     public Uni<Response> grant(
             @Parameter(description = "repo name, or name@machine", examples = @org.eclipse.microprofile.openapi.annotations.media.ExampleObject(name = "repo", value = "train-a@gpu-host-1"))
             @PathParam("repo") String repo,
@@ -80,7 +82,7 @@ public class RepoGrantsResource {
             @Context SecurityContext security,
             GrantRequest body) {
         if (body == null) {
-            throw new Problem(Problem.Kind.BAD_INPUT, "missing-body", "the request has no body",
+            throw new ApiProblem(ProblemType.MISSING_BODY, "the request has no body",
                     "send JSON such as {\"device\": \"nvidia.com/gpu=0\", \"exclusive\": false}");
         }
         RepoRef ref = RepoRef.parse(repo);
@@ -105,17 +107,17 @@ public class RepoGrantsResource {
     @DELETE
     @RolesAllowed(Roles.OPERATOR)
     @Path("{device: .+}")
-    @Operation(summary = "Revoke one CDI device name from a repo",
+    @Operation(operationId = "revokeDevice", summary = "Revoke one CDI device name from a repo",
             description = "The device segment is URL-encoded (nvidia.com%2Fgpu=0). Waits until the machine's gates enforce the revocation.")
     @APIResponse(responseCode = "200", description = "revoked and enforced by every live gate",
             content = @Content(schema = @Schema(implementation = RevokeResponse.class)))
     @APIResponse(responseCode = "202", description = "revoked, not yet enforced",
             content = @Content(schema = @Schema(implementation = RevokeResponse.class)))
-    @APIResponse(responseCode = "400", description = "invalid CDI name, repo reference or wait", content = @Content(schema = @Schema(implementation = ApiError.class)))
-    @APIResponse(responseCode = "404", description = "the repo does not hold this grant, or is not on the machine", content = @Content(schema = @Schema(implementation = ApiError.class)))
-    @APIResponse(responseCode = "503", description = "database unavailable or the machine's lock busy; retry", content = @Content(schema = @Schema(implementation = ApiError.class)))
-    @APIResponse(responseCode = "401", description = "no or unknown bearer token", content = @Content(schema = @Schema(implementation = ApiError.class)))
-    @APIResponse(responseCode = "403", description = "the caller is not an operator", content = @Content(schema = @Schema(implementation = ApiError.class)))
+    @APIResponse(responseCode = "400", description = "invalid CDI name, repo reference or wait", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
+    @APIResponse(responseCode = "404", description = "the repo does not hold this grant, or is not on the machine", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
+    @APIResponse(responseCode = "503", description = "database unavailable or the machine's lock busy; retry", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
+    @APIResponse(responseCode = "401", description = "no or unknown bearer token", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
+    @APIResponse(responseCode = "403", description = "the caller is not an operator", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
     public Uni<Response> revoke(@PathParam("repo") String repo,
                                 @Parameter(description = "qualified CDI name, URL-encoded", examples = @org.eclipse.microprofile.openapi.annotations.media.ExampleObject(name = "device", value = "nvidia.com%2Fgpu=0"))
                                 @PathParam("device") String device,
@@ -138,11 +140,11 @@ public class RepoGrantsResource {
 
     @GET
     @RolesAllowed(Roles.VIEWER)
-    @Operation(summary = "List a repo's grants on its machine")
+    @Operation(operationId = "listRepoGrants", summary = "List a repo's grants on its machine")
     @APIResponse(responseCode = "200", description = "the repo's grants",
             content = @Content(schema = @Schema(implementation = RepoGrantsView.class)))
-    @APIResponse(responseCode = "404", description = "unknown repo or machine (a repo gone from its machine is listed with repoGone while it holds grants)", content = @Content(schema = @Schema(implementation = ApiError.class)))
-    @APIResponse(responseCode = "409", description = "the repo name exists on several machines", content = @Content(schema = @Schema(implementation = ApiError.class)))
+    @APIResponse(responseCode = "404", description = "unknown repo or machine (a repo gone from its machine is listed with repoGone while it holds grants)", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
+    @APIResponse(responseCode = "409", description = "the repo name exists on several machines", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
     public Uni<RepoGrantsView> list(@PathParam("repo") String repo, @QueryParam("machine") String machine) {
         return grants.repoGrants(RepoRef.parse(repo), machine).map(RepoGrantsView::of);
     }

@@ -1,6 +1,7 @@
 package io.rediacc.gpu.grants.rest;
 
-import io.rediacc.gpu.grants.service.Problem;
+import io.rediacc.gpu.api.problem.ApiProblem;
+import io.rediacc.gpu.api.problem.ProblemType;
 
 import java.time.Duration;
 import java.util.regex.Matcher;
@@ -20,8 +21,7 @@ final class WaitParameter {
         }
         Matcher m = FORM.matcher(raw.strip());
         if (!m.matches()) {
-            throw new Problem(Problem.Kind.BAD_INPUT, "invalid-wait",
-                    "wait \"" + raw + "\" is not a duration",
+            throw new ApiProblem(ProblemType.INVALID_WAIT, "wait \"" + raw + "\" is not a duration",
                     "use 0 (do not wait), a number of milliseconds, seconds or minutes such as 500ms, 5s or 1m");
         }
         long amount = Long.parseLong(m.group(1));

@@ -1,5 +1,6 @@
 package io.rediacc.gpu.grants.service;
 
+import io.rediacc.gpu.api.problem.ApiProblem;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.rediacc.gpu.contracts.cdi.CdiName;
 import io.rediacc.gpu.contracts.events.Grant;
@@ -87,11 +88,11 @@ public class GrantService {
     private record Done<T>(T result) implements Outcome<T> {
     }
 
-    private record Refused<T>(Problem problem) implements Outcome<T> {
+    private record Refused<T>(ApiProblem problem) implements Outcome<T> {
     }
 
     /** The repo's own grant of the device (null if none), the rules' refusal (null if none), and the overlaps. */
-    private record Verdict(Grant mine, Problem conflict, List<Overlap> overlaps) {
+    private record Verdict(Grant mine, ApiProblem conflict, List<Overlap> overlaps) {
     }
 
     /**
@@ -180,7 +181,7 @@ public class GrantService {
             // another change of this machine holds its lock: a conflict already committed (e.g. the
             // exclusive holder) is refused now instead of after every change queued on the lock; a
             // refusal changes nothing, so it needs no lock. Otherwise queue, and check again under it.
-            Problem visible = visibleConflict(ask, state);
+            ApiProblem visible = visibleConflict(ask, state);
             if (visible != null) {
                 return refuse(c, ask, state.repoGuid(), visible);
             }
@@ -189,7 +190,7 @@ public class GrantService {
         });
     }
 
-    private static Problem visibleConflict(Ask ask, MachineState state) {
+    private static ApiProblem visibleConflict(Ask ask, MachineState state) {
         if (!state.known() || state.repoGuid() == null || !state.devices().containsKey(ask.device())) {
             return null; // those refusals are the locked path's
         }
@@ -488,7 +489,7 @@ public class GrantService {
     }
 
     /** Commits a refusal as an audit event and a history row; the caller then gets the problem. */
-    private <T> Uni<Outcome<T>> refuse(SqlConnection c, Ask ask, String repoGuid, Problem problem) {
+    private <T> Uni<Outcome<T>> refuse(SqlConnection c, Ask ask, String repoGuid, ApiProblem problem) {
         GrantEvent event = new GrantEvent(UUID.randomUUID().toString(), GrantEvent.Type.REFUSED, ask.machine(),
                 repoGuid, ask.repoName(), ask.device(), ask.exclusive(), ask.actor(),
                 Problems.auditReason(problem, ask.device()), null, ask.at(), ask.reason(), ask.expiresAt());

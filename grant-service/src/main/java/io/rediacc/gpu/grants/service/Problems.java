@@ -1,5 +1,7 @@
 package io.rediacc.gpu.grants.service;
 
+import io.rediacc.gpu.api.problem.ApiProblem;
+import io.rediacc.gpu.api.problem.ProblemType;
 import io.rediacc.gpu.contracts.events.Topics;
 
 import java.util.Collection;
@@ -9,10 +11,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
-import static io.rediacc.gpu.grants.service.Problem.Kind.BAD_INPUT;
-import static io.rediacc.gpu.grants.service.Problem.Kind.CONFLICT;
-import static io.rediacc.gpu.grants.service.Problem.Kind.NOT_FOUND;
-import static io.rediacc.gpu.grants.service.Problem.Kind.UNPROCESSABLE;
 
 /** Every refusal of the grant rules, worded once. */
 public final class Problems {
@@ -20,60 +18,53 @@ public final class Problems {
     private Problems() {
     }
 
-    public static Problem noInventory(String machine) {
-        return new Problem(CONFLICT, "no-inventory",
-                "no inventory from machine " + machine + "; run setup",
+    public static ApiProblem noInventory(String machine) {
+        return new ApiProblem(ProblemType.NO_INVENTORY, "no inventory from machine " + machine + "; run setup",
                 "run the GPU setup on " + machine + " so its node-agent publishes the machine's devices and repos on "
                         + Topics.INVENTORY + ", then retry",
                 Map.of("machine", machine));
     }
 
-    public static Problem unknownMachine(String machine) {
-        return new Problem(NOT_FOUND, "unknown-machine",
-                "machine " + machine + " is unknown: it has sent no inventory and holds no grants",
+    public static ApiProblem unknownMachine(String machine) {
+        return new ApiProblem(ProblemType.UNKNOWN_MACHINE, "machine " + machine + " is unknown: it has sent no inventory and holds no grants",
                 "check the machine name (GET /api/v1/machines on the inventory service lists them), or run the GPU setup on it",
                 Map.of("machine", machine));
     }
 
-    public static Problem repoNotOnMachine(String repo, String machine, Collection<String> reposThere) {
+    public static ApiProblem repoNotOnMachine(String repo, String machine, Collection<String> reposThere) {
         Map<String, Object> details = new LinkedHashMap<>();
         details.put("machine", machine);
         details.put("repos", List.copyOf(reposThere));
-        return new Problem(NOT_FOUND, "unknown-repo",
-                "repo " + repo + " is not on machine " + machine
+        return new ApiProblem(ProblemType.UNKNOWN_REPO, "repo " + repo + " is not on machine " + machine
                         + (reposThere.isEmpty() ? " (its inventory lists no repos)" : " (its repos: " + String.join(", ", reposThere) + ")"),
                 "check the repo name, or wait for " + machine + "'s next inventory if the repo was just created",
                 details);
     }
 
-    public static Problem repoNowhere(String repo) {
-        return new Problem(NOT_FOUND, "unknown-repo",
-                "repo " + repo + " is not on any machine that has sent an inventory",
+    public static ApiProblem repoNowhere(String repo) {
+        return new ApiProblem(ProblemType.UNKNOWN_REPO, "repo " + repo + " is not on any machine that has sent an inventory",
                 "check the repo name, or name its machine: " + repo + "@<machine>");
     }
 
-    public static Problem ambiguousRepo(String repo, Collection<String> machines) {
-        return new Problem(CONFLICT, "ambiguous-repo",
-                "repo name " + repo + " exists on several machines: " + String.join(", ", machines),
+    public static ApiProblem ambiguousRepo(String repo, Collection<String> machines) {
+        return new ApiProblem(ProblemType.AMBIGUOUS_REPO, "repo name " + repo + " exists on several machines: " + String.join(", ", machines),
                 "name the machine: " + machines.stream().map(m -> repo + "@" + m).collect(Collectors.joining(" or ")),
                 Map.of("machines", List.copyOf(machines)));
     }
 
-    public static Problem machineMismatch(String inReference, String inRequest) {
-        return new Problem(BAD_INPUT, "machine-mismatch",
-                "the repo reference names machine " + inReference + " but the request names machine " + inRequest,
+    public static ApiProblem machineMismatch(String inReference, String inRequest) {
+        return new ApiProblem(ProblemType.MACHINE_MISMATCH, "the repo reference names machine " + inReference + " but the request names machine " + inRequest,
                 "name the machine once: either name@machine in the path or the machine field/parameter");
     }
 
-    public static Problem unknownDevice(String machine, String device, Collection<String> grantable) {
+    public static ApiProblem unknownDevice(String machine, String device, Collection<String> grantable) {
         Optional<String> closest = ClosestName.among(device, grantable);
         Map<String, Object> details = new LinkedHashMap<>();
         details.put("machine", machine);
         details.put("grantable", List.copyOf(grantable));
         closest.ifPresent(c -> details.put("closestMatch", c));
         String names = grantable.isEmpty() ? "none (the machine defines no CDI devices)" : String.join(", ", grantable);
-        return new Problem(UNPROCESSABLE, "unknown-device",
-                "machine " + machine + " defines no CDI device " + device
+        return new ApiProblem(ProblemType.UNKNOWN_DEVICE, "machine " + machine + " defines no CDI device " + device
                         + closest.map(c -> "; did you mean " + c + "?").orElse("") + " Grantable names: " + names,
                 closest.map(c -> "grant " + c + " instead, or ")
                         .orElse("") + "grant one of the machine's names; if the device is new, rerun setup on " + machine
@@ -81,9 +72,8 @@ public final class Problems {
                 details);
     }
 
-    public static Problem heldByOthers(String machine, String device, List<Holder> holders) {
-        return new Problem(CONFLICT, "exclusive-conflict",
-                "cannot reserve " + device + " exclusively on " + machine + ": "
+    public static ApiProblem heldByOthers(String machine, String device, List<Holder> holders) {
+        return new ApiProblem(ProblemType.EXCLUSIVE_CONFLICT, "cannot reserve " + device + " exclusively on " + machine + ": "
                         + (holders.stream().allMatch(h -> h.device().equals(device)) ? "it is granted to "
                         : "its card is granted to ") + describe(holders, device),
                 "revoke it from " + holders.stream().map(Holder::repo).distinct().collect(Collectors.joining(", "))
@@ -91,9 +81,8 @@ public final class Problems {
                 Map.of("machine", machine, "holders", holders));
     }
 
-    public static Problem heldExclusively(String machine, String device, Holder holder) {
-        return new Problem(CONFLICT, "exclusive-conflict",
-                device + " on " + machine + (holder.device().equals(device) ? " is reserved exclusively by repo "
+    public static ApiProblem heldExclusively(String machine, String device, Holder holder) {
+        return new ApiProblem(ProblemType.EXCLUSIVE_CONFLICT, device + " on " + machine + (holder.device().equals(device) ? " is reserved exclusively by repo "
                         : " reaches a card reserved exclusively (as " + holder.device() + ") by repo ")
                         + holder.repo() + " (" + holder.repoGuid() + ")",
                 holder.device().equals(device)
@@ -103,25 +92,22 @@ public final class Problems {
                 Map.of("machine", machine, "holders", List.of(holder)));
     }
 
-    public static Problem notGranted(String repo, String machine, String device, Collection<String> granted) {
-        return new Problem(NOT_FOUND, "not-granted",
-                "repo " + repo + " on " + machine + " has no grant of " + device
+    public static ApiProblem notGranted(String repo, String machine, String device, Collection<String> granted) {
+        return new ApiProblem(ProblemType.NOT_GRANTED, "repo " + repo + " on " + machine + " has no grant of " + device
                         + (granted.isEmpty() ? " (it has no grants)" : " (its grants: " + String.join(", ", granted) + ")"),
                 "revoke one of the names it holds; GET /api/v1/repos/" + repo + "@" + machine + "/grants lists them",
                 Map.of("machine", machine, "granted", List.copyOf(granted)));
     }
 
-    public static Problem tooManyGrants(String machine, int held, int cap) {
-        return new Problem(CONFLICT, "too-many-grants",
-                "machine " + machine + " holds " + held + " grants, the most one machine may hold (grants.max-grants-per-machine = "
+    public static ApiProblem tooManyGrants(String machine, int held, int cap) {
+        return new ApiProblem(ProblemType.TOO_MANY_GRANTS, "machine " + machine + " holds " + held + " grants, the most one machine may hold (grants.max-grants-per-machine = "
                         + cap + "): its grant snapshot must stay under the topic's record size limit",
                 "revoke grants this machine no longer needs (a repo granted nvidia.com/gpu=all needs no per-card grants), then retry",
                 Map.of("machine", machine, "held", held, "limit", cap));
     }
 
-    public static Problem recordTooLarge(String machine, String topic, int bytes, int limit) {
-        return new Problem(CONFLICT, "record-too-large",
-                "this change of machine " + machine + " would publish a " + bytes + "-byte record on " + topic
+    public static ApiProblem recordTooLarge(String machine, String topic, int bytes, int limit) {
+        return new ApiProblem(ProblemType.RECORD_TOO_LARGE, "this change of machine " + machine + " would publish a " + bytes + "-byte record on " + topic
                         + ", over the " + limit + "-byte limit of the topic (grants.relay.max-record-bytes)",
                 "revoke grants of " + machine + " it no longer needs, or use shorter repo names, then retry",
                 Map.of("machine", machine, "topic", topic, "bytes", bytes, "limit", limit));
@@ -137,7 +123,7 @@ public final class Problems {
      * grantable name; the event names at most {@link #AUDIT_CLOSE_MATCHES} close ones and the count,
      * because an inventory of thousands of long names made a 1 MB record the broker refused.
      */
-    public static String auditReason(Problem problem, String device) {
+    public static String auditReason(ApiProblem problem, String device) {
         String text;
         if ("unknown-device".equals(problem.error()) && problem.details().get("grantable") instanceof Collection<?> all) {
             List<String> names = all.stream().map(String::valueOf).toList();
@@ -150,23 +136,22 @@ public final class Problems {
         return text.length() <= AUDIT_REASON_CHARS ? text : text.substring(0, AUDIT_REASON_CHARS - 1) + "…";
     }
 
-    public static Problem machineHasGrants(String machine, List<io.rediacc.gpu.contracts.events.Grant> grants) {
+    public static ApiProblem machineHasGrants(String machine, List<io.rediacc.gpu.contracts.events.Grant> grants) {
         List<String> held = grants.stream().map(g -> g.repoName() + " " + g.device()).toList();
-        return new Problem(CONFLICT, "machine-has-grants",
-                "machine " + machine + " still holds " + grants.size() + " grant(s): " + String.join(", ", held),
+        return new ApiProblem(ProblemType.MACHINE_HAS_GRANTS, "machine " + machine + " still holds " + grants.size() + " grant(s): " + String.join(", ", held),
                 "revoke them first, or remove the machine with its grants: rdc machine remove " + machine
                         + " --revoke-grants (DELETE /api/v1/machines/" + machine + "?revokeGrants=true)",
                 Map.of("machine", machine, "grants", held));
     }
 
-    public static Problem invalidExpiry(String detail) {
-        return new Problem(BAD_INPUT, "invalid-expiry", detail,
+    public static ApiProblem invalidExpiry(String detail) {
+        return new ApiProblem(ProblemType.INVALID_EXPIRY, detail,
                 "give expiresIn as a positive duration such as 30m, 8h or 7d, or expiresAt as a future ISO-8601 "
                         + "instant such as 2026-12-01T18:00:00Z, not both");
     }
 
-    public static Problem invalidReason(String detail) {
-        return new Problem(BAD_INPUT, "invalid-reason", detail,
+    public static ApiProblem invalidReason(String detail) {
+        return new ApiProblem(ProblemType.INVALID_REASON, detail,
                 "give a reason of at most 500 characters without control characters, e.g. ticket-123");
     }
 

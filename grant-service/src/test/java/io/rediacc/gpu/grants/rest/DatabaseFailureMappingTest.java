@@ -1,11 +1,13 @@
 package io.rediacc.gpu.grants.rest;
 
+import io.rediacc.gpu.api.problem.ApiProblem;
+import io.rediacc.gpu.api.problem.ProblemMappers;
 import io.smallrye.mutiny.CompositeException;
-import jakarta.ws.rs.core.Response;
 import org.hibernate.HibernateException;
 import org.junit.jupiter.api.Test;
 
 import java.net.SocketException;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -14,19 +16,28 @@ class DatabaseFailureMappingTest {
 
     @Test
     void aConnectionResetByARestartingDatabaseIs503DatabaseUnavailable() {
-        Response response = ErrorMappers.toResponse(new SocketException("Connection reset"));
+        ApiProblem response = ProblemMappers.problemOf(new SocketException("Connection reset"), "r1", List.of(new GrantFailures()));
 
-        assertThat(response.getStatus()).isEqualTo(503);
-        assertThat(((ApiError) response.getEntity()).getError()).isEqualTo("database-unavailable");
+        assertThat(response.status()).isEqualTo(503);
+        assertThat(response.error()).isEqualTo("database-unavailable");
     }
 
     @Test
     void aResetReportedTogetherWithAFailedRollbackIs503Too() {
         // what Hibernate Reactive reports when the server is stopped during a transaction (seen in FaultsIT)
         SocketException reset = new SocketException("Connection reset");
-        Response response = ErrorMappers.toResponse(new CompositeException(new HibernateException(reset), reset));
+        ApiProblem response = ProblemMappers.problemOf(new CompositeException(new HibernateException(reset), reset), "r2", List.of(new GrantFailures()));
 
-        assertThat(response.getStatus()).isEqualTo(503);
-        assertThat(((ApiError) response.getEntity()).getError()).isEqualTo("database-unavailable");
+        assertThat(response.status()).isEqualTo(503);
+        assertThat(response.error()).isEqualTo("database-unavailable");
+    }
+
+    @Test
+    void aFailureNobodyForesawIs500WithTheRequestIdNot503() {
+        ApiProblem response = ProblemMappers.problemOf(new IllegalStateException("a bug"), "req-42", List.of(new GrantFailures()));
+
+        assertThat(response.status()).isEqualTo(500);
+        assertThat(response.error()).isEqualTo("internal-error");
+        assertThat(response.detail()).contains("req-42");
     }
 }

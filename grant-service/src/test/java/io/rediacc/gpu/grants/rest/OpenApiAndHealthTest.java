@@ -31,7 +31,7 @@ class OpenApiAndHealthTest {
                 "/api/v1/machines/{machine}/grants");
         assertThat(openapi.<Map<String, Object>>path("paths.'/api/v1/repos/{repo}/grants'.post.responses"))
                 .containsKeys("200", "201", "202", "400", "404", "409", "422", "503");
-        assertThat(openapi.<Map<String, Object>>path("components.schemas")).containsKeys("GrantRequest", "GrantResponse", "ApiError");
+        assertThat(openapi.<Map<String, Object>>path("components.schemas")).containsKeys("GrantRequest", "GrantResponse", "Problem");
     }
 
     @Test

@@ -1,6 +1,6 @@
 package io.rediacc.gpu.grants.rest;
 
-import io.rediacc.gpu.grants.service.Problem;
+import io.rediacc.gpu.api.problem.ApiProblem;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -37,7 +37,7 @@ class WaitParameterTest {
     void anythingElseIsRefusedWithTheAcceptedForms() {
         for (String bad : new String[]{"-1s", "5 s", "PT5S", "1h", "soon", "1.5s"}) {
             assertThatThrownBy(() -> WaitParameter.parse(bad, DEFAULT, MAX))
-                    .isInstanceOf(Problem.class).hasMessageContaining("is not a duration");
+                    .isInstanceOf(ApiProblem.class).hasMessageContaining("is not a duration");
         }
     }
 }

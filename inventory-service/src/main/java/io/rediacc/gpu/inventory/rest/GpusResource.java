@@ -1,5 +1,6 @@
 package io.rediacc.gpu.inventory.rest;
 
+import io.rediacc.gpu.api.problem.ProblemBody;
 import io.rediacc.gpu.api.security.Roles;
 import io.rediacc.gpu.inventory.api.GpuPage;
 import io.rediacc.gpu.inventory.service.GpuCursor;
@@ -12,6 +13,9 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
@@ -31,10 +35,12 @@ public class GpusResource {
     }
 
     @GET
-    @Operation(summary = "List GPUs of the fleet", description = "Sorted by machine, then GPU index, one page at a time. "
+    @Operation(operationId = "listGpus", summary = "List GPUs of the fleet", description = "Sorted by machine, then GPU index, one page at a time. "
             + "Each page names the next one in 'next': pass it as 'after' to walk the whole fleet, every GPU exactly "
             + "once, however the fleet changes meanwhile. 'page' still selects a page by number; the total of the "
             + "unfiltered listing may be up to a second old.")
+    @APIResponse(responseCode = "200", description = "One page of GPUs")
+    @APIResponse(responseCode = "400", description = "A parameter is invalid (invalid-parameter)", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
     public Uni<GpuPage> list(
             @Parameter(description = "Only GPUs of this vendor") @QueryParam("vendor") String vendor,
             @Parameter(description = "Only GPUs whose product name contains this text") @QueryParam("product") String product,

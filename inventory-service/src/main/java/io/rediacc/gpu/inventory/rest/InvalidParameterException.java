@@ -1,16 +1,12 @@
 package io.rediacc.gpu.inventory.rest;
 
-/** A query or path parameter the caller got wrong; answered with 400 and how to fix it. */
-public class InvalidParameterException extends RuntimeException {
+import io.rediacc.gpu.api.problem.ApiProblem;
+import io.rediacc.gpu.api.problem.ProblemType;
 
-    private final String hint;
+/** A query or path parameter the caller got wrong; answered with 400 invalid-parameter and how to fix it. */
+public class InvalidParameterException extends ApiProblem {
 
     public InvalidParameterException(String detail, String hint) {
-        super(detail);
-        this.hint = hint;
-    }
-
-    public String hint() {
-        return hint;
+        super(ProblemType.INVALID_PARAMETER, detail, hint);
     }
 }

@@ -1,5 +1,6 @@
 package io.rediacc.gpu.inventory.rest;
 
+import io.rediacc.gpu.api.problem.ProblemBody;
 import io.rediacc.gpu.api.security.Roles;
 import io.rediacc.gpu.contracts.events.MachineInventory;
 import io.rediacc.gpu.inventory.api.MachineDetail;
@@ -17,6 +18,8 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
@@ -39,10 +42,10 @@ public class MachinesResource {
     }
 
     @GET
-    @Operation(summary = "List machines", description = "Machines with their GPU count, platform, inventory age and "
+    @Operation(operationId = "listMachines", summary = "List machines", description = "Machines with their GPU count, platform, inventory age and "
             + "whether the inventory is stale (older than 3 heartbeats), sorted by name, one page at a time.")
     @APIResponse(responseCode = "200", description = "One page of machines")
-    @APIResponse(responseCode = "400", description = "A parameter is invalid")
+    @APIResponse(responseCode = "400", description = "A parameter is invalid (invalid-parameter)", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
     public Uni<Page<MachineSummary>> list(
             @Parameter(description = "Page, from 0") @QueryParam("page") String page,
             @Parameter(description = "Items per page, 1 to 500 (default 50)") @QueryParam("size") String size,
@@ -57,26 +60,32 @@ public class MachinesResource {
 
     @GET
     @Path("{machine}")
-    @Operation(summary = "One machine", description = "GPUs, grantable CDI devices with the repos that hold each "
+    @Operation(operationId = "getMachine", summary = "One machine", description = "GPUs, grantable CDI devices with the repos that hold each "
             + "(from the live gates' reports), repos, gates and toolkit state.")
     @APIResponse(responseCode = "200", description = "The machine")
-    @APIResponse(responseCode = "404", description = "No inventory of this machine has been received")
+    @APIResponse(responseCode = "400", description = "The machine name is invalid (invalid-parameter)", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
+    @APIResponse(responseCode = "404", description = "No inventory of this machine has been received (unknown-machine)", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
     public Uni<MachineDetail> get(@PathParam("machine") String machine) {
         return fleet.machine(params.machine(machine));
     }
 
     @GET
     @Path("{machine}/gpus")
-    @Operation(summary = "A machine's GPUs")
-    @APIResponse(responseCode = "404", description = "No inventory of this machine has been received")
+    @Operation(operationId = "listMachineGpus", summary = "A machine's GPUs")
+    @APIResponse(responseCode = "200", description = "The machine's GPUs, as its latest inventory lists them")
+    @APIResponse(responseCode = "400", description = "The machine name is invalid (invalid-parameter)", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
+    @APIResponse(responseCode = "404", description = "No inventory of this machine has been received (unknown-machine)", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
     public Uni<List<MachineInventory.Gpu>> gpus(@PathParam("machine") String machine) {
         return fleet.gpusOf(params.machine(machine));
     }
 
     @GET
     @Path("{machine}/inventory")
-    @Operation(summary = "The raw inventory", description = "The latest inventory record exactly as the machine published it.")
-    @APIResponse(responseCode = "404", description = "No inventory of this machine has been received")
+    @Operation(operationId = "getMachineInventory", summary = "The raw inventory", description = "The latest inventory record exactly as the machine published it.")
+    @APIResponse(responseCode = "200", description = "The inventory record, byte for byte as published (schema: contracts' gpu.inventory.v1)",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = MachineInventory.class)))
+    @APIResponse(responseCode = "400", description = "The machine name is invalid (invalid-parameter)", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
+    @APIResponse(responseCode = "404", description = "No inventory of this machine has been received (unknown-machine)", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
     public Uni<Response> inventory(@PathParam("machine") String machine) {
         return fleet.rawInventory(params.machine(machine))
                 .map(json -> Response.ok(json, MediaType.APPLICATION_JSON_TYPE).build());

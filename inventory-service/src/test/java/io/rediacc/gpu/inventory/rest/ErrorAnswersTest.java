@@ -22,7 +22,7 @@ class ErrorAnswersTest {
             asViewer().get("/api/v1/machines/no-such-machine" + path).then()
                     .statusCode(404)
                     .contentType("application/json")
-                    .body("error", equalTo("unknown machine"))
+                    .body("error", equalTo("unknown-machine"))
                     .body("detail", containsString("no-such-machine"))
                     .body("hint", containsString("rdc machine list"));
         }
@@ -46,7 +46,7 @@ class ErrorAnswersTest {
             asViewer().urlEncodingEnabled(false).get(list + query).then()
                     .statusCode(400)
                     .contentType("application/json")
-                    .body("error", equalTo("invalid parameter"))
+                    .body("error", equalTo("invalid-parameter"))
                     .body("detail", equalTo(detail))
                     .body("hint", not(emptyOrNullString()));
         }
@@ -56,7 +56,7 @@ class ErrorAnswersTest {
     void anInvalidMachineNameIs400NotAFailure() {
         asViewer().urlEncodingEnabled(false).get("/api/v1/machines/-bad%20name").then()
                 .statusCode(400)
-                .body("error", equalTo("invalid parameter"))
+                .body("error", equalTo("invalid-parameter"))
                 .body("detail", containsString("machine name"));
         String tooLong = "m".repeat(64);
         asViewer().get("/api/v1/machines/" + tooLong + "/inventory").then().statusCode(400);
@@ -67,7 +67,7 @@ class ErrorAnswersTest {
         asViewer().get("/api/v1/nothing-here").then()
                 .statusCode(404)
                 .contentType("application/json")
-                .body("error", equalTo("no such endpoint"))
+                .body("error", equalTo("not-found"))
                 .body("hint", containsString("/api/v1"));
         asViewer().post("/api/v1/machines").then()
                 .statusCode(405)

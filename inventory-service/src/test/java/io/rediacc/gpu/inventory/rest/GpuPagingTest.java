@@ -132,10 +132,10 @@ class GpuPagingTest {
     void aCursorThisServiceDidNotHandOutIsRefused() {
         for (String bad : List.of("garbage", "djF8MHxtfDB8MA", "%%%")) {
             asViewer().queryParam("after", bad).get("/api/v1/gpus").then().statusCode(400)
-                    .body("error", equalTo("invalid parameter"));
+                    .body("error", equalTo("invalid-parameter"));
         }
         asViewer().queryParam("after", "djF8MnxtMXwwfDU").queryParam("page", 1).get("/api/v1/gpus").then().statusCode(400)
-                .body("error", equalTo("invalid parameter"));
+                .body("error", equalTo("invalid-parameter"));
     }
 
     private static void publish(String machine, String product, int cards) {
