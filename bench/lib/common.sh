@@ -242,7 +242,8 @@ start_gate() {
 
 # grant-service from the committed tree on database $1; sets GS_URL, GS_PID. Authentication off
 # (api.auth.mode=none, or grants.auth.mode=none for a BENCH_REF before api-security): the drivers send no
-# token, and a token lookup is not what these benches measure.
+# token, and a token lookup is not what these benches measure. The write rate limit is off for the same reason
+# (api.rate-limit.enabled=false): a bench drives far more writes than one operator may.
 start_grant_service() {
   local db="$1" port auth_off=-Dapi.auth.mode=none; port="$(free_port)"
   # commits before api-security named the key grants.auth.mode (the new service refuses unknown grants.* keys)
@@ -250,7 +251,7 @@ start_grant_service() {
   start_bg grant-service java ${GS_JAVA_OPTS:-} $(jfr_opt grant-service) -Dquarkus.http.port="$port" -Dkafka.bootstrap.servers="$KAFKA" \
     -Dquarkus.datasource.reactive.url="postgresql://$PGHOST:$PGPORT/$db" \
     -Dquarkus.datasource.username="$PGUSER" -Dquarkus.datasource.password="$PGPASSWORD" \
-    "$auth_off" -jar "$GRANT_SERVICE_JAR"
+    "$auth_off" -Dapi.rate-limit.enabled=false -jar "$GRANT_SERVICE_JAR"
   GS_PID=$LAST_PID; GS_URL="http://127.0.0.1:$port"; JFR_PIDS+=("$GS_PID")
   wait_http "$GS_URL/q/health/ready" 180 || { tail -30 "$RUN_DIR/grant-service.log" >&2; return 1; }
   log "grant-service at $GS_URL (pid $GS_PID)"

@@ -8,7 +8,8 @@ import java.util.List;
 
 /**
  * Counts a fuzz run's answers by status class and keeps every one that breaks rule 8: a 5xx, or a
- * 4xx that is not the services' JSON error shape {@code {"error","detail","hint"}} with all three set.
+ * 4xx that is not the services' problem answer (application/problem+json with {@code type}, {@code title},
+ * {@code detail}, {@code hint}, {@code error} and {@code requestId} set; docs/ERRORS.md).
  * One place for that check, so both services' fuzz tests hold their answers to the same shape.
  */
 public final class AnswerTally {
@@ -24,7 +25,7 @@ public final class AnswerTally {
             failures.add(status + " for " + description + ": " + abbreviate(body));
         } else if (status >= 400) {
             String type = String.valueOf(contentType);
-            if (!type.startsWith("application/json") || !errorShaped(body)) {
+            if (!type.startsWith("application/problem+json") || !errorShaped(body)) {
                 failures.add(status + " without the JSON error shape for " + description + ": " + type + " " + abbreviate(body));
             }
         }
@@ -47,7 +48,8 @@ public final class AnswerTally {
     private static boolean errorShaped(String body) {
         try {
             JsonNode node = JSON.readTree(body);
-            return node != null && node.isObject() && notBlank(node, "error") && notBlank(node, "detail") && notBlank(node, "hint");
+            return node != null && node.isObject() && notBlank(node, "type") && notBlank(node, "title")
+                    && notBlank(node, "error") && notBlank(node, "detail") && notBlank(node, "hint") && notBlank(node, "requestId");
         } catch (java.io.IOException notJson) {
             return false;
         }

@@ -74,7 +74,7 @@ public class ProblemMappers {
 
     @ServerExceptionMapper
     public Response unexpected(Throwable thrown, HttpHeaders headers) {
-        return respond(problemOf(thrown, requestId(headers), Arc.container().select(FailureClassifier.class)), headers);
+        return respond(problemOf(thrown, requestId(headers), Arc.container().instance(FailureClassifiers.class).get().all()), headers);
     }
 
     /** The problem a failure stands for: the first cause that is one, or that a classifier knows; else 500. */

@@ -103,10 +103,12 @@ class AuditHistoryTest {
         Response device = api.request().queryParam("device", "gpu0").get("/api/v1/audit");
 
         assertThat(since.statusCode()).isEqualTo(400);
-        assertThat(since.<String>path("error")).isEqualTo("invalid-since");
+        assertThat(since.<String>path("error")).isEqualTo("invalid-parameter");
+        assertThat(since.<String>path("parameter")).isEqualTo("since");
         assertThat(since.<String>path("hint")).contains("2026-11-29T10:00:00Z");
         assertThat(limit.statusCode()).isEqualTo(400);
-        assertThat(limit.<String>path("error")).isEqualTo("invalid-limit");
+        assertThat(limit.<String>path("error")).isEqualTo("invalid-parameter");
+        assertThat(limit.<String>path("parameter")).isEqualTo("limit");
         assertThat(device.statusCode()).isEqualTo(400);
     }
 

@@ -109,7 +109,7 @@ class ErrorResponsesTest {
 
     private static void assertError(Response response, int status, String error) {
         assertThat(response.statusCode()).as(response.asString()).isEqualTo(status);
-        assertThat(response.contentType()).startsWith("application/json");
+        assertThat(response.contentType()).startsWith("application/problem+json");
         assertThat(response.<String>path("error")).isEqualTo(error);
         assertThat(response.<String>path("detail")).isNotBlank();
         assertThat(response.<String>path("hint")).isNotBlank();

@@ -37,6 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class JwtModeTest {
 
     private static final String ISSUER = "https://issuer.test.rediacc.io";
+    private static final String AUDIENCE = "rediacc-gpu-api";
     /** The issuer's key pair, made for this test run; the service only knows the public half. */
     private static final KeyPair ISSUER_KEYS = rsa();
     private static final KeyPair STRANGER_KEYS = rsa();
@@ -46,7 +47,8 @@ class JwtModeTest {
         public Map<String, String> getConfigOverrides() {
             return Map.of("api.auth.mode", "jwt",
                     "mp.jwt.verify.publickey.location", publicKeyFile().toUri().toString(),
-                    "mp.jwt.verify.issuer", ISSUER);
+                    "mp.jwt.verify.issuer", ISSUER,
+                    "mp.jwt.verify.audiences", AUDIENCE);
         }
     }
 
@@ -80,8 +82,26 @@ class JwtModeTest {
         WhoMayDoWhatTest.assertUnauthorized(new GrantApi(null, null).machineGrants("m1"));
     }
 
+    @Test
+    void aJwtForAnotherAudienceOrFromAnotherIssuerIs401() {
+        Instant later = Instant.now().plusSeconds(300);
+        String otherAudience = Jwt.issuer(ISSUER).audience("some-other-service").upn("carol").subject("carol")
+                .groups(Set.of("operator")).expiresAt(later).sign(ISSUER_KEYS.getPrivate());
+        String noAudience = Jwt.issuer(ISSUER).upn("carol").subject("carol")
+                .groups(Set.of("operator")).expiresAt(later).sign(ISSUER_KEYS.getPrivate());
+        String otherIssuer = Jwt.issuer("https://elsewhere.example").audience(AUDIENCE).upn("carol").subject("carol")
+                .groups(Set.of("operator")).expiresAt(later).sign(ISSUER_KEYS.getPrivate());
+
+        WhoMayDoWhatTest.assertUnauthorized(new GrantApi(null, otherAudience).machineGrants("m1"));
+        WhoMayDoWhatTest.assertUnauthorized(new GrantApi(null, noAudience).machineGrants("m1"));
+        WhoMayDoWhatTest.assertUnauthorized(new GrantApi(null, otherIssuer).machineGrants("m1"));
+        // the same claims with this service's audience and issuer are let in
+        assertThat(new GrantApi(null, jwt("carol", Set.of("operator"), ISSUER_KEYS, later))
+                .machineGrants(Fleet.uniqueMachine("aud")).statusCode()).isEqualTo(404);
+    }
+
     private static String jwt(String subject, Set<String> groups, KeyPair keys, Instant expiresAt) {
-        return Jwt.issuer(ISSUER).upn(subject).subject(subject).groups(groups)
+        return Jwt.issuer(ISSUER).audience(AUDIENCE).upn(subject).subject(subject).groups(groups)
                 .issuedAt(expiresAt.minusSeconds(600)).expiresAt(expiresAt)
                 .sign(keys.getPrivate());
     }

@@ -97,14 +97,14 @@ class WhoMayDoWhatTest {
     static void assertUnauthorized(Response response) {
         assertThat(response.statusCode()).as(response.asString()).isEqualTo(401);
         assertThat(response.header("WWW-Authenticate")).startsWith("Bearer");
-        assertThat(response.contentType()).startsWith("application/json");
+        assertThat(response.contentType()).startsWith("application/problem+json");
         assertThat(response.<String>path("error")).isEqualTo("unauthorized");
         assertThat(response.<String>path("hint")).contains("RDC_TOKEN");
     }
 
     static void assertForbidden(Response response) {
         assertThat(response.statusCode()).as(response.asString()).isEqualTo(403);
-        assertThat(response.contentType()).startsWith("application/json");
+        assertThat(response.contentType()).startsWith("application/problem+json");
         assertThat(response.<String>path("error")).isEqualTo("forbidden");
         assertThat(response.<String>path("detail")).contains("operator");
     }

@@ -21,7 +21,7 @@ class ErrorAnswersTest {
         for (String path : new String[]{"", "/gpus", "/inventory"}) {
             asViewer().get("/api/v1/machines/no-such-machine" + path).then()
                     .statusCode(404)
-                    .contentType("application/json")
+                    .contentType("application/problem+json")
                     .body("error", equalTo("unknown-machine"))
                     .body("detail", containsString("no-such-machine"))
                     .body("hint", containsString("rdc machine list"));
@@ -45,7 +45,7 @@ class ErrorAnswersTest {
             }
             asViewer().urlEncodingEnabled(false).get(list + query).then()
                     .statusCode(400)
-                    .contentType("application/json")
+                    .contentType("application/problem+json")
                     .body("error", equalTo("invalid-parameter"))
                     .body("detail", equalTo(detail))
                     .body("hint", not(emptyOrNullString()));
@@ -66,12 +66,12 @@ class ErrorAnswersTest {
     void unknownPathsAnswerInTheErrorFormat() {
         asViewer().get("/api/v1/nothing-here").then()
                 .statusCode(404)
-                .contentType("application/json")
+                .contentType("application/problem+json")
                 .body("error", equalTo("not-found"))
                 .body("hint", containsString("/api/v1"));
         asViewer().post("/api/v1/machines").then()
                 .statusCode(405)
-                .contentType("application/json")
+                .contentType("application/problem+json")
                 .body("error", not(emptyOrNullString()));
     }
 

@@ -64,7 +64,7 @@ class WhoMayReadTest {
         Response response = as("test-other-role-token-0123456789").get("/api/v1/machines");
 
         assertThat(response.statusCode()).as(response.asString()).isEqualTo(403);
-        assertThat(response.contentType()).startsWith("application/json");
+        assertThat(response.contentType()).startsWith("application/problem+json");
         assertThat(response.<String>path("error")).isEqualTo("forbidden");
         assertThat(response.<String>path("detail")).contains("viewer");
     }
@@ -84,7 +84,7 @@ class WhoMayReadTest {
     private static void assertUnauthorized(String read, Response response) {
         assertThat(response.statusCode()).as(read + ": " + response.asString()).isEqualTo(401);
         assertThat(response.header("WWW-Authenticate")).as(read).startsWith("Bearer");
-        assertThat(response.contentType()).as(read).startsWith("application/json");
+        assertThat(response.contentType()).as(read).startsWith("application/problem+json");
         assertThat(response.<String>path("error")).isEqualTo("unauthorized");
         assertThat(response.<String>path("hint")).contains("RDC_TOKEN");
     }
