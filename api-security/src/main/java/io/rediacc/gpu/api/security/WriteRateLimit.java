@@ -7,6 +7,7 @@ import io.quarkus.security.identity.SecurityIdentity;
 import io.rediacc.gpu.api.problem.ApiProblem;
 import io.rediacc.gpu.api.problem.ProblemType;
 import io.smallrye.mutiny.Uni;
+import jakarta.inject.Provider;
 import jakarta.inject.Singleton;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.Response;
@@ -30,17 +31,29 @@ public class WriteRateLimit {
 
     private static final Set<String> READS = Set.of("GET", "HEAD", "OPTIONS");
 
-    private final RateLimitConfig config;
+    // a Provider: REST filters are made at static init, before runtime config mappings exist
+    private final Provider<RateLimitConfig> configs;
     private final CurrentIdentityAssociation identities;
     private final Map<String, Bucket> buckets = new ConcurrentHashMap<>();
+    private volatile RateLimitConfig config;
 
-    public WriteRateLimit(RateLimitConfig config, CurrentIdentityAssociation identities) {
-        this.config = config;
+    public WriteRateLimit(Provider<RateLimitConfig> configs, CurrentIdentityAssociation identities) {
+        this.configs = configs;
         this.identities = identities;
+    }
+
+    private RateLimitConfig config() {
+        RateLimitConfig current = config;
+        if (current == null) {
+            current = configs.get();
+            config = current;
+        }
+        return current;
     }
 
     @ServerRequestFilter
     public Uni<Response> limit(ContainerRequestContext request) {
+        RateLimitConfig config = config();
         if (!config.enabled() || READS.contains(request.getMethod())) {
             return Uni.createFrom().nullItem();
         }
@@ -48,6 +61,7 @@ public class WriteRateLimit {
     }
 
     private Response check(SecurityIdentity identity) {
+        RateLimitConfig config = config();
         if (identity == null || identity.isAnonymous()) {
             return null;
         }
@@ -65,6 +79,7 @@ public class WriteRateLimit {
     }
 
     private Bucket newBucket() {
+        RateLimitConfig config = config();
         return Bucket.builder()
                 .addLimit(limit -> limit.capacity(config.burst()).refillGreedy(config.writes(), config.period()))
                 .build();

@@ -1,5 +1,6 @@
 package io.rediacc.gpu.grants.rest;
 
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import io.rediacc.gpu.grants.service.Enforcement;
 import io.rediacc.gpu.grants.service.GrantChange;
 import io.rediacc.gpu.grants.service.Overlap;
@@ -16,6 +17,7 @@ import java.util.List;
  * @param overlaps    other repos' grants that share a card with this device (a warning)
  * @param expiresAt   when grant-service revokes it by itself (absent: never)
  */
+@Schema(requiredProperties = {"machine", "repo", "repoGuid", "device", "exclusive", "version", "created", "enforced", "enforcement", "laggingGates", "overlaps"})
 public record GrantResponse(String machine, String repo, String repoGuid, String device, boolean exclusive,
                             long version, boolean created, boolean enforced, String enforcement,
                             List<String> laggingGates, List<Overlap> overlaps, Instant expiresAt) {

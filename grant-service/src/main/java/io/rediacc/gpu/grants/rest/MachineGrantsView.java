@@ -1,5 +1,6 @@
 package io.rediacc.gpu.grants.rest;
 
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import io.rediacc.gpu.contracts.events.Grant;
 
 import java.time.Instant;
@@ -10,6 +11,7 @@ import java.util.List;
  *
  * @param gates every gate that has reported; {@code live} is false for one silent for 3 heartbeats
  */
+@Schema(requiredProperties = {"machine", "version", "grants", "gates"})
 public record MachineGrantsView(String machine, long version, List<Grant> grants, List<GateView> gates) {
 
     /**

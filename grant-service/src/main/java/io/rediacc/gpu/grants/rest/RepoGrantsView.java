@@ -1,5 +1,6 @@
 package io.rediacc.gpu.grants.rest;
 
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import io.rediacc.gpu.grants.service.RepoGrants;
 
 import java.time.Instant;
@@ -11,9 +12,11 @@ import java.util.List;
  * @param repoGone the repo is no longer in the machine's inventory; its grants (by its last known GUID)
  *                 stay until revoked
  */
+@Schema(requiredProperties = {"machine", "repo", "repoGuid", "repoGone", "grants"})
 public record RepoGrantsView(String machine, String repo, String repoGuid, boolean repoGone, List<RepoGrant> grants) {
 
     /** One granted device name; {@code expiresAt} absent: it never expires. */
+    @Schema(requiredProperties = {"device", "exclusive", "grantedBy", "grantedAt"})
     public record RepoGrant(String device, boolean exclusive, String grantedBy, Instant grantedAt, Instant expiresAt) {
     }
 
