@@ -94,6 +94,8 @@ class TwoReplicasIT {
                 Map.entry("grants.event-source", "/grant-service/replica-" + replica),
                 // the test is about mutual exclusion, not latency: a slow CI machine must not turn 409s into 503s
                 Map.entry("grants.lock-timeout", "30s"),
+                // fifty writes at once from one operator, test after test: about mutual exclusion, not the rate limit
+                Map.entry("api.rate-limit.enabled", "false"),
                 // the packaged application's default is fail-closed tokens mode: give the test's operator a token
                 Map.entry("api.auth.tokens.test-operator.token", GrantApi.OPERATOR_TOKEN),
                 Map.entry("api.auth.tokens.test-operator.roles", "operator"),

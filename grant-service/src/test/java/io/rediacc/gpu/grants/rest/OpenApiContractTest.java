@@ -11,7 +11,7 @@ import io.rediacc.gpu.testsupport.KafkaTestResource;
 import io.rediacc.gpu.testsupport.OpenApiContract;
 import io.rediacc.gpu.testsupport.PostgresTestResource;
 import io.restassured.response.Response;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -43,11 +43,11 @@ class OpenApiContractTest {
     static final String GRANT = "/api/v1/repos/{repo}/grants/{device}";
     static final String MACHINE_GRANTS = "/api/v1/machines/{machine}/grants";
 
-    static OpenApiContract contract;
+    private OpenApiContract contract;
     private final GrantApi api = new GrantApi();
 
-    @BeforeAll
-    static void readTheDocument() {
+    @BeforeEach
+    void readTheDocument() {
         contract = OpenApiContract.of(given().accept("application/json").get("/q/openapi?format=json")
                 .then().statusCode(200).extract().asString());
     }
@@ -128,11 +128,11 @@ class OpenApiContractTest {
         assertThat(contract.document().path("info").path("version").asText()).isEqualTo("1.0.0");
     }
 
-    private static List<String> recorded(String method, String path, int status, String file) throws IOException {
+    private List<String> recorded(String method, String path, int status, String file) throws IOException {
         return contract.violations(method, path, status, Files.readString(RECORDINGS.resolve(file)));
     }
 
-    private static List<String> live(String method, String path, Response answer) {
+    private List<String> live(String method, String path, Response answer) {
         return contract.violations(method, path, answer.statusCode(), answer.asString());
     }
 }

@@ -7,7 +7,7 @@ import io.rediacc.gpu.inventory.support.FleetTopics;
 import io.rediacc.gpu.inventory.support.Inventories;
 import io.rediacc.gpu.testsupport.OpenApiContract;
 import io.restassured.response.Response;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -35,10 +35,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 class OpenApiContractTest {
 
     static final Path RECORDINGS = CliContractTest.RECORDINGS;
-    static OpenApiContract contract;
+    private OpenApiContract contract;
 
-    @BeforeAll
-    static void readTheDocument() {
+    @BeforeEach
+    void readTheDocument() {
         contract = OpenApiContract.of(given().accept("application/json").get("/q/openapi?format=json")
                 .then().statusCode(200).extract().asString());
     }
@@ -116,11 +116,11 @@ class OpenApiContractTest {
                 .anySatisfy(v -> assertThat(v).contains("type"));
     }
 
-    private static List<String> recorded(String method, String path, int status, String file) throws IOException {
+    private List<String> recorded(String method, String path, int status, String file) throws IOException {
         return contract.violations(method, path, status, Files.readString(RECORDINGS.resolve(file)));
     }
 
-    private static List<String> live(String method, String path, Response answer) {
+    private List<String> live(String method, String path, Response answer) {
         return contract.violations(method, path, answer.statusCode(), answer.asString());
     }
 }
