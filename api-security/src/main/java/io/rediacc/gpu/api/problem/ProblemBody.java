@@ -25,15 +25,20 @@ public final class ProblemBody {
     /** The media type of every error answer. */
     public static final String MEDIA_TYPE = "application/problem+json";
 
-    private final ProblemType type;
+    // plain values, typed as the JSON is: the OpenAPI scanner reads field types too
+    private final String type;
+    private final String title;
     private final int status;
     private final String detail;
     private final String hint;
+    private final String error;
     private final String requestId;
     private final Map<String, Object> extensions;
 
     public ProblemBody(ProblemType type, int status, String detail, String hint, String requestId, Map<String, Object> extensions) {
-        this.type = type;
+        this.type = type.uri().toString();
+        this.title = type.title();
+        this.error = type.code();
         this.status = status;
         this.detail = detail;
         this.hint = hint;
@@ -44,12 +49,12 @@ public final class ProblemBody {
     @Schema(required = true, format = "uri", examples = ProblemType.BASE + "exclusive-conflict",
             description = "identifies the kind of error: " + ProblemType.BASE + "<error>")
     public String getType() {
-        return type.uri().toString();
+        return type;
     }
 
     @Schema(required = true, examples = "Exclusive reservation in the way", description = "the kind of error, for people")
     public String getTitle() {
-        return type.title();
+        return title;
     }
 
     @Schema(required = true, examples = "409", description = "the HTTP status")
@@ -69,7 +74,7 @@ public final class ProblemBody {
 
     @Schema(required = true, examples = "exclusive-conflict", description = "the error code, the last segment of type")
     public String getError() {
-        return type.code();
+        return error;
     }
 
     @Schema(required = true, description = "this request's id, also in the X-Request-Id header and the service's log")
