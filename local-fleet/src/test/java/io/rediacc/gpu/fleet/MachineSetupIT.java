@@ -180,6 +180,8 @@ class MachineSetupIT {
         Path done = units.resolve("restart-done");
         Files.writeString(units.resolve("systemctl"), """
                 #!/bin/sh
+                # (node-agent runs its tools with the machine's search path only)
+                PATH=/usr/bin:/bin:$PATH
                 if [ "$1" = restart ] && [ "$2" = rediacc-docker-real.service ]; then
                   touch '%s'
                   while [ ! -f '%s' ]; do sleep 0.1; done
