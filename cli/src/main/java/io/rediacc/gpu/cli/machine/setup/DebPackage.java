@@ -133,8 +133,8 @@ public record DebPackage(Path file, String name, String version, String md5sumsD
     private static Map<String, byte[]> controlMembers(InputStream raw) throws IOException {
         DataInputStream in = new DataInputStream(raw);
         byte[] magic = new byte[8];
-        in.readFully(magic);
-        if (!"!<arch>\n".equals(new String(magic, StandardCharsets.US_ASCII))) {
+        int n = in.readNBytes(magic, 0, magic.length);
+        if (n < magic.length || !"!<arch>\n".equals(new String(magic, StandardCharsets.US_ASCII))) {
             throw new IOException("not a Debian package (no ar archive)");
         }
         byte[] header = new byte[60];
