@@ -241,6 +241,44 @@ class MachineSetupIT {
     }
 
     @Test
+    void aDaemonOlderThan25IsRefusedWithAClearLineAndItsConfigLeftAlone() throws Exception {
+        Path m = fixture("old-1", "--nvidia", "1");
+        String guid = UUID.randomUUID().toString();
+        Path daemonJson = m.resolve("root/mnt/rediacc/mounts/" + guid + "/.rediacc/docker/config/daemon.json");
+        Files.createDirectories(daemonJson.getParent());
+        Files.writeString(daemonJson, "{\"bridge\": \"none\"}\n");
+        // a Docker 24 daemon's GET /version (no CDI before 25.0)
+        com.sun.net.httpserver.HttpServer docker24 = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
+        docker24.createContext("/", exchange -> {
+            byte[] body = "{\"Version\":\"24.0.9\",\"ApiVersion\":\"1.43\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().set("Content-Type", "application/json");
+            exchange.sendResponseHeaders(200, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        docker24.start();
+        try {
+            manifest(m, "old-1", """
+                      - name: legacy
+                        guid: %s
+                        listen: unix://%s
+                        daemon: tcp://127.0.0.1:%d
+                        daemonConfig: /mnt/rediacc/mounts/%s/.rediacc/docker/config/daemon.json
+                        daemonService: rediacc-docker-legacy.service
+                    """.formatted(guid, DIR.resolve("old-1-gate.sock"), docker24.getAddress().getPort(), guid));
+            Result r = rdc(config("old-1", m, knownHosts), "machine", "setup", "old-1", "--wait", "0");
+            assertThat(r.exit()).as(r.all()).isEqualTo(7);
+            assertThat(r.out()).contains("daemon legacy: refused - Docker 24.0.9", "older than 25.0 and cannot use CDI");
+            assertThat(r.err()).contains("setup of old-1 is not complete");
+            assertThat(Files.readString(daemonJson)).isEqualTo("{\"bridge\": \"none\"}\n");
+            assertThat(calls(m, "systemctl")).noneMatch(l -> l.startsWith("restart"));
+        } finally {
+            docker24.stop(0);
+        }
+    }
+
+    @Test
     void machineWithoutGpuGetsAnInventoryWithEmptyLists() throws Exception {
         Path m = fixture("plain-1");
         Result r = rdc(config("plain-1", m, knownHosts), "machine", "setup", "plain-1", "--wait", "0");
