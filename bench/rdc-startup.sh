@@ -64,6 +64,14 @@ measure() {
 
 echo "rdc start-up, median of $RUNS; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $(java -version 2>&1 | head -1)"
 echo "rdc: $RDC; endpoint: $endpoint"
+# the launcher's class-data sharing archive: -Xshare:on makes the JVM refuse to start without it,
+# so this says whether the figures below are with the archive (an archive of another Java build or
+# jar path is ignored silently by the launcher's -Xshare:auto)
+if RDC_JAVA_OPTS=-Xshare:on "$RDC" --version >/dev/null 2>&1; then
+  echo "CDS archive: used"
+else
+  echo "CDS archive: NOT usable here (rebuild it: RDC_CDS_DUMP=<jar dir>/rdc.jsa $RDC); figures are without it"
+fi
 measure "java -version" java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto -version
 measure "curl machines" curl -sf "${auth[@]}" "$RDC_INVENTORY_URL/api/v1/machines?page=0&size=500"
 measure "rdc --version" "$RDC" --version

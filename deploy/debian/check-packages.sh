@@ -45,7 +45,14 @@ snapshot() {
 }
 before=$(mktemp)
 after=$(mktemp)
-trap 'rm -f "$before" "$after"' EXIT
+made_docker_group=
+trap 'rm -f "$before" "$after"; if [ -n "$made_docker_group" ]; then groupdel docker; fi' EXIT
+# The gate joins the group "docker" where it exists (postinst). A machine without Docker gets a
+# docker group for the check's length, so the check always has something to find.
+if ! getent group docker >/dev/null; then
+  groupadd --system docker
+  made_docker_group=1
+fi
 snapshot > "$before"
 
 step "dpkg -i"
@@ -65,6 +72,7 @@ done
 
 step "the gate's user and directories"
 getent passwd rediacc-gate | grep -q ":/usr/sbin/nologin$" || fail "user rediacc-gate missing or has a login shell"
+id -nG rediacc-gate | tr ' ' '\n' | grep -qx docker || fail "rediacc-gate is not in the group docker (the repo daemons' sockets)"
 expect_mode() { # path owner group mode
   actual=$(stat -c '%U %G %a' "$1" 2>/dev/null) || fail "$1 missing"
   [ "$actual" = "$2 $3 $4" ] || fail "$1 is '$actual', expected '$2 $3 $4'"
@@ -87,6 +95,17 @@ set +e; rdc --config /dev/null --inventory-server http://127.0.0.1:9 machine lis
 [ "$rc" = 1 ] || fail "rdc machine list against nothing exited $rc, expected 1"
 [ -f /usr/share/bash-completion/completions/rdc ] && [ -f /usr/share/zsh/vendor-completions/_rdc ] || fail "completion missing"
 bash -c 'source /usr/share/bash-completion/completions/rdc && complete -p rdc' >/dev/null || fail "bash completion does not load"
+for page in rdc rdc-machine-setup rdc-repo-gpu-grant; do
+  f=/usr/share/man/man1/$page.1.gz
+  [ -f "$f" ] || fail "man page $f missing"
+  gzip -t "$f" || fail "$f is not a valid gzip file"
+  zcat "$f" | grep -q '^\.TH ' || fail "$f is not a roff man page (no .TH)"
+done
+zcat /usr/share/man/man1/rdc.1.gz | grep -q 'machine' || fail "rdc.1 does not name its commands"
+if command -v man >/dev/null; then
+  rendered=$(MANWIDTH=100 man -l /usr/share/man/man1/rdc-machine-setup.1.gz 2>&1) || fail "man -l rdc-machine-setup.1.gz"
+  grep -q -- '--install-nvidia-toolkit' <<<"$rendered" || fail "man rdc-machine-setup does not render its options"
+fi
 /usr/lib/rediacc-gpu-node/bin/node-agent --help >/dev/null 2>&1 || fail "node-agent --help"
 
 step "upgrade keeps the operator's configuration"

@@ -12,6 +12,14 @@ public final class RdcMain {
     }
 
     public static void main(String[] args) {
+        if (args.length == 1 && (args[0].equals("--version") || args[0].equals("-V"))) {
+            // what picocli prints for --version, without building the command tree first (most of the
+            // command's time): the same provider, the same lines, exit 0
+            for (String line : new RdcCommand.Version().getVersion()) {
+                System.out.println(line);
+            }
+            System.exit(ExitCodes.OK);
+        }
         System.exit(commandLine().execute(args));
     }
 

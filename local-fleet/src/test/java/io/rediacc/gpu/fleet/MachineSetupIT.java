@@ -1,5 +1,11 @@
 package io.rediacc.gpu.fleet;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rediacc.gpu.dockerd.Dockerd;
+import io.rediacc.gpu.dockerd.DockerdKit;
+import io.rediacc.gpu.dockerd.DockerdUnavailable;
 import io.rediacc.gpu.standin.StandInDockerd;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
@@ -21,15 +27,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * {@code rdc machine setup} as an operator runs it: the real rdc jar, OpenSSH's client, a real
  * OpenSSH server on 127.0.0.1, and simulated machines (node-agent fixture roots with stand-in
- * nvidia-smi/nvidia-ctk/systemctl, repo daemons played by standin-dockerd). It checks what lands on
- * the machine and what each step says; waiting for the fleet is covered by the local fleet, which
- * prepares its machine the same way.
+ * nvidia-smi/nvidia-ctk/systemctl, repo daemons played by standin-dockerd or a real dockerd), with
+ * the rediacc-gpu-node .deb the build made (deploy/debian/target). It checks what lands on the
+ * machine and what each step says; waiting for the fleet, and a driver update, are covered by the
+ * local fleet (SeedStoryIT), which prepares its machine the same way.
  */
 class MachineSetupIT {
 
     static final Path REPO = Path.of("..").toAbsolutePath().normalize();
     static final Path DIR = Path.of("target/machine-setup-it").toAbsolutePath();
 
+    static final ObjectMapper JSON = new ObjectMapper();
     static SshServer sshd;
     static Path knownHosts;
 
@@ -77,15 +85,22 @@ class MachineSetupIT {
                     daemonService: rediacc-docker-train.service
                 """.formatted(guid, DIR.resolve("gpu-1-gate.sock"), sock, guid, guid));
         Path config = config("gpu-1", m, knownHosts);
+        String hostPackageBefore = hostPackageStatus();
         try (StandInDockerd daemon = StandInDockerd.startUnix(sock)) {
             Result first = rdc(config, "machine", "setup", "gpu-1", "--wait", "0");
             assertThat(first.exit()).as(first.all()).isZero();
-            assertThat(first.out()).contains("ssh: connected, host key verified", "package: changed", "node-agent setup: changed",
+            assertThat(first.out()).contains("ssh: connected, host key verified",
+                    "package: changed - installed rediacc-gpu-node ", "unpacked under " + m.resolve("root"), "node-agent setup: changed",
                     "daemon train: changed", "features.cdi false -> true", "default-runtime \"nvidia\" removed",
                     "restarted rediacc-docker-train.service", "persistenced socket: changed", "services: changed");
-            // what landed on the machine
-            // at the places the rediacc-gpu-node .deb uses (the units' ExecStart names the launchers)
+            // what landed on the machine: the rediacc-gpu-node .deb's files (its sysusers.d entry too),
+            // recorded where dpkg records them; the test host's own / and dpkg database untouched
             assertThat(m.resolve("root/usr/lib/rediacc-gpu-node/bin/node-agent")).isExecutable();
+            assertThat(m.resolve("root/usr/lib/sysusers.d/rediacc-gpu-node.conf")).exists();
+            assertThat(Files.readAllLines(m.resolve("root/var/lib/dpkg/info/rediacc-gpu-node.list")))
+                    .contains("/usr/lib/rediacc-gpu-node/bin/node-agent", "/etc/rediacc/gpu/node-agent.env");
+            assertThat(m.resolve("root/var/lib/dpkg/info/rediacc-gpu-node.md5sums")).isNotEmptyFile();
+            assertThat(hostPackageStatus()).isEqualTo(hostPackageBefore);
             assertThat(m.resolve("root/usr/share/rediacc-gpu-node/docker-gate/quarkus-run.jar")).exists();
             assertThat(Files.readString(m.resolve("root/lib/systemd/system/docker-gate.service")))
                     .contains("ExecStart=/usr/lib/rediacc-gpu-node/bin/docker-gate");
@@ -96,7 +111,8 @@ class MachineSetupIT {
             String merged = Files.readString(daemonJson);
             assertThat(merged).contains("\"cdi\" : true", "\"containerd-snapshotter\" : true", "\"log-level\" : \"warn\"",
                     "\"nvidia-container-runtime\"").doesNotContain("default-runtime", "/var/run/cdi");
-            assertThat(merged.replaceAll("\\s", "")).contains("\"cdi-spec-dirs\":[\"/etc/cdi\"]");
+            // the machine's /etc/cdi as its daemons (on this host) see it
+            assertThat(merged.replaceAll("\\s", "")).contains("\"cdi-spec-dirs\":[\"" + m.resolve("root/etc/cdi") + "\"]");
             try (Stream<Path> s = Files.list(daemonJson.getParent())) {
                 assertThat(s.map(p -> p.getFileName().toString())).anyMatch(n -> n.startsWith("daemon.json.bak-"));
             }
@@ -109,6 +125,156 @@ class MachineSetupIT {
             assertThat(second.out()).contains("package: unchanged", "node-agent setup: unchanged", "daemon train: unchanged",
                     "persistenced socket: unchanged", "services: unchanged").doesNotContain(": changed");
             assertThat(calls(m, "systemctl").stream().filter(l -> l.startsWith("restart"))).hasSize(1);
+
+            // another build of the package (dpkg's record of its files differs): reinstalled, the
+            // operator's edited conffile kept, the files of the installed build replaced
+            Path env = m.resolve("root/etc/rediacc/gpu/node-agent.env");
+            Files.writeString(env, Files.readString(env) + "AGENT_MACHINE=gpu-1\n");
+            Path md5sums = m.resolve("root/var/lib/dpkg/info/rediacc-gpu-node.md5sums");
+            Files.writeString(md5sums, "0123456789abcdef0123456789abcdef  usr/share/rediacc-gpu-node/old-build.jar\n");
+            Files.writeString(m.resolve("root/usr/lib/rediacc-gpu-node/bin/node-agent"), "#!/bin/sh\nexit 9\n");
+            Result third = rdc(config, "machine", "setup", "gpu-1", "--wait", "0");
+            assertThat(third.exit()).as(third.all()).isZero();
+            assertThat(third.out()).contains("package: changed - reinstalled (another build) rediacc-gpu-node", "node-agent setup: unchanged");
+            assertThat(Files.readString(env)).endsWith("AGENT_MACHINE=gpu-1\n");
+            assertThat(Files.readString(md5sums)).doesNotContain("old-build.jar");
+        }
+    }
+
+    /**
+     * A real dockerd (Debian's, module real-dockerd) started on the repo's daemon.json: a wrong one
+     * (CDI off, the toolkit's spec directory, another default runtime) is fixed by setup, which has
+     * the daemon restarted through its unit; the restarted daemon's {@code GET /info} shows the
+     * machine's CDI directory alone and runc. A second run restarts nothing. The unit is played by
+     * this test: the machine's systemctl asks for the restart, the test restarts the daemon.
+     */
+    @Test
+    void aRealDockerdRunsOnTheDaemonJsonSetupWroteAndIsRestartedOnlyWhenItChanged() throws Exception {
+        DockerdKit kit;
+        try {
+            kit = DockerdKit.prepare();
+        } catch (DockerdUnavailable e) {
+            throw new AssertionError("this test needs real Docker daemons: " + e.getMessage(), e);
+        }
+        Path m = fixture("real-1", "--nvidia", "1");
+        String guid = UUID.randomUUID().toString();
+        Path sock = DIR.resolve("real-1-daemon.sock");
+        Path daemonJson = m.resolve("root/mnt/rediacc/mounts/" + guid + "/.rediacc/docker/config/daemon.json");
+        Files.createDirectories(daemonJson.getParent());
+        ObjectNode wrong = (ObjectNode) JSON.readTree(Dockerd.daemonJson(List.of(Path.of("/etc/cdi"), Path.of("/var/run/cdi"))));
+        ((ObjectNode) wrong.get("features")).put("cdi", false);
+        wrong.put("default-runtime", "other");
+        wrong.putObject("runtimes").putObject("other").put("path", "/usr/bin/runc");
+        Files.writeString(daemonJson, JSON.writeValueAsString(wrong));
+        manifest(m, "real-1", """
+                  - name: real
+                    guid: %s
+                    listen: unix://%s
+                    daemon: unix://%s
+                    daemonConfig: /mnt/rediacc/mounts/%s/.rediacc/docker/config/daemon.json
+                    daemonService: rediacc-docker-real.service
+                """.formatted(guid, DIR.resolve("real-1-gate.sock"), sock, guid));
+        // the machine's systemctl: a restart of the daemon's unit is done by this test, then recorded as usual
+        Path units = Files.createDirectories(DIR.resolve("real-1-units"));
+        Path requested = units.resolve("restart-requested");
+        Path done = units.resolve("restart-done");
+        Files.writeString(units.resolve("systemctl"), """
+                #!/bin/sh
+                # (node-agent runs its tools with the machine's search path only)
+                PATH=/usr/bin:/bin:$PATH
+                if [ "$1" = restart ] && [ "$2" = rediacc-docker-real.service ]; then
+                  touch '%s'
+                  while [ ! -f '%s' ]; do sleep 0.1; done
+                  rm -f '%s'
+                fi
+                exec '%s' "$@"
+                """.formatted(requested, done, done, m.resolve("bin/systemctl")));
+        Files.setPosixFilePermissions(units.resolve("systemctl"), java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path config = config("real-1", m, knownHosts, units + ":" + m.resolve("bin"));
+        Path daemonDir = DIR.resolve("real-1-dockerd");
+        Dockerd[] daemon = {Dockerd.startWithConfig(kit, daemonDir, sock, daemonJson)};
+        java.util.concurrent.atomic.AtomicInteger restarts = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread unit = new Thread(() -> {
+            while (!stop.get()) {
+                try {
+                    if (Files.deleteIfExists(requested)) {
+                        daemon[0].close();
+                        daemon[0] = Dockerd.startWithConfig(kit, daemonDir, sock, daemonJson);
+                        restarts.incrementAndGet();
+                        Files.writeString(done, "");
+                    }
+                    Thread.sleep(100);
+                } catch (Exception e) {
+                    stop.set(true);
+                }
+            }
+        }, "rediacc-docker-real.service");
+        unit.start();
+        try {
+            JsonNode before = JSON.readTree(daemon[0].get("/info"));
+            assertThat(before.path("CDISpecDirs")).as("CDI off before setup").isEmpty();
+            assertThat(before.path("DefaultRuntime").asText()).isEqualTo("other");
+
+            Result first = rdc(config, "machine", "setup", "real-1", "--wait", "0");
+            assertThat(first.exit()).as(first.all()).isZero();
+            assertThat(first.out()).contains("daemon real: changed", "features.cdi false -> true", "default-runtime \"other\" removed",
+                    "restarted rediacc-docker-real.service");
+            assertThat(restarts.get()).isEqualTo(1);
+            JsonNode after = JSON.readTree(daemon[0].get("/info"));
+            assertThat(after.path("CDISpecDirs")).as("the machine's /etc/cdi alone")
+                    .containsExactly(JSON.getNodeFactory().textNode(m.resolve("root/etc/cdi").toString()));
+            assertThat(after.path("DefaultRuntime").asText()).isEqualTo("runc");
+            long pid = daemon[0].pid();
+
+            Result second = rdc(config, "machine", "setup", "real-1", "--wait", "0");
+            assertThat(second.exit()).as(second.all()).isZero();
+            assertThat(second.out()).contains("daemon real: unchanged").doesNotContain(": changed");
+            assertThat(restarts.get()).isEqualTo(1);
+            assertThat(daemon[0].pid()).isEqualTo(pid);
+            assertThat(daemon[0].alive()).isTrue();
+        } finally {
+            stop.set(true);
+            unit.join(30_000);
+            daemon[0].close();
+        }
+    }
+
+    @Test
+    void aDaemonOlderThan25IsRefusedWithAClearLineAndItsConfigLeftAlone() throws Exception {
+        Path m = fixture("old-1", "--nvidia", "1");
+        String guid = UUID.randomUUID().toString();
+        Path daemonJson = m.resolve("root/mnt/rediacc/mounts/" + guid + "/.rediacc/docker/config/daemon.json");
+        Files.createDirectories(daemonJson.getParent());
+        Files.writeString(daemonJson, "{\"bridge\": \"none\"}\n");
+        // a Docker 24 daemon's GET /version (no CDI before 25.0)
+        com.sun.net.httpserver.HttpServer docker24 = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
+        docker24.createContext("/", exchange -> {
+            byte[] body = "{\"Version\":\"24.0.9\",\"ApiVersion\":\"1.43\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().set("Content-Type", "application/json");
+            exchange.sendResponseHeaders(200, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        docker24.start();
+        try {
+            manifest(m, "old-1", """
+                      - name: legacy
+                        guid: %s
+                        listen: unix://%s
+                        daemon: tcp://127.0.0.1:%d
+                        daemonConfig: /mnt/rediacc/mounts/%s/.rediacc/docker/config/daemon.json
+                        daemonService: rediacc-docker-legacy.service
+                    """.formatted(guid, DIR.resolve("old-1-gate.sock"), docker24.getAddress().getPort(), guid));
+            Result r = rdc(config("old-1", m, knownHosts), "machine", "setup", "old-1", "--wait", "0");
+            assertThat(r.exit()).as(r.all()).isEqualTo(7);
+            assertThat(r.out()).contains("daemon legacy: refused - Docker 24.0.9", "older than 25.0 and cannot use CDI");
+            assertThat(r.err()).contains("setup of old-1 is not complete");
+            assertThat(Files.readString(daemonJson)).isEqualTo("{\"bridge\": \"none\"}\n");
+            assertThat(calls(m, "systemctl")).noneMatch(l -> l.startsWith("restart"));
+        } finally {
+            docker24.stop(0);
         }
     }
 
@@ -143,7 +309,7 @@ class MachineSetupIT {
     }
 
     @Test
-    void unknownHostKeyIsRefusedWithItsFingerprintAndUnreachableHostIsItsOwnFailure() throws Exception {
+    void unknownHostKeyIsRefusedWithItsFingerprintAndUnreachableHostAndRefusedLoginAreTheirOwnFailures() throws Exception {
         Path m = fixture("gpu-unknown", "--nvidia", "1");
         Result r = rdc(config("gpu-unknown", m, sshd.emptyKnownHosts()), "machine", "setup", "gpu-unknown", "--wait", "0");
         assertThat(r.exit()).as(r.all()).isEqualTo(6);
@@ -159,6 +325,16 @@ class MachineSetupIT {
                 "--wait", "0");
         assertThat(u.exit()).as(u.all()).isEqualTo(1);
         assertThat(u.err()).contains("cannot reach root@127.0.0.1:" + closed + " over SSH");
+
+        // a key the machine does not accept: the login is refused, exit 6 as for a host key, a different line
+        Path stranger = DIR.resolve("stranger_ed25519");
+        Files.deleteIfExists(stranger);
+        assertThat(run(List.of("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", stranger.toString())).exit()).isZero();
+        Result refused = rdc(config("gpu-unknown", m, knownHosts), "machine", "setup", "gpu-unknown", "--identity", stranger.toString(),
+                "--wait", "0");
+        assertThat(refused.exit()).as(refused.all()).isEqualTo(6);
+        assertThat(refused.err()).contains("refused the login", "--identity");
+        assertThat(m.resolve("root/usr/share/rediacc-gpu-node")).doesNotExist();
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -179,6 +355,10 @@ class MachineSetupIT {
     }
 
     private static Path config(String name, Path machine, Path known) throws IOException {
+        return config(name, machine, known, machine.resolve("bin").toString());
+    }
+
+    private static Path config(String name, Path machine, Path known, String searchPath) throws IOException {
         Path f = DIR.resolve(name + "-rdc.yaml");
         Files.writeString(f, """
                 machines:
@@ -188,8 +368,14 @@ class MachineSetupIT {
                     knownHosts: %s
                     root: %s
                     path: %s
-                """.formatted(name, sshd.address(), sshd.userKey, known, machine.resolve("root"), machine.resolve("bin")));
+                """.formatted(name, sshd.address(), sshd.userKey, known, machine.resolve("root"), searchPath));
         return f;
+    }
+
+    /** The test host's own dpkg status of the package: a simulated machine's setup must not change it. */
+    private static String hostPackageStatus() throws Exception {
+        return run(List.of("sh", "-c", "dpkg-query -W -f='${db:Status-Status} ${Version}' rediacc-gpu-node 2>&1; ls /usr/lib/rediacc-gpu-node 2>&1"))
+                .all();
     }
 
     private static List<String> calls(Path machine, String tool) throws IOException {

@@ -310,15 +310,51 @@ class SeedStoryIT {
         assertThat(table.out()).startsWith("AT ").contains("refused  " + MACHINE + "  gpu-a-fork  rediacc.io/dri=renderD128");
     }
 
+    /**
+     * A driver update on the machine (its nvidia-smi reports a new driver, nvidia-ctk generates a spec
+     * for it), then {@code rdc machine setup} again, as the operator would after the update: the spec
+     * is regenerated (reported changed) and inventory-service shows the new driver.
+     */
+    @Test
+    @Order(16)
+    void afterADriverUpdateSetupRegeneratesTheSpecAndGpuListShowsTheNewDriver() throws Exception {
+        Path standIns = STATE.resolve("machine/state");
+        Path csv = standIns.resolve("nvidia-smi-gpus.csv");
+        String oldDriver = Files.readAllLines(csv).get(0).split(", ")[3];
+        String newDriver = "580.95.05";
+        assertThat(oldDriver).isNotEqualTo(newDriver);
+        for (Path f : List.of(csv, standIns.resolve("nvidia-ctk-nvml.yaml"))) {
+            Files.writeString(f, Files.readString(f).replace(oldDriver, newDriver));
+        }
+        Path libcuda = STATE.resolve("machine/root/lib/x86_64-linux-gnu/libcuda.so." + newDriver); // the new driver's library
+        Files.createDirectories(libcuda.getParent());
+        Files.writeString(libcuda, "");
+        Result before = rdc("machine", "gpu", "list", MACHINE);
+        assertThat(before.out()).as(before.all()).contains(oldDriver).doesNotContain(newDriver);
+
+        Result setup = rdcLong(Duration.ofMinutes(4), "--config", env.get("RDC_CONFIG"), "machine", "setup", MACHINE, "--wait", "3m");
+        assertThat(setup.exit()).as(setup.all()).isZero();
+        assertThat(setup.out()).contains("package: unchanged", "node-agent setup: changed", "updated /etc/cdi/nvidia.yaml",
+                "fleet: inventory received, every gate synced");
+        assertThat(Files.readString(STATE.resolve("machine/root/etc/cdi/nvidia.yaml"))).contains(newDriver).doesNotContain(oldDriver);
+        Result after = rdc("machine", "gpu", "list", MACHINE);
+        assertThat(after.exit()).as(after.all()).isZero();
+        assertThat(after.out()).contains(newDriver).doesNotContain(oldDriver);
+    }
+
     private static String socket(String repo) {
         return env.get("DOCKER_HOST_" + repo).substring("unix://".length());
     }
 
     private static Result rdc(String... args) throws IOException, InterruptedException {
+        return rdcLong(Duration.ofSeconds(60), args);
+    }
+
+    private static Result rdcLong(Duration timeout, String... args) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of(env.get("RDC")));
         cmd.addAll(List.of(args));
         return run(cmd, Map.of("RDC_GRANT_URL", env.get("RDC_GRANT_URL"), "RDC_INVENTORY_URL", env.get("RDC_INVENTORY_URL"),
-                "RDC_TOKEN", env.get("RDC_TOKEN")));
+                "RDC_TOKEN", env.get("RDC_TOKEN")), timeout);
     }
 
     private static Result docker(String repo, String... args) throws IOException, InterruptedException {
@@ -328,15 +364,19 @@ class SeedStoryIT {
     }
 
     private static Result run(List<String> cmd, Map<String, String> extraEnv) throws IOException, InterruptedException {
+        return run(cmd, extraEnv, Duration.ofSeconds(60));
+    }
+
+    private static Result run(List<String> cmd, Map<String, String> extraEnv, Duration timeout) throws IOException, InterruptedException {
         ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.environment().putAll(extraEnv);
         pb.environment().putIfAbsent("DOCKER_CONFIG", STATE.resolve("docker-config").toString());
         Path out = Files.createTempFile(STATE, "out", ".txt");
         Path err = Files.createTempFile(STATE, "err", ".txt");
         Process p = pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-        if (!p.waitFor(Duration.ofSeconds(60).toSeconds(), TimeUnit.SECONDS)) {
+        if (!p.waitFor(timeout.toSeconds(), TimeUnit.SECONDS)) {
             p.destroyForcibly();
-            throw new AssertionError(cmd + " did not finish within 60 s");
+            throw new AssertionError(cmd + " did not finish within " + timeout.toSeconds() + " s");
         }
         return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
     }

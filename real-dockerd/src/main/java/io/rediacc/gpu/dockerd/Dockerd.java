@@ -49,14 +49,25 @@ public final class Dockerd implements AutoCloseable {
      */
     public static Dockerd start(DockerdKit kit, Path dir, Path socket, List<Path> cdiSpecDirs) throws IOException {
         dir = Files.createDirectories(dir.toAbsolutePath().normalize());
+        Path config = dir.resolve("daemon.json");
+        Files.writeString(config, daemonJson(cdiSpecDirs));
+        return startWithConfig(kit, dir, socket, config);
+    }
+
+    /**
+     * Starts a daemon on {@code socket} with the {@code daemon.json} at {@code config} as it is (e.g.
+     * a repo daemon's, as {@code rdc machine setup} left it); it must keep this kit's network and
+     * storage settings ({@link #daemonJson}: no bridge, no iptables, vfs). Starting it again with the
+     * same {@code dir} is a restart.
+     */
+    public static Dockerd startWithConfig(DockerdKit kit, Path dir, Path socket, Path config) throws IOException {
+        dir = Files.createDirectories(dir.toAbsolutePath().normalize());
         socket = socket.toAbsolutePath().normalize();
         Path execRoot = execRootFor(dir);
         cleanUpAfter(dir, execRoot);
         Files.createDirectories(execRoot);
         Files.createDirectories(socket.getParent());
         Files.deleteIfExists(socket);
-        Path config = dir.resolve("daemon.json");
-        Files.writeString(config, daemonJson(cdiSpecDirs));
         List<String> cmd = List.of(kit.tini().toString(), "-s", "--", kit.dockerdBinary().toString(),
                 "--config-file", config.toString(), "--data-root", dir.resolve("data").toString(),
                 "--exec-root", execRoot.toString(), "--pidfile", execRoot.resolve("docker.pid").toString(),
@@ -74,7 +85,7 @@ public final class Dockerd implements AutoCloseable {
     }
 
     /** {@code daemon.json}: features.cdi for dockerd 25-27 (28 has CDI on by default; the key is harmless there). */
-    static String daemonJson(List<Path> cdiSpecDirs) {
+    public static String daemonJson(List<Path> cdiSpecDirs) {
         String dirs = cdiSpecDirs.stream().map(p -> "\"" + p.toAbsolutePath().normalize().toString().replace("\"", "\\\"") + "\"")
                 .collect(Collectors.joining(", "));
         return """

@@ -13,16 +13,9 @@ public final class InventoryViews {
     private InventoryViews() {
     }
 
-    /** {@code GET /api/v1/machines}. */
-    public record MachinePage(List<MachineSummary> items, int page, int size, long total) {
-        public MachinePage {
-            items = items == null ? List.of() : items;
-        }
-    }
-
-    public record MachineSummary(String machine, String platform, int gpuCount, Instant generatedAt, long ageSeconds,
-                                 boolean stale, String agentVersion) {
-    }
+    // GET /api/v1/machines ({items: [{machine, platform, gpuCount, generatedAt, ageSeconds, stale,
+    // agentVersion}], page, size, total}) is read as a tree by MachineListCommand: no record here,
+    // since building a record deserializer is most of what Jackson costs a short-lived command.
 
     /** {@code GET /api/v1/machines/{machine}}. */
     public record MachineDetail(String machine, String platform, Instant generatedAt, long ageSeconds, boolean stale,

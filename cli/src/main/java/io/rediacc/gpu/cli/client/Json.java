@@ -11,13 +11,22 @@ import java.io.IOException;
 /** Reads service answers with the events' JSON conventions (ISO times, unknown fields ignored). */
 public final class Json {
 
-    private static final ObjectMapper MAPPER = EventJson.configure(new ObjectMapper());
+    /**
+     * Answers read as trees need no modules: a plain mapper, so a command that only reads trees
+     * (machine list) does not pay for the JSR-310 module and the record deserializers at start-up.
+     */
+    private static final ObjectMapper TREES = new ObjectMapper();
 
     private Json() {
     }
 
+    /** The events' mapper (records, ISO times), made on first use. */
     public static ObjectMapper mapper() {
-        return MAPPER;
+        return Events.MAPPER;
+    }
+
+    private static final class Events {
+        static final ObjectMapper MAPPER = EventJson.configure(new ObjectMapper());
     }
 
     static JsonNode tree(Reply reply) {
@@ -30,7 +39,7 @@ public final class Json {
 
     static <T> T read(Reply reply, Class<T> type) {
         try {
-            return MAPPER.readValue(reply.body(), type);
+            return mapper().readValue(reply.body(), type);
         } catch (IOException e) {
             throw notJson(reply);
         }
@@ -41,7 +50,7 @@ public final class Json {
             return null;
         }
         try {
-            return MAPPER.readTree(body);
+            return TREES.readTree(body);
         } catch (IOException e) {
             return null;
         }

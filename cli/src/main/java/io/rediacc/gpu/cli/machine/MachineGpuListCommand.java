@@ -71,7 +71,7 @@ public class MachineGpuListCommand implements Callable<Integer> {
     }
 
     /** The machine's GPU table, devices with holders, and gates (also the end of {@code rdc machine setup}). */
-    static void show(Session session, String name) {
+    public static void show(Session session, String name) {
         MachineDetail detail = session.inventory().machine(name).orFail().as(MachineDetail.class);
         List<Grant> dbGrants = databaseGrants(session, name);
         print(session, detail, dbGrants, setupAgeSeconds(session, name, detail));

@@ -1,13 +1,14 @@
 package io.rediacc.gpu.cli.machine;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.rediacc.gpu.cli.ExitCodes;
 import io.rediacc.gpu.cli.Failure;
 import io.rediacc.gpu.cli.Session;
-import io.rediacc.gpu.cli.client.Reply;
 import io.rediacc.gpu.cli.config.ConfigFile;
+import io.rediacc.gpu.cli.machine.setup.DebPackage;
+import io.rediacc.gpu.cli.machine.setup.SetupRun;
+import io.rediacc.gpu.cli.machine.setup.SetupStep;
+import io.rediacc.gpu.cli.machine.setup.SetupSteps;
 import io.rediacc.gpu.cli.repo.CommandInput;
-import io.rediacc.gpu.cli.ssh.MachinePackage;
 import io.rediacc.gpu.cli.ssh.Ssh;
 import io.rediacc.gpu.cli.ssh.SshTarget;
 import picocli.CommandLine.Command;
@@ -16,27 +17,19 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-import java.io.IOException;
-import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 
 /**
  * {@code rdc machine setup <machine>}: from the operator's seat, over SSH, a machine from bare to
- * enforced. Installs the machine package, runs {@code node-agent prepare} there (setup, repo
- * daemons, persistenced socket, services; each step changed/unchanged), then waits until
- * inventory-service has the new inventory and every gate of the machine is synced, and prints the
- * machine's GPUs. A plain picocli command: nothing injected.
+ * enforced: the steps of {@link SetupSteps} in order (SSH, the rediacc-gpu-node package,
+ * {@code node-agent prepare}, the fleet), each printing changed or unchanged. A plain picocli
+ * command: nothing injected.
  */
 @Command(name = "setup", mixinStandardHelpOptions = true,
-        description = {"Prepare a machine over SSH: install node-agent and docker-gate, detect GPUs and write CDI specs "
+        description = {"Prepare a machine over SSH: install the rediacc-gpu-node package (node-agent, docker-gate), detect GPUs and write CDI specs "
                 + "(installing the NVIDIA Container Toolkit when asked), configure every repo daemon of its repos manifest "
                 + "(CDI on, cdi-spec-dirs [/etc/cdi], runc as default runtime), start node-agent and docker-gate, wait until "
                 + "the fleet sees the machine, and print its GPUs.",
@@ -61,7 +54,9 @@ public class MachineSetupCommand implements Callable<Integer> {
             description = "auto (default): when an NVIDIA GPU is present; true: always; false: never, and no NVIDIA spec")
     String installNvidiaToolkit;
 
-    @Option(names = "--host", paramLabel = "user@addr[:port]", description = "SSH address (default: machines.<machine>.host in the config file)")
+    // (no brackets in the label: the man page's AsciiDoc would read "addr[...]" as a macro)
+    @Option(names = "--host", paramLabel = "<user@addr:port>",
+            description = "SSH address; the user defaults to root, the port to 22 (default: machines.<machine>.host in the config file)")
     String host;
 
     @Option(names = "--identity", paramLabel = "<file>", description = "SSH private key (default: machines.<machine>.identity, else ssh's own)")
@@ -71,17 +66,17 @@ public class MachineSetupCommand implements Callable<Integer> {
             description = "known_hosts file for the host key (default: machines.<machine>.knownHosts, else ssh's own)")
     Path knownHosts;
 
-    @Option(names = "--package", paramLabel = "<dir>", description = "The repository the machine package was built in (default: the one rdc was built in)")
-    Path packageDir;
+    @Option(names = "--package", paramLabel = "<file.deb|dir>",
+            description = "The rediacc-gpu-node .deb to install, or a directory holding it (default: deploy/debian/target of the build rdc comes from)")
+    Path packageFile;
 
     @Option(names = "--wait", paramLabel = "<duration>", defaultValue = "3m",
             description = "How long to wait for the fleet to see the machine ready: 0 (do not wait), 30s, 3m (default)")
     String wait;
 
     @Override
-    public Integer call() throws IOException {
+    public Integer call() {
         Session session = Session.of(spec);
-        PrintWriter out = session.out();
         String name = MachineNames.valid(machine);
         if (!List.of("auto", "true", "false").contains(installNvidiaToolkit)) {
             throw Failure.usage("--install-nvidia-toolkit must be auto, true or false, not \"" + installNvidiaToolkit + "\"");
@@ -98,180 +93,15 @@ public class MachineSetupCommand implements Callable<Integer> {
         String root = entry == null || entry.root() == null ? "/" : entry.root();
         String searchPath = entry == null ? null : entry.path();
         Ssh ssh = new Ssh(SshTarget.parse(address, id, known));
+        // the package is found (and read) before anything happens on the machine
+        DebPackage machinePackage = DebPackage.locate(packageFile);
 
-        out.println("setup of " + name + " over SSH (" + ssh.target() + ")");
-        out.flush();
-        ssh.run("true", l -> { });
-        progress(out, "ssh: connected, host key verified");
-
-        MachinePackage pkg = MachinePackage.fromBuild(MachinePackage.locateBuild(packageDir));
-        installPackage(ssh, pkg, root, out);
-
-        String prefix = root.equals("/") ? "" : root;
-        StringBuilder cmd = new StringBuilder();
-        if (searchPath != null) {
-            cmd.append("AGENT_PATH=").append(Ssh.quote(searchPath)).append(' ');
+        session.out().println("setup of " + name + " over SSH (" + ssh.target() + ")");
+        session.out().flush();
+        SetupRun run = new SetupRun(session, name, ssh, root, searchPath, installNvidiaToolkit, waitFor);
+        for (SetupStep step : SetupSteps.all(machinePackage)) {
+            step.run(run);
         }
-        cmd.append("NODE_AGENT_JAVA_OPTS='-XX:TieredStopAtLevel=1 -XX:+UseSerialGC' ")
-                .append(Ssh.quote(prefix + MachinePackage.BIN + "/node-agent")).append(" prepare --root ")
-                .append(Ssh.quote(root)).append(" --install-nvidia-toolkit ").append(installNvidiaToolkit);
-        Instant[] generatedAt = {null};
-        String[] reported = {null};
-        int[] repos = {0};
-        Ssh.Result prepared = ssh.run(cmd.toString(), line -> {
-            if (line.startsWith("@inventory-generated-at ")) {
-                generatedAt[0] = Instant.parse(line.substring(line.indexOf(' ') + 1).strip());
-            } else if (line.startsWith("@machine ")) {
-                reported[0] = line.substring(line.indexOf(' ') + 1).strip();
-            } else if (line.startsWith("@repos ")) {
-                repos[0] = Integer.parseInt(line.substring(line.indexOf(' ') + 1).strip());
-            } else {
-                progress(out, line);
-            }
-        });
-        if (prepared.exitCode() == 1) {
-            throw new Failure(ExitCodes.MACHINE_FAILED, "setup of " + name + " is not complete: a step on the machine failed"
-                    + " or refused (see its line above); fix that and run rdc machine setup " + name + " again");
-        }
-        if (!prepared.ok()) {
-            throw new Failure(ExitCodes.MACHINE_FAILED, "node-agent prepare failed on " + name + " (exit " + prepared.exitCode()
-                    + "): " + lastLines(prepared.stderr()));
-        }
-        if (reported[0] != null && !reported[0].equals(name)) {
-            throw new Failure(ExitCodes.MACHINE_FAILED, "the machine at " + ssh.target() + " reports itself as " + reported[0]
-                    + ", not " + name + " (machine: in its repos manifest, else its host name); run rdc machine setup "
-                    + reported[0] + ", or fix the name there");
-        }
-        if (waitFor.isZero()) {
-            progress(out, "fleet: not waiting (--wait 0); rdc machine gpu list " + name + " shows it once published");
-            return ExitCodes.OK;
-        }
-        awaitFleet(session, name, generatedAt[0], repos[0] > 0, waitFor);
-        out.println();
-        MachineGpuListCommand.show(session, name);
         return ExitCodes.OK;
-    }
-
-    private static void progress(PrintWriter out, String line) {
-        out.println("  " + line);
-        out.flush();
-    }
-
-    private static void installPackage(Ssh ssh, MachinePackage pkg, String root, PrintWriter out) throws IOException {
-        String prefix = root.equals("/") ? "" : root;
-        StringBuilder installed = new StringBuilder();
-        ssh.run("cat " + Ssh.quote(prefix + MachinePackage.DIGEST_FILE) + " 2>/dev/null; true", installed::append);
-        if (installed.toString().strip().equals(pkg.digest())) {
-            progress(out, "package: unchanged - node-agent, docker-gate and their units are current (" + pkg.digest().substring(0, 12) + ")");
-            return;
-        }
-        StringBuilder java = new StringBuilder();
-        ssh.run("command -v java || true", java::append);
-        if (java.toString().isBlank()) {
-            throw new Failure(ExitCodes.MACHINE_FAILED, "package: failed - no java on the machine's PATH; install Java 17 or"
-                    + " newer there (apt-get install -y openjdk-17-jre-headless, dnf install -y java-17-openjdk-headless)");
-        }
-        Path staged = pkg.stage();
-        try {
-            StringBuilder remote = new StringBuilder("set -e; mkdir -p ").append(Ssh.quote(root)).append("; ");
-            for (String dir : pkg.replacedDirectories()) {
-                remote.append("rm -rf ").append(Ssh.quote(prefix + dir)).append("; ");
-            }
-            remote.append("mkdir -p ").append(Ssh.quote(prefix + MachinePackage.PREFIX)).append("; ")
-                    .append("tar -C ").append(Ssh.quote(root)).append(" --no-same-owner -xf -; ")
-                    .append("printf '%s\\n' ").append(pkg.digest()).append(" > ").append(Ssh.quote(prefix + MachinePackage.DIGEST_FILE));
-            ProcessBuilder tar = new ProcessBuilder("tar", "-C", staged.toString(), "-chf", "-", "usr", "lib")
-                    .redirectError(ProcessBuilder.Redirect.DISCARD);
-            ProcessBuilder sshPb = new ProcessBuilder(ssh.command(remote.toString()));
-            List<Process> pipeline = ProcessBuilder.startPipeline(List.of(tar, sshPb));
-            Ssh.Result r = ssh.finishPipeline(pipeline.get(1));
-            if (!r.ok()) {
-                throw new Failure(ExitCodes.MACHINE_FAILED, "package: failed - copying the files to " + ssh.target()
-                        + " failed: " + lastLines(r.stderr()));
-            }
-        } finally {
-            deleteTree(staged);
-        }
-        progress(out, "package: changed - installed node-agent, docker-gate (" + MachinePackage.PREFIX + "), their launchers ("
-                + MachinePackage.BIN + ") and units (/lib/systemd/system)" + (prefix.isEmpty() ? "" : " under " + root)
-                + " (" + pkg.digest().substring(0, 12) + ")");
-    }
-
-    /** Polls inventory-service until it has an inventory at least as new as this setup's and every gate is synced. */
-    private static void awaitFleet(Session session, String name, Instant generatedAt, boolean expectGates, Duration waitFor) {
-        PrintWriter out = session.out();
-        progress(out, "fleet: waiting up to " + waitFor.toSeconds() + " s for inventory-service and the gates of " + name);
-        long deadline = System.nanoTime() + waitFor.toNanos();
-        String missing = "inventory-service has not answered";
-        while (true) {
-            try {
-                Reply r = session.inventory().machine(name);
-                if (r.status() == 404) {
-                    missing = "inventory-service has no inventory of " + name + " yet (is node-agent running there?)";
-                } else if (!r.ok()) {
-                    throw r.failure();
-                } else {
-                    missing = notReady(r.json(), generatedAt, expectGates);
-                    if (missing == null) {
-                        progress(out, "fleet: inventory received, every gate synced");
-                        return;
-                    }
-                }
-            } catch (Failure f) {
-                if (f.exitCode() != ExitCodes.ERROR) {
-                    throw f;
-                }
-                missing = f.getMessage();
-            }
-            if (System.nanoTime() > deadline) {
-                throw new Failure(ExitCodes.NOT_ENFORCED, "the fleet does not see " + name + " ready after " + waitFor.toSeconds()
-                        + " s: " + missing + "; check the services on the machine (journalctl -u node-agent -u docker-gate)"
-                        + " and run rdc machine setup " + name + " again");
-            }
-            try {
-                Thread.sleep(500);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new Failure(ExitCodes.ERROR, "interrupted");
-            }
-        }
-    }
-
-    /** Null when ready; otherwise what is still missing. */
-    static String notReady(JsonNode detail, Instant generatedAt, boolean expectGates) {
-        if (generatedAt != null) {
-            Instant seen = Instant.parse(detail.path("generatedAt").asText("1970-01-01T00:00:00Z"));
-            if (seen.isBefore(generatedAt)) {
-                return "inventory-service still has the inventory of " + seen + ", older than this setup's (" + generatedAt + ")";
-            }
-        }
-        JsonNode gates = detail.path("gates");
-        if (expectGates && gates.isEmpty()) {
-            return "no gate of the machine has reported yet (is docker-gate running there?)";
-        }
-        List<String> behind = new ArrayList<>();
-        for (JsonNode g : gates) {
-            boolean synced = "synced".equals(g.path("state").asText()) && g.path("live").asBoolean(false);
-            // daemons verified: reported by gates that check each repo daemon (absent in older gates)
-            boolean daemonsOk = !g.has("daemonsVerified") || g.path("daemonsVerified").asBoolean(false);
-            if (!synced || !daemonsOk) {
-                behind.add(g.path("gateId").asText() + " (" + g.path("state").asText() + (g.path("live").asBoolean() ? "" : ", not live")
-                        + (daemonsOk ? "" : ", daemons not verified") + ")");
-            }
-        }
-        return behind.isEmpty() ? null : "gate(s) not ready: " + String.join(", ", behind);
-    }
-
-    private static String lastLines(String s) {
-        List<String> l = s.lines().filter(x -> !x.isBlank()).toList();
-        return l.isEmpty() ? "(no message)" : String.join(" / ", l.subList(Math.max(0, l.size() - 3), l.size()));
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        try (Stream<Path> s = Files.walk(dir)) {
-            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
     }
 }

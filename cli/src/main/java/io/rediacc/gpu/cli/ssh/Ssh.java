@@ -71,7 +71,7 @@ public final class Ssh {
         return run(new ProcessBuilder(command(remoteCommand)).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))), lines);
     }
 
-    /** Runs {@code ssh} as {@code builder} describes it (its stdin may be another process's output). */
+    /** Runs {@code ssh} as {@code builder} describes it (its stdin may be a file to send, e.g. a package). */
     public Result run(ProcessBuilder builder, Consumer<String> lines) {
         Process p;
         try {
@@ -81,11 +81,6 @@ public final class Ssh {
                     + "; install it (apt-get install openssh-client)");
         }
         return finish(p, lines);
-    }
-
-    /** The last process of a pipeline ending in ssh (e.g. tar | ssh): its result, as {@link #run}. */
-    public Result finishPipeline(Process sshProcess) {
-        return finish(sshProcess, l -> { });
     }
 
     Result finish(Process p, Consumer<String> lines) {

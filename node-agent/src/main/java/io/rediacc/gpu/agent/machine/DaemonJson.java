@@ -30,8 +30,17 @@ public final class DaemonJson {
     private DaemonJson() {
     }
 
-    /** Merges the product's keys into {@code current} (not modified) for a daemon of {@code version}. */
+    /** Merges the product's keys into {@code current} (not modified) for a daemon of {@code version}, on a machine. */
     public static Merge merge(ObjectNode current, DockerVersion version) {
+        return merge(current, version, CDI_DIR);
+    }
+
+    /**
+     * As {@link #merge(ObjectNode, DockerVersion)}, with the machine's {@code /etc/cdi} as its daemons
+     * see it: {@code /etc/cdi} on a machine; on a simulated machine (a root directory on a test host,
+     * whose daemons run on that host) {@code <root>/etc/cdi}, its specs — never the host's own.
+     */
+    public static Merge merge(ObjectNode current, DockerVersion version, String cdiDir) {
         ObjectNode doc = current.deepCopy();
         List<String> changes = new ArrayList<>();
         JsonNode features = doc.get("features");
@@ -43,10 +52,10 @@ public final class DaemonJson {
             f.put("cdi", true);
             changes.add("features.cdi " + (cdi == null ? "unset" : cdi.toString()) + " -> true");
         }
-        ArrayNode dirs = JsonNodeFactory.instance.arrayNode().add(CDI_DIR);
+        ArrayNode dirs = JsonNodeFactory.instance.arrayNode().add(cdiDir);
         if (!dirs.equals(doc.get("cdi-spec-dirs"))) {
             changes.add("cdi-spec-dirs " + (doc.has("cdi-spec-dirs") ? doc.get("cdi-spec-dirs").toString() : "unset (default [\"/etc/cdi\",\"/var/run/cdi\"])")
-                    + " -> [\"/etc/cdi\"]");
+                    + " -> " + dirs);
             doc.set("cdi-spec-dirs", dirs);
         }
         JsonNode runtime = doc.get("default-runtime");

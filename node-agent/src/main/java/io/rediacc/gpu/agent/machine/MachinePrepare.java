@@ -158,9 +158,11 @@ public final class MachinePrepare {
             return Step.refused(name, "Docker " + version.text() + " at " + d.daemon() + " is older than 25.0 and cannot use CDI"
                     + " devices; upgrade that daemon to 25.0 or newer (28.2+ recommended) and run setup again");
         }
-        DaemonJson.Merge merge = DaemonJson.merge(current, version);
+        // the machine's /etc/cdi as the daemon sees it: <root>/etc/cdi on a simulated machine
+        String cdiDir = host.path(HostRoot.CDI_DIR).toString();
+        DaemonJson.Merge merge = DaemonJson.merge(current, version, cdiDir);
         if (!merge.changed()) {
-            return Step.unchanged(name, d.daemonConfig() + " (Docker " + version.text() + "): CDI on, cdi-spec-dirs [/etc/cdi], runc");
+            return Step.unchanged(name, d.daemonConfig() + " (Docker " + version.text() + "): CDI on, cdi-spec-dirs [" + cdiDir + "], runc");
         }
         String backup;
         try {

@@ -41,6 +41,13 @@ class DaemonJsonTest {
     }
 
     @Test
+    void aSimulatedMachinesDaemonsReadItsOwnCdiDirectoryNeverTheHosts() throws Exception {
+        DaemonJson.Merge m = DaemonJson.merge(doc("{\"cdi-spec-dirs\":[\"/etc/cdi\"]}"), V28_2, "/tmp/machine/root/etc/cdi");
+        assertThat(m.changes()).containsExactly("cdi-spec-dirs [\"/etc/cdi\"] -> [\"/tmp/machine/root/etc/cdi\"]");
+        assertThat(m.document()).isEqualTo(doc("{\"cdi-spec-dirs\":[\"/tmp/machine/root/etc/cdi\"]}"));
+    }
+
+    @Test
     void versionsCompare() {
         assertThat(DockerVersion.parse("24.0.9").orElseThrow().before(25, 0)).isTrue();
         assertThat(DockerVersion.parse("25.0.0").orElseThrow().before(25, 0)).isFalse();
