@@ -310,6 +310,23 @@ class SeedStoryIT {
         assertThat(table.out()).startsWith("AT ").contains("refused  " + MACHINE + "  gpu-a-fork  rediacc.io/dri=renderD128");
     }
 
+    @Test
+    @Order(20)
+    void everyRecordTheStoryProducedMatchesItsPublishedSchemaAndCloudEventsHeaders() throws Exception {
+        // what a monitoring consumer sees: all five topics from the beginning, read by a plain Kafka client
+        Map<String, Object> client = Map.of("bootstrap.servers", env.get("KAFKA_BOOTSTRAP_SERVERS"));
+        List<String> violations = new ArrayList<>();
+        Map<String, Integer> values = new java.util.LinkedHashMap<>();
+        for (io.rediacc.gpu.contracts.events.Topics.TopicSpec topic : io.rediacc.gpu.contracts.events.Topics.ALL) {
+            TopicContracts.Report report = TopicContracts.check(topic, TopicContracts.readAll(client, topic.name()));
+            violations.addAll(report.violations());
+            values.put(topic.name(), report.values());
+        }
+        assertThat(violations).isEmpty();
+        // the story wrote to every topic: an inventory, grants, their audit, the gates' status and refusals
+        assertThat(values).hasSize(5).allSatisfy((topic, n) -> assertThat(n).as(topic).isPositive());
+    }
+
     private static String socket(String repo) {
         return env.get("DOCKER_HOST_" + repo).substring("unix://".length());
     }
