@@ -19,6 +19,9 @@ public final class GateMetrics {
         Gauge.builder("gate.grants.applied.version", store, s -> s.state().version())
                 .description("Version of the grant snapshot this gate enforces")
                 .register(registry);
+        Gauge.builder("gate.grants.topic.version", store, GrantStore::topicVersion)
+                .description("Highest version of this machine's grant snapshot seen on gpu.grants.v1; above gate_grants_applied_version while the gate lags")
+                .register(registry);
         Gauge.builder("gate.grants.loaded", store, s -> s.loaded() ? 1 : 0)
                 .description("1 once grants are loaded (from Kafka or from disk), else 0")
                 .register(registry);
