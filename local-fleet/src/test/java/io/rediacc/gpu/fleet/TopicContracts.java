@@ -134,9 +134,11 @@ final class TopicContracts {
         } catch (DateTimeParseException e) {
             out.add("ce_time is not an RFC 3339 time: " + h.get(CloudEventHeaders.TIME));
         }
+        // the machine, or a path under it (machine/gateId, machine/repo)
+        String machine = r.key() == null ? "" : r.key().split("/", 2)[0];
         String subject = h.get(CloudEventHeaders.SUBJECT);
-        if (subject == null || !(subject.equals(r.key()) || r.key().startsWith(subject + "/"))) {
-            out.add("ce_subject " + subject + " does not name the record's machine (key " + r.key() + ")");
+        if (subject == null || !(subject.equals(machine) || subject.startsWith(machine + "/"))) {
+            out.add("ce_subject " + subject + " does not start with the record's machine (key " + r.key() + ")");
         }
         return out;
     }
