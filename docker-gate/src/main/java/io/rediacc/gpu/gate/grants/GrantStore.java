@@ -61,11 +61,6 @@ public final class GrantStore implements GrantLookup {
         return state;
     }
 
-    /** The highest version of this machine's grants seen on the topic so far (0 before any): what the gate should enforce. */
-    public synchronized long topicVersion() {
-        return topicLatest == null ? 0 : topicLatest.version();
-    }
-
     /**
      * Loads the snapshot kept on disk, if any. It is not enforced yet: a gate that was down may hold a
      * grant revoked meanwhile, so device requests wait for the topic to be read to its end, and the disk
