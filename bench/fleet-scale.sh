@@ -18,23 +18,26 @@ log "run dir $RUN_DIR; $(machine_line); load $(load_now)"
 start_kafka
 DB="$(create_db inventory)"
 INV_PORT="$(free_port)"
+INV_METRICS_PORT="$(free_port)" # /q/metrics is on the management port (before it existed: on the API port)
 # every /api/v1 read needs a viewer's bearer token (api.auth.*, module api-security); wrk sends this one
 BENCH_TOKEN="bench-viewer-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
 INVENTORY_DB_URL="postgresql://$PGHOST:$PGPORT/$DB" INVENTORY_DB_USER="$PGUSER" INVENTORY_DB_PASSWORD="$PGPASSWORD" \
   KAFKA_BOOTSTRAP_SERVERS="$KAFKA" INVENTORY_CONSUMER_GROUP="bench-$RUN_ID" \
-  start_bg inventory-service java ${INV_JAVA_OPTS:-} $(jfr_opt inventory-service) -Dquarkus.http.port="$INV_PORT" \
+  start_bg inventory-service java ${INV_JAVA_OPTS:-} $(jfr_opt inventory-service) -Dquarkus.http.port="$INV_PORT" -Dquarkus.management.port="$INV_METRICS_PORT" \
     -Dapi.auth.tokens.bench.token="$BENCH_TOKEN" -Dapi.auth.tokens.bench.roles=viewer -jar "$INVENTORY_SERVICE_JAR"
 INV_PID=$LAST_PID; JFR_PIDS+=("$INV_PID"); INV="http://127.0.0.1:$INV_PORT"
 wait_http "$INV/q/health/ready" 180 || { tail -30 "$RUN_DIR/inventory-service.log" >&2; exit 1; }
 log "inventory-service at $INV"
+INV_METRICS="http://127.0.0.1:$INV_METRICS_PORT/q/metrics"
+curl -fsS -o /dev/null "$INV_METRICS" 2>/dev/null || INV_METRICS="$INV/q/metrics"
 # warm-up: 500 machines of their own
-driver FleetSim inventory "$KAFKA" "warm-%05d" 0 500 8 2 --await-metrics "$INV/q/metrics" 500 >"$RUN_DIR/warmup.txt"
+driver FleetSim inventory "$KAFKA" "warm-%05d" 0 500 8 2 --await-metrics "$INV_METRICS" 500 >"$RUN_DIR/warmup.txt"
 
 # --- a) ingest ------------------------------------------------------------------------------------
 INGEST_ROUNDS="${INGEST_ROUNDS:-$ROUNDS}"
 for r in $(seq 1 "$INGEST_ROUNDS"); do
   # round 1 inserts the machines, later rounds replace them (a new driver version: a real change)
-  driver FleetSim inventory "$KAFKA" "fm-%05d" 0 "$MACHINES" 8 2 "570.86.$r" --await-metrics "$INV/q/metrics" "$MACHINES" >"$RUN_DIR/ingest-$r.txt"
+  driver FleetSim inventory "$KAFKA" "fm-%05d" 0 "$MACHINES" 8 2 "570.86.$r" --await-metrics "$INV_METRICS" "$MACHINES" >"$RUN_DIR/ingest-$r.txt"
   rate="$(awk '$1=="ingest_rate" {print $2}' "$RUN_DIR/ingest-$r.txt")"
   anchor="$(driver ReadToEnd "$KAFKA" gpu.inventory.v1 0 2>/dev/null | awk '$1=="read_ms" {print $2, $4}')"
   read -r anchor_ms anchor_records <<<"$anchor"

@@ -248,7 +248,7 @@ start_grant_service() {
   local db="$1" port auth_off=-Dapi.auth.mode=none; port="$(free_port)"
   # commits before api-security named the key grants.auth.mode (the new service refuses unknown grants.* keys)
   git -C "$REPO_ROOT" cat-file -e "$BENCH_REF:api-security" 2>/dev/null || auth_off=-Dgrants.auth.mode=none
-  start_bg grant-service java ${GS_JAVA_OPTS:-} $(jfr_opt grant-service) -Dquarkus.http.port="$port" -Dkafka.bootstrap.servers="$KAFKA" \
+  start_bg grant-service java ${GS_JAVA_OPTS:-} $(jfr_opt grant-service) -Dquarkus.http.port="$port" -Dquarkus.management.port="$(free_port)" -Dkafka.bootstrap.servers="$KAFKA" \
     -Dquarkus.datasource.reactive.url="postgresql://$PGHOST:$PGPORT/$db" \
     -Dquarkus.datasource.username="$PGUSER" -Dquarkus.datasource.password="$PGPASSWORD" \
     "$auth_off" -Dapi.rate-limit.enabled=false -jar "$GRANT_SERVICE_JAR"

@@ -57,6 +57,10 @@ public class RdcCommand {
             description = "Output format: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE})")
     OutputFormat output;
 
+    @Option(names = "--no-headers", scope = ScopeType.INHERIT,
+            description = "Table output without its header line (for scripts: awk, cut, while read)")
+    boolean noHeaders;
+
     /** The version from the build (rdc.properties, filled in by Maven). */
     static class Version implements IVersionProvider {
         @Override

@@ -4,7 +4,8 @@ import picocli.CommandLine;
 
 /**
  * How rdc reports problems: a usage error is one line and exit 2; a failure is one line and its
- * exit code; nothing ends in a stack trace (set RDC_DEBUG=1 to see one).
+ * exit code; nothing ends in a stack trace (set RDC_DEBUG=1 to see one). Under {@code -o json|yaml}
+ * each also prints one error document on stdout ({@link ErrorOutput}).
  */
 public final class RdcCommandLine {
 
@@ -22,23 +23,30 @@ public final class RdcCommandLine {
 
     private static int usageError(CommandLine.ParameterException e, String[] args) {
         CommandLine command = e.getCommandLine();
-        command.getErr().println(oneLine(e.getMessage()) + " (see '" + command.getCommandSpec().qualifiedName() + " --help')");
+        String line = oneLine(e.getMessage()) + " (see '" + command.getCommandSpec().qualifiedName() + " --help')";
+        command.getErr().println(line);
         command.getErr().flush();
+        ErrorOutput.print(command, java.util.List.of(args), ExitCodes.USAGE, line, null, 0);
         return ExitCodes.USAGE;
     }
 
     private static int failed(Exception e, CommandLine command, CommandLine.ParseResult parsed) {
+        java.util.List<String> args = parsed == null ? java.util.List.of() : parsed.originalArgs();
         if (e instanceof Failure failure) {
             command.getErr().println(oneLine(failure.getMessage()));
             command.getErr().flush();
+            ErrorOutput.print(command, args, failure.exitCode(), oneLine(failure.getMessage()), failure.serviceError(),
+                    failure.status());
             return failure.exitCode();
         }
-        command.getErr().println("rdc failed unexpectedly: " + e.getClass().getSimpleName()
-                + (e.getMessage() == null ? "" : ": " + oneLine(e.getMessage())) + " (set RDC_DEBUG=1 for details)");
+        String line = "rdc failed unexpectedly: " + e.getClass().getSimpleName()
+                + (e.getMessage() == null ? "" : ": " + oneLine(e.getMessage())) + " (set RDC_DEBUG=1 for details)";
+        command.getErr().println(line);
         if (System.getenv("RDC_DEBUG") != null) {
             e.printStackTrace(command.getErr());
         }
         command.getErr().flush();
+        ErrorOutput.print(command, args, ExitCodes.ERROR, line, null, 0);
         return ExitCodes.ERROR;
     }
 

@@ -4,11 +4,15 @@ import io.rediacc.gpu.cli.client.GrantClient;
 import io.rediacc.gpu.cli.client.InventoryClient;
 import io.rediacc.gpu.cli.client.ServiceClient;
 import io.rediacc.gpu.cli.config.ConnectionSettings;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.rediacc.gpu.cli.output.Documents;
 import io.rediacc.gpu.cli.output.OutputFormat;
+import io.rediacc.gpu.cli.output.Table;
 import picocli.CommandLine.Model.CommandSpec;
 
 import java.io.PrintWriter;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /** What one command run works with: output streams and format, and the two services. */
 public final class Session {
@@ -38,6 +42,25 @@ public final class Session {
 
     public OutputFormat format() {
         return root.output == null ? OutputFormat.table : root.output;
+    }
+
+    /** A table with these columns; its header line is left out under {@code --no-headers}. */
+    public Table table(String... header) {
+        return new Table(!root.noHeaders, header);
+    }
+
+    /**
+     * The print path every command shares: {@code document} as JSON or YAML when one of them was
+     * asked for, else what {@code table} prints for people; flushed. The exit code: 0.
+     */
+    public int show(JsonNode document, Consumer<PrintWriter> table) {
+        if (format() == OutputFormat.table) {
+            table.accept(out());
+            out().flush();
+        } else {
+            Documents.print(out(), format(), document);
+        }
+        return ExitCodes.OK;
     }
 
     public InventoryClient inventory() {

@@ -88,8 +88,10 @@ public final class Fleet {
                 "api.auth.mode", "tokens",
                 "api.auth.tokens.fleet-operator.token", operatorToken,
                 "api.auth.tokens.fleet-operator.roles", "operator");
+        int grantMetricsPort = ports.port("grant-service-management");
         Map<String, Object> grantConfig = new LinkedHashMap<>(Map.of(
                 "quarkus.http.port", grantPort,
+                "quarkus.management.port", grantMetricsPort, // /q/metrics, apart from the API
                 "kafka.bootstrap.servers", kafka.bootstrapServers(),
                 "quarkus.datasource.reactive.url", pg.reactiveUrl(grantsDb),
                 "quarkus.datasource.username", pg.user(),
@@ -97,8 +99,10 @@ public final class Fleet {
         grantConfig.putAll(auth);
         ChildProcess grants = track(Services.start("grant-service", repoRoot, logs, grantConfig));
         int inventoryPort = ports.port("inventory-service");
+        int inventoryMetricsPort = ports.port("inventory-service-management");
         Map<String, Object> inventoryConfig = new LinkedHashMap<>(Map.of(
                 "quarkus.http.port", inventoryPort,
+                "quarkus.management.port", inventoryMetricsPort,
                 "kafka.bootstrap.servers", kafka.bootstrapServers(),
                 "quarkus.datasource.reactive.url", pg.reactiveUrl(inventoryDb),
                 "quarkus.datasource.username", pg.user(),
@@ -150,6 +154,10 @@ public final class Fleet {
         env.put("RDC_INVENTORY_URL", inventoryUrl);
         env.put("RDC_TOKEN", operatorToken);
         env.put("KAFKA_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
+        // what Prometheus would scrape: the services' management ports, the gate's HTTP port (it serves no API)
+        env.put("METRICS_GRANT_SERVICE", "http://127.0.0.1:" + grantMetricsPort + "/q/metrics");
+        env.put("METRICS_INVENTORY_SERVICE", "http://127.0.0.1:" + inventoryMetricsPort + "/q/metrics");
+        env.put("METRICS_DOCKER_GATE", "http://127.0.0.1:" + gatePort + "/q/metrics");
         env.put("RDC", repoRoot.resolve("cli/rdc").toString());
         if (rdcConfig != null) {
             env.put("RDC_CONFIG", rdcConfig.toString()); // machines: local-gpu's SSH address, for rdc machine setup

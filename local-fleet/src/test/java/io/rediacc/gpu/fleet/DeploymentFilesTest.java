@@ -90,6 +90,13 @@ class DeploymentFilesTest {
                 // published on the loopback only: the services sit behind a gateway, never on every interface
                 assertThat((List<String>) svc.get("ports")).contains("127.0.0.1:" + port + ":" + port);
             }
+            Object management = env.get("QUARKUS_MANAGEMENT_PORT");
+            if (config(module).containsKey("quarkus.management.port")) {
+                // /q/metrics lives on the management port: compose publishes it (on the loopback) as the service sets it
+                assertThat(management).as(module + " QUARKUS_MANAGEMENT_PORT").isNotNull();
+                assertThat(management.toString()).isEqualTo(config(module).get("quarkus.management.port"));
+                assertThat((List<String>) svc.get("ports")).contains("127.0.0.1:" + management + ":" + management);
+            }
         }
     }
 
@@ -132,6 +139,14 @@ class DeploymentFilesTest {
             Map<String, Object> container = ((List<Map<String, Object>>) pod.get("containers")).get(0);
             int port = (Integer) ((List<Map<String, Object>>) container.get("ports")).get(0).get("containerPort");
             assertThat(Integer.toString(port)).isEqualTo(config(module).get("quarkus.http.port"));
+            // metrics: the container's "management" port is the service's quarkus.management.port, and what Prometheus scrapes
+            String management = config(module).get("quarkus.management.port");
+            assertThat(((List<Map<String, Object>>) container.get("ports")).stream()
+                    .filter(p -> "management".equals(p.get("name"))).map(p -> p.get("containerPort").toString()))
+                    .as(module + " container port named management").containsExactly(management);
+            Map<String, Object> podMeta = (Map<String, Object>) ((Map<String, Object>) ((Map<String, Object>) deployment.get("spec"))
+                    .get("template")).get("metadata");
+            assertThat(((Map<String, Object>) podMeta.get("annotations")).get("prometheus.io/port")).isEqualTo(management);
             for (String probe : List.of("readinessProbe", "livenessProbe", "startupProbe")) {
                 Map<String, Object> http = (Map<String, Object>) ((Map<String, Object>) container.get(probe)).get("httpGet");
                 assertThat((String) http.get("path")).startsWith("/q/health/");

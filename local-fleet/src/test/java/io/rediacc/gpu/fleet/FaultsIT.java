@@ -125,6 +125,7 @@ class FaultsIT {
     static ChildProcess startGrantService() throws Exception {
         Map<String, Object> config = new LinkedHashMap<>();
         config.put("quarkus.http.port", grantPort);
+        config.put("quarkus.management.port", FleetPostgres.freePort()); // /q/metrics
         config.put("kafka.bootstrap.servers", kafka.bootstrapServers());
         config.put("quarkus.datasource.reactive.url", pg.reactiveUrl("grants"));
         config.put("quarkus.datasource.username", "postgres");

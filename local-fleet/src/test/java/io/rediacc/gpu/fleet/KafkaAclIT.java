@@ -72,6 +72,7 @@ class KafkaAclIT {
     static final String GATE = "docker-gate";
     static final String GRANT_SERVICE = "grant-service";
     static final String INVENTORY_SERVICE = "inventory-service";
+    static final String MONITORING = "monitoring";
     static final List<String> ALL_TOPICS = Topics.ALL.stream().map(Topics.TopicSpec::name).toList();
     /** The key of the one record the super user writes to every topic, for the readers to find. */
     static final String SEED = "acl-seed";
@@ -94,7 +95,7 @@ class KafkaAclIT {
         long brokerUp = System.nanoTime();
         acls = StrimziAcls.load(REPO.resolve("deploy/kubernetes/kafka-users.yaml"));
         assertThat(acls).as("kafka-users.yaml: one KafkaUser per role")
-                .containsKeys(NODE_AGENT, GATE, GRANT_SERVICE, INVENTORY_SERVICE);
+                .containsKeys(NODE_AGENT, GATE, GRANT_SERVICE, INVENTORY_SERVICE, MONITORING);
         try (Admin admin = Admin.create(broker.adminConfig())) {
             List<UserScramCredentialAlteration> users = new ArrayList<>();
             for (String user : acls.keySet()) {
@@ -211,6 +212,28 @@ class KafkaAclIT {
         try (Admin admin = Admin.create(as(INVENTORY_SERVICE))) {
             assertThat(admin.describeCluster().nodes().get(10, TimeUnit.SECONDS)).hasSize(1);
         }
+    }
+
+    @Test
+    void monitoringReadsEveryTopicAndIsRefusedWritingToAny() throws Exception {
+        for (String topic : ALL_TOPICS) {
+            // as kcat -C reads: assigned partitions from offset 0, no group
+            assertThat(readFailure(MONITORING, topic)).as("monitoring reading " + topic).isNull();
+            assertThat(writeFailure(MONITORING, topic)).as("monitoring writing " + topic)
+                    .isInstanceOf(TopicAuthorizationException.class);
+            try (KafkaProducer<String, byte[]> p = new KafkaProducer<>(producerConfig(as(MONITORING), true))) {
+                // an idempotent producer is stopped earlier still: it may not even get a producer id
+                assertThat(sendFailure(p, topic)).as("monitoring writing " + topic + " with an idempotent producer")
+                        .isInstanceOf(AuthorizationException.class);
+            }
+        }
+        // a dashboard's consumer in its own group, committing its offsets
+        assertThat(readInGroup(MONITORING, "monitoring-dashboards", true, ALL_TOPICS.toArray(String[]::new)))
+                .containsExactlyInAnyOrderElementsOf(ALL_TOPICS);
+        // but never in a service's group, where it would take partitions from the real consumers
+        assertThat(subscribeFailure(MONITORING, groupId(INVENTORY_SERVICE, "mp.messaging.connector.smallrye-kafka.group.id"),
+                Topics.INVENTORY)).isInstanceOf(GroupAuthorizationException.class);
+        assertThat(subscribeFailure(MONITORING, "gate-m1-g1", Topics.GRANTS)).isInstanceOf(GroupAuthorizationException.class);
     }
 
     @Test

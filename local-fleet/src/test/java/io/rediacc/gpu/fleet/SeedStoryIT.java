@@ -342,6 +342,57 @@ class SeedStoryIT {
         assertThat(after.out()).contains(newDriver).doesNotContain(oldDriver);
     }
 
+    @Test
+    @Order(20)
+    void everyRecordTheStoryProducedMatchesItsPublishedSchemaAndCloudEventsHeaders() throws Exception {
+        // what a monitoring consumer sees: all five topics from the beginning, read by a plain Kafka client
+        Map<String, Object> client = Map.of("bootstrap.servers", env.get("KAFKA_BOOTSTRAP_SERVERS"));
+        List<String> violations = new ArrayList<>();
+        Map<String, Integer> values = new java.util.LinkedHashMap<>();
+        for (io.rediacc.gpu.contracts.events.Topics.TopicSpec topic : io.rediacc.gpu.contracts.events.Topics.ALL) {
+            TopicContracts.Report report = TopicContracts.check(topic, TopicContracts.readAll(client, topic.name()));
+            violations.addAll(report.violations());
+            values.put(topic.name(), report.values());
+        }
+        assertThat(violations).isEmpty();
+        // the story wrote to every topic: an inventory, grants, their audit, the gates' status and refusals
+        assertThat(values).hasSize(5).allSatisfy((topic, n) -> assertThat(n).as(topic).isPositive());
+    }
+
+    @Test
+    @Order(21)
+    void theServicesExportEverySeriesTheAlertsAndDashboardUseEachWithHelpText() throws Exception {
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        Map<String, String> help = new java.util.TreeMap<>();
+        java.util.Set<String> samples = new java.util.TreeSet<>();
+        for (String target : List.of("METRICS_GRANT_SERVICE", "METRICS_INVENTORY_SERVICE", "METRICS_DOCKER_GATE")) {
+            var answer = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(env.get(target))).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertThat(answer.statusCode()).as(target).isEqualTo(200);
+            for (String line : answer.body().lines().toList()) {
+                if (line.startsWith("# HELP ")) {
+                    String[] parts = line.split(" ", 4);
+                    help.put(parts[2], parts.length > 3 ? parts[3].trim() : "");
+                } else if (!line.startsWith("#") && !line.isBlank()) {
+                    samples.add(line.split("[{ ]", 2)[0]);
+                }
+            }
+        }
+        // the API ports do not serve them
+        for (String api : List.of("RDC_GRANT_URL", "RDC_INVENTORY_URL")) {
+            var answer = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(env.get(api) + "/q/metrics")).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertThat(answer.statusCode()).as(api + "/q/metrics").isEqualTo(404);
+        }
+        java.util.Set<String> listed = MonitoringFilesTest.exportedMetrics();
+        assertThat(samples).as("deploy/monitoring/exported-metrics.txt names only what the services export").containsAll(listed);
+        List<String> productFamilies = help.keySet().stream().filter(n -> n.matches("(grants|gate|inventory)_.*")).toList();
+        assertThat(productFamilies).hasSizeGreaterThan(15).allSatisfy(family -> {
+            assertThat(help.get(family)).as("HELP of " + family).isNotBlank();
+            assertThat(listed).as("exported-metrics.txt lists " + family).anyMatch(n -> n.equals(family) || n.startsWith(family + "_"));
+        });
+    }
+
     private static String socket(String repo) {
         return env.get("DOCKER_HOST_" + repo).substring("unix://".length());
     }

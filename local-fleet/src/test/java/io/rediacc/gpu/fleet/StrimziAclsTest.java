@@ -61,7 +61,7 @@ class StrimziAclsTest {
     @Test
     void everyKafkaUserOfTheDeploymentTranslates() throws IOException {
         Map<String, List<AclBinding>> users = StrimziAcls.load(DeploymentFilesTest.REPO.resolve("deploy/kubernetes/kafka-users.yaml"));
-        assertThat(users).as("a new KafkaUser needs its own case in KafkaAclIT").containsOnlyKeys("node-agent", "docker-gate", "grant-service", "inventory-service");
+        assertThat(users).as("a new KafkaUser needs its own case in KafkaAclIT").containsOnlyKeys("node-agent", "docker-gate", "grant-service", "inventory-service", "monitoring");
         users.forEach((user, acls) -> assertThat(acls).as(user).isNotEmpty());
     }
 }

@@ -77,26 +77,25 @@ public class AuditCommand implements Callable<Integer> {
             answer.path("entries").forEach(entries::add);
             after = answer.path("next").isTextual() ? answer.path("next").asText() : null;
         } while (after != null && entries.size() < limit);
-        if (session.format() != OutputFormat.table) {
-            Documents.print(session.out(), session.format(), entries);
-            return ExitCodes.OK;
-        }
+        boolean more = after != null;
+        return session.show(entries, out -> table(session, entries, more, out));
+    }
+
+    private void table(Session session, ArrayNode entries, boolean more, java.io.PrintWriter out) {
         if (entries.isEmpty()) {
-            session.out().println("no audit entries" + (since == null ? "" : " since " + since) + ".");
+            out.println("no audit entries" + (since == null ? "" : " since " + since) + ".");
         } else {
-            Table table = new Table("AT", "EVENT", "MACHINE", "REPO", "DEVICE", "EXCLUSIVE", "ACTOR", "REASON");
+            Table table = session.table("AT", "EVENT", "MACHINE", "REPO", "DEVICE", "EXCLUSIVE", "ACTOR", "REASON");
             for (JsonNode node : entries) {
                 AuditEntry e = Json.mapper().convertValue(node, AuditEntry.class);
                 table.row(e.at(), e.event(), e.machine(), e.repo(), e.device(), e.exclusive() ? "yes" : "no", e.actor(),
                         reason(e));
             }
-            table.print(session.out());
+            table.print(out);
         }
-        if (after != null) {
-            session.out().println("(first " + entries.size() + " entries; narrow the filters or raise --limit for more)");
+        if (more) {
+            out.println("(first " + entries.size() + " entries; narrow the filters or raise --limit for more)");
         }
-        session.out().flush();
-        return ExitCodes.OK;
     }
 
     /** The operator's reason, and the service's (a refusal, an expiry, a removal) after it. */

@@ -33,7 +33,8 @@ public record Reply(String service, String url, int status, String body) {
 
     /** Fails the command with the service's error on one line and the exit code for the status. */
     public Failure failure() {
-        return new Failure(exitCode(), error().line());
+        ServiceError error = error();
+        return new Failure(exitCode(), error.line(), error, status);
     }
 
     /** rdc's exit code for this answer. */

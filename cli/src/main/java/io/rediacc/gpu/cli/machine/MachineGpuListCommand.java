@@ -124,7 +124,7 @@ public class MachineGpuListCommand implements Callable<Integer> {
         if (detail.gpus().isEmpty()) {
             out.println("No GPUs on " + detail.machine() + " (platform " + detail.platform() + ", inventory age " + age + ").");
         } else {
-            Table gpus = new Table("VENDOR", "GPU", "NAME", "DRIVER", "MEMORY", "PLATFORM", "AGE");
+            Table gpus = session.table("VENDOR", "GPU", "NAME", "DRIVER", "MEMORY", "PLATFORM", "AGE");
             for (Gpu gpu : detail.gpus().stream().sorted(VENDOR_THEN_INDEX).toList()) {
                 gpus.row(gpu.vendor(), gpu.index(), gpu.name(), gpu.driverVersion(),
                         gpu.memoryMiB() == null ? null : gpu.memoryMiB() + " MiB", detail.platform(), age);
@@ -136,7 +136,7 @@ public class MachineGpuListCommand implements Callable<Integer> {
         if (devices.isEmpty()) {
             out.println("No grantable CDI devices on " + detail.machine() + ".");
         } else {
-            Table table = new Table("DEVICE", "HOLDERS");
+            Table table = session.table("DEVICE", "HOLDERS");
             for (HolderMerge.DeviceHolders row : devices) {
                 String holders = row.holders().isEmpty() ? "-" : String.join(", ", row.holders());
                 table.row(row.inInventory() ? row.device() : row.device() + " (not in inventory)", holders);
@@ -145,7 +145,7 @@ public class MachineGpuListCommand implements Callable<Integer> {
         }
         if (!detail.gates().isEmpty()) {
             out.println();
-            Table gates = new Table("GATE", "STATE", "APPLIED VERSION", "LIVE", "DAEMONS");
+            Table gates = session.table("GATE", "STATE", "APPLIED VERSION", "LIVE", "DAEMONS");
             for (Gate gate : detail.gates()) {
                 gates.row(gate.gateId(), gate.state(), gate.appliedVersion(), gate.live() ? "yes" : "no",
                         DaemonStatus.summary(gate.daemons()));

@@ -65,33 +65,22 @@ public class MachineListCommand implements Callable<Integer> {
         if (size != null && (size < 1 || size > ALL_PAGE_SIZE)) {
             throw Failure.usage("--size must be between 1 and " + ALL_PAGE_SIZE);
         }
+        // one page as the service answered it, or every page gathered into {"items": [...], "total": N}
+        JsonNode document = page != null
+                ? session.inventory().machines(query(page, size == null ? 50 : size)).orFail().json()
+                : collectAll(session);
         List<JsonNode> items = new ArrayList<>();
-        long total;
-        if (page != null) {
-            JsonNode answer = session.inventory().machines(query(page, size == null ? 50 : size)).orFail().json();
-            if (session.format() != OutputFormat.table) {
-                Documents.print(session.out(), session.format(), answer);
-                return ExitCodes.OK;
-            }
-            answer.path("items").forEach(items::add);
-            total = answer.path("total").asLong();
-        } else {
-            total = collectAll(session, items);
-        }
-        if (session.format() != OutputFormat.table) {
-            ObjectNode document = Json.mapper().createObjectNode();
-            ArrayNode array = document.putArray("items");
-            items.forEach(array::add);
-            document.put("total", total);
-            Documents.print(session.out(), session.format(), document);
-            return ExitCodes.OK;
-        }
+        document.path("items").forEach(items::add);
+        long total = document.path("total").asLong();
+        return session.show(document, out -> table(session, items, total, out));
+    }
+
+    private void table(Session session, List<JsonNode> items, long total, java.io.PrintWriter out) {
         if (items.isEmpty()) {
-            session.out().println(total == 0 ? "No machines match." : "No machines on this page (" + total + " in all).");
-            session.out().flush();
-            return ExitCodes.OK;
+            out.println(total == 0 ? "No machines match." : "No machines on this page (" + total + " in all).");
+            return;
         }
-        Table table = new Table("MACHINE", "PLATFORM", "GPUS", "HEARTBEAT", "STALE", "AGENT");
+        Table table = session.table("MACHINE", "PLATFORM", "GPUS", "HEARTBEAT", "STALE", "AGENT");
         // read from the tree (a MachineSummary's fields): no record deserializer to build, which is most
         // of what Jackson costs a short-lived command
         for (JsonNode item : items) {
@@ -99,15 +88,15 @@ public class MachineListCommand implements Callable<Integer> {
                     Ages.of(item.path("ageSeconds").asLong()), item.path("stale").asBoolean() ? "yes" : "no",
                     text(item, "agentVersion"));
         }
-        table.print(session.out());
+        table.print(out);
         if (page != null && total > items.size()) {
-            session.out().println("(page " + page + ", " + items.size() + " of " + total + " machines)");
-            session.out().flush();
+            out.println("(page " + page + ", " + items.size() + " of " + total + " machines)");
         }
-        return ExitCodes.OK;
     }
 
-    private long collectAll(Session session, List<JsonNode> items) {
+    private JsonNode collectAll(Session session) {
+        ObjectNode document = Json.mapper().createObjectNode();
+        ArrayNode items = document.putArray("items");
         long total = 0;
         for (int p = 0; p < MAX_PAGES; p++) {
             // a MachinePage, read from the tree
@@ -119,7 +108,8 @@ public class MachineListCommand implements Callable<Integer> {
                 break;
             }
         }
-        return total;
+        document.put("total", total);
+        return document;
     }
 
     private static String text(JsonNode item, String field) {

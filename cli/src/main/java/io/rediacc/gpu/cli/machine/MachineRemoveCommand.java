@@ -47,22 +47,16 @@ public class MachineRemoveCommand implements Callable<Integer> {
         } catch (InvalidIdentifierException e) {
             throw Failure.usage(e.getMessage());
         }
-        Reply reply = session.grants().removeMachine(machine, revokeGrants, reason);
-        if (!reply.ok()) {
-            throw reply.failure();
-        }
-        if (session.format() != io.rediacc.gpu.cli.output.OutputFormat.table) {
-            io.rediacc.gpu.cli.output.Documents.print(session.out(), session.format(), reply.json());
-            return ExitCodes.OK;
-        }
-        Removal removal = reply.as(Removal.class);
+        Reply reply = session.grants().removeMachine(machine, revokeGrants, reason).orFail();
+        return session.show(reply.json(), out -> line(reply.as(Removal.class), out));
+    }
+
+    private static void line(Removal removal, java.io.PrintWriter out) {
         String revoked = removal.revoked().isEmpty() ? "it held no grants"
                 : "revoked " + removal.revokedCount() + " grant(s): " + removal.revoked().stream()
                 .map(g -> g.device() + " of " + g.repoName()).collect(Collectors.joining(", "));
-        session.out().println("removed machine " + removal.machine() + ": " + revoked
+        out.println("removed machine " + removal.machine() + ": " + revoked
                 + "; its inventory" + (removal.tombstonedGates().isEmpty() ? "" : " and gate records")
                 + " are tombstoned");
-        session.out().flush();
-        return ExitCodes.OK;
     }
 }

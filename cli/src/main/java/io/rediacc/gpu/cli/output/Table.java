@@ -9,10 +9,17 @@ import java.util.List;
 public final class Table {
 
     private final List<String> header;
+    private final boolean printHeader;
     private final List<List<String>> rows = new ArrayList<>();
 
     public Table(String... header) {
+        this(true, header);
+    }
+
+    /** @param printHeader false for {@code --no-headers}: the columns are sized as with the header, which is left out */
+    public Table(boolean printHeader, String... header) {
         this.header = List.of(header);
+        this.printHeader = printHeader;
     }
 
     public Table row(Object... cells) {
@@ -38,7 +45,9 @@ public final class Table {
                 widths[i] = Math.max(widths[i], row.get(i).length());
             }
         }
-        line(out, header, widths);
+        if (printHeader) {
+            line(out, header, widths);
+        }
         rows.forEach(row -> line(out, row, widths));
         out.flush();
     }

@@ -77,22 +77,13 @@ public class GrantCommand implements Callable<Integer> {
             throw Failure.usage("give --expires-in or --until, not both");
         }
         GrantClient grants = session.grants();
-        List<DeviceOutcome> outcomes = new ArrayList<>();
-        for (CdiName name : names) {
-            // an unreachable service ends the command here, with its one line
-            outcomes.add(outcome(name, grants.grant(ref, name, exclusive, waitFor, reason, expiry, at), ref));
-        }
-        return DeviceOutcome.report(session, outcomes);
+        return DeviceOutcome.run(session, names, name -> grants.grant(ref, name, exclusive, waitFor, reason, expiry, at),
+                (name, reply) -> line(name, reply, ref));
     }
 
-    private static DeviceOutcome outcome(CdiName device, Reply reply, RepoRef ref) {
-        int exit = reply.exitCode();
-        if (!reply.ok()) {
-            return new DeviceOutcome(device.qualified(), reply.status(), exit,
-                    device + ": " + reply.error().line(), reply.document());
-        }
+    private static String line(CdiName device, Reply reply, RepoRef ref) {
         GrantResult result = reply.as(GrantResult.class);
-        String repoRef = result.repo() != null && result.machine() != null ? result.repo() + "@" + result.machine() : ref.toString();
+        String repoRef = DeviceOutcome.repoRef(result.repo(), result.machine(), ref);
         String mode = result.exclusive() ? " (exclusive)" : "";
         String line = switch (reply.status()) {
             case 201 -> "granted " + device + " to " + repoRef + mode;
@@ -110,6 +101,6 @@ public class GrantCommand implements Callable<Integer> {
                     .map(o -> o.repo() + "'s " + o.device() + (o.exclusive() ? " (exclusive)" : ""))
                     .collect(Collectors.joining(", ")) + ")";
         }
-        return new DeviceOutcome(device.qualified(), reply.status(), exit, line, reply.json());
+        return line;
     }
 }

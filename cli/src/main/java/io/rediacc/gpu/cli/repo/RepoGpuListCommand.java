@@ -37,29 +37,26 @@ public class RepoGpuListCommand implements Callable<Integer> {
         Session session = Session.of(spec);
         RepoRef ref = CommandInput.repo(repo);
         JsonNode answer = session.grants().repoGrants(ref).orFail().json();
-        if (session.format() != OutputFormat.table) {
-            Documents.print(session.out(), session.format(), answer);
-            return ExitCodes.OK;
-        }
-        RepoGrants grants = Json.mapper().convertValue(answer, RepoGrants.class);
+        return session.show(answer, out -> table(session, Json.mapper().convertValue(answer, RepoGrants.class), out));
+    }
+
+    private static void table(Session session, RepoGrants grants, java.io.PrintWriter out) {
         String who = grants.repo() + "@" + grants.machine();
         if (grants.grants().isEmpty()) {
-            session.out().println(who + " has no GPU grants.");
+            out.println(who + " has no GPU grants.");
         } else {
             // a repo gone from its machine keeps its grants until they are revoked (by name)
             String repoCell = grants.repoGone() ? who + " (repo gone)" : who;
-            Table table = new Table("REPO", "DEVICE", "EXCLUSIVE", "GRANTED BY", "GRANTED AT", "EXPIRES");
+            Table table = session.table("REPO", "DEVICE", "EXCLUSIVE", "GRANTED BY", "GRANTED AT", "EXPIRES");
             for (RepoGrant g : grants.grants()) {
                 table.row(repoCell, g.device(), g.exclusive() ? "yes" : "no", g.grantedBy(), g.grantedAt(),
                         g.expiresAt() == null ? "never" : g.expiresAt());
             }
-            table.print(session.out());
+            table.print(out);
             if (grants.repoGone()) {
-                session.out().println(grants.repo() + " is no longer on " + grants.machine()
+                out.println(grants.repo() + " is no longer on " + grants.machine()
                         + "; revoke its grants with: rdc repo gpu revoke " + who + " --device <name>");
             }
         }
-        session.out().flush();
-        return ExitCodes.OK;
     }
 }

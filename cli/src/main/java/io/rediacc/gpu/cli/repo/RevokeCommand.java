@@ -54,25 +54,17 @@ public class RevokeCommand implements Callable<Integer> {
         List<CdiName> names = CommandInput.devices(devices, session.err());
         Duration waitFor = CommandInput.wait(wait);
         GrantClient grants = session.grants();
-        List<DeviceOutcome> outcomes = new ArrayList<>();
-        for (CdiName name : names) {
-            outcomes.add(outcome(name, grants.revoke(ref, name, waitFor, reason), ref));
-        }
-        return DeviceOutcome.report(session, outcomes);
+        return DeviceOutcome.run(session, names, name -> grants.revoke(ref, name, waitFor, reason),
+                (name, reply) -> line(name, reply, ref));
     }
 
-    private static DeviceOutcome outcome(CdiName device, Reply reply, RepoRef ref) {
-        int exit = reply.exitCode();
-        if (!reply.ok()) {
-            return new DeviceOutcome(device.qualified(), reply.status(), exit,
-                    device + ": " + reply.error().line(), reply.document());
-        }
+    private static String line(CdiName device, Reply reply, RepoRef ref) {
         RevokeResult result = reply.as(RevokeResult.class);
-        String repoRef = result.repo() != null && result.machine() != null ? result.repo() + "@" + result.machine() : ref.toString();
+        String repoRef = DeviceOutcome.repoRef(result.repo(), result.machine(), ref);
         String line = "revoked " + device + " from " + repoRef + (reply.status() == 202 ? ", not yet enforced" : "");
         if (result.enforcement() != null) {
             line += ": " + result.enforcement();
         }
-        return new DeviceOutcome(device.qualified(), reply.status(), exit, line, reply.json());
+        return line;
     }
 }

@@ -18,6 +18,8 @@ public final class CloudEventHeaders {
     public static final String ID = "ce_id";
     public static final String TIME = "ce_time";
     public static final String SUBJECT = "ce_subject";
+    /** The URI of the value's JSON Schema ({@link Topics.TopicSpec#dataSchema()}), its {@code $id}. */
+    public static final String DATA_SCHEMA = "ce_dataschema";
     public static final String CONTENT_TYPE = "content-type";
 
     private CloudEventHeaders() {
@@ -31,6 +33,7 @@ public final class CloudEventHeaders {
         headers.put(SOURCE, bytes(source));
         headers.put(ID, bytes(id));
         headers.put(TIME, bytes(time.toString()));
+        headers.put(DATA_SCHEMA, bytes(topic.dataSchema()));
         if (subject != null) {
             headers.put(SUBJECT, bytes(subject));
         }

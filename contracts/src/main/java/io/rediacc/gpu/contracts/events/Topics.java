@@ -14,10 +14,21 @@ public final class Topics {
     public static final String GATE_STATUS = "gpu.gate-status.v1";
     public static final String GATE_DECISIONS = "gpu.gate-decisions.v1";
 
+    /** Where the schemas' {@code $id}s live; {@code contracts/src/main/resources/schemas/} holds the files. */
+    public static final String SCHEMA_BASE = "https://rediacc.io/schemas/gpu/";
+
     /** One topic's contract. {@code cleanupPolicy} is Kafka's {@code cleanup.policy} value. */
     public record TopicSpec(String name, String key, String cleanupPolicy, String cloudEventType, Class<?> valueType) {
         public boolean compacted() {
             return "compact".equals(cleanupPolicy);
+        }
+
+        /**
+         * The {@code $id} of the value's JSON Schema, sent as {@code ce_dataschema}: the schema file
+         * ({@link #schemaResource()}) under {@value #SCHEMA_BASE}.
+         */
+        public String dataSchema() {
+            return SCHEMA_BASE + schemaResource().substring("schemas/".length());
         }
 
         /** Classpath resource of the value's JSON Schema. */

@@ -115,4 +115,27 @@ class EventsDocumentationTest {
         assertThat(schemaFor(Topics.GRANT_EVENTS_TOPIC).validate(EventJson.mapper().readTree(EventJson.toJson(expired)))).isEmpty();
         assertThat(EventJson.toJson(expired)).contains("\"type\":\"expired\"").contains("\"requestReason\":\"ticket-123\"");
     }
+
+    @Test
+    void aLoadingGateWithoutSyncedAtIsValidButASyncedOneMustSayWhen() throws IOException {
+        GateStatus loading = new GateStatus("m1", "gate-1", 0, GateStatus.LOADING, List.of(), List.of(), 30, null);
+        JsonNode loadingJson = EventJson.mapper().readTree(EventJson.toJson(loading));
+        assertThat(loadingJson.has("syncedAt")).isFalse();
+        assertThat(schemaFor(Topics.GATE_STATUS_TOPIC).validate(loadingJson)).isEmpty();
+        GateStatus synced = new GateStatus("m1", "gate-1", 0, GateStatus.SYNCED, List.of(), List.of(), 30, null);
+        assertThat(schemaFor(Topics.GATE_STATUS_TOPIC).validate(EventJson.mapper().readTree(EventJson.toJson(synced))))
+                .as("a synced gate status without syncedAt").isNotEmpty();
+    }
+
+    @Test
+    void everyRecordNamesItsSchemaInCeDataschemaByTheSchemasOwnId() throws IOException {
+        for (Topics.TopicSpec topic : Topics.ALL) {
+            Map<String, byte[]> headers = CloudEventHeaders.of(topic, "/test", "m1");
+            String dataSchema = new String(headers.get(CloudEventHeaders.DATA_SCHEMA), java.nio.charset.StandardCharsets.UTF_8);
+            JsonNode schema = EventJson.mapper().readTree(getClass().getClassLoader().getResource(topic.schemaResource()));
+            assertThat(dataSchema).as(topic.name()).isEqualTo(schema.get("$id").asText());
+            assertThat(SCHEMAS.getSchema(SchemaLocation.of(dataSchema), CONFIG).validate(
+                    EventJson.mapper().readTree(examples().get(topic.name())))).as("example of %s by its ce_dataschema", topic.name()).isEmpty();
+        }
+    }
 }

@@ -48,6 +48,8 @@ public final class GrantsFeed implements AutoCloseable {
     private final Thread thread;
     private volatile boolean running = true;
     private volatile KafkaConsumer<String, byte[]> consumer;
+    /** Records not read yet, as the consumer last knew it after a poll; NaN before it knows. */
+    private volatile double lagRecords = Double.NaN;
 
     /** @param kafka client settings (bootstrap servers, security); the feed's own settings override them */
     public GrantsFeed(GrantStore store, Map<String, Object> kafka, String groupId, Duration apiTimeout) {
@@ -122,7 +124,17 @@ public final class GrantsFeed implements AutoCloseable {
                     applyRecord(record);
                 }
             }
+            long lag = 0;
+            for (TopicPartition p : partitions) {
+                lag += c.currentLag(p).orElse(0);
+            }
+            lagRecords = lag;
         }
+    }
+
+    /** Records of the grants topic this gate has not read yet (consumer lag after its last poll); NaN before the first. */
+    public double lagRecords() {
+        return lagRecords;
     }
 
     /**

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.rediacc.gpu.gate.grants.GrantStore;
+import io.rediacc.gpu.gate.grants.GrantsFeed;
 
 /** The gate's Micrometer meters (exported by Prometheus as {@code gate_*}). */
 public final class GateMetrics {
@@ -24,6 +25,17 @@ public final class GateMetrics {
                 .register(registry);
         Gauge.builder("gate.grants.synced", store, s -> s.state().caughtUp() ? 1 : 0)
                 .description("1 once the grants topic was read to the end offsets seen at start")
+                .register(registry);
+    }
+
+    /**
+     * {@code gate_grants_feed_lag_records}: records of gpu.grants.v1 the gate has not read yet. A newer
+     * snapshot is applied as soon as it is read, so a lag that stays above 0 is a gate behind the
+     * latest grant version.
+     */
+    public void watch(GrantsFeed feed) {
+        Gauge.builder("gate.grants.feed.lag.records", feed, GrantsFeed::lagRecords)
+                .description("Records of gpu.grants.v1 this gate has not read yet (its consumer lag); above 0 for long: the gate lags the latest grant version")
                 .register(registry);
     }
 

@@ -347,7 +347,7 @@ public final class GatePolicy {
     }
 
     private static Refusal inspectionFailed(RuntimeException e) {
-        return new Refusal(400, "inspection-failed", null,
+        return new Refusal(400, RefusalMessages.RULE_INSPECTION_FAILED, null,
                 "the gate could not inspect this request (" + e.getClass().getSimpleName() + "), so it refuses it");
     }
 }

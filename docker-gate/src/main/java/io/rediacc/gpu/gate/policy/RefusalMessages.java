@@ -5,58 +5,79 @@ import java.util.List;
 
 /**
  * Every refusal the policy produces: a stable rule id and the sentence the docker CLI prints. A
- * refused spelling always says what to write instead. Rule ids are listed in docker-gate/POLICY.md.
+ * refused spelling always says what to write instead. The {@code RULE_*} constants are every rule id the gate
+ * can emit ({@link #ruleIds()}); docker-gate/POLICY.md explains them and docs/EVENTS.md lists them for consumers
+ * of {@code gpu.gate-decisions.v1} (RuleIdsDocumentedTest keeps both honest).
  */
-final class RefusalMessages {
+public final class RefusalMessages {
 
     // Request shape (400 / 413)
-    static final String RULE_REQUEST_TARGET = "request-target";
-    static final String RULE_FRAMING = "ambiguous-framing";
-    static final String RULE_TOO_LARGE = "body-too-large";
-    static final String RULE_UNREADABLE = "body-not-json";
-    static final String RULE_DUPLICATE_KEY = "body-duplicate-key";
-    static final String RULE_FIELD_TYPE = "body-field-type";
-    static final String RULE_TOP_LEVEL_HOST_CONFIG = "top-level-host-config";
-    static final String RULE_START_BODY = "start-with-body";
-    static final String RULE_CDI_INVALID = "cdi-name-invalid";
+    public static final String RULE_REQUEST_TARGET = "request-target";
+    public static final String RULE_FRAMING = "ambiguous-framing";
+    public static final String RULE_TOO_LARGE = "body-too-large";
+    public static final String RULE_UNREADABLE = "body-not-json";
+    public static final String RULE_DUPLICATE_KEY = "body-duplicate-key";
+    public static final String RULE_FIELD_TYPE = "body-field-type";
+    public static final String RULE_TOP_LEVEL_HOST_CONFIG = "top-level-host-config";
+    public static final String RULE_START_BODY = "start-with-body";
+    public static final String RULE_CDI_INVALID = "cdi-name-invalid";
     // Grants (403 / 503)
-    static final String RULE_NOT_GRANTED = "cdi-not-granted";
-    static final String RULE_GRANTS_NOT_LOADED = "grants-not-loaded";
+    public static final String RULE_NOT_GRANTED = "cdi-not-granted";
+    public static final String RULE_GRANTS_NOT_LOADED = "grants-not-loaded";
     // Hardware paths (403)
-    static final String RULE_GPUS = "gpus-request";
-    static final String RULE_DEVICE_DRIVER = "device-driver";
-    static final String RULE_CDI_SHAPE = "cdi-request-shape";
-    static final String RULE_RUNTIME = "runtime";
-    static final String RULE_RAW_DEVICE = "raw-device";
-    static final String RULE_CDI_IN_DEVICES = "cdi-name-in-devices";
-    static final String RULE_DEVICE_CGROUP = "device-cgroup-rule";
-    static final String RULE_PRIVILEGED = "privileged";
-    static final String RULE_HOST_PATH = "host-path";
-    static final String RULE_VOLUME_OPTIONS = "volume-options";
-    static final String RULE_CAPABILITY = "capability";
-    static final String RULE_HOST_NAMESPACE = "host-namespace";
-    static final String RULE_SYSTEM_PATHS = "system-paths";
-    static final String RULE_SECURITY_OPT = "security-opt";
-    static final String RULE_CDI_ANNOTATION = "cdi-annotation";
-    static final String RULE_EXEC_PRIVILEGED = "exec-privileged";
-    static final String RULE_UPDATE_DEVICES = "update-devices";
-    static final String RULE_BUILDKIT = "buildkit";
-    static final String RULE_DEVICE_ENV = "device-env";
-    static final String RULE_DAEMON_MISCONFIGURED = "daemon-misconfigured";
-    static final String RULE_DAEMON_UNVERIFIED = "daemon-unverified";
-    static final String RULE_SWARM = "swarm-membership";
-    static final String RULE_SERVICE_RESOURCES = "service-generic-resources";
-    static final String RULE_SERVICE_PLUGIN = "service-plugin";
-    static final String RULE_PLUGIN_MANAGEMENT = "plugin-management";
-    static final String RULE_HOST_PATH_NOT_ALLOWED = "host-path-not-allowed";
-    static final String RULE_VOLUME_DRIVER = "volume-driver";
-    static final String RULE_LOG_DRIVER = "log-driver";
-    static final String RULE_VOLUME_UNREADABLE = "volume-unreadable";
-    static final String RULE_STORED_UNREADABLE = "stored-config-unreadable";
+    public static final String RULE_GPUS = "gpus-request";
+    public static final String RULE_DEVICE_DRIVER = "device-driver";
+    public static final String RULE_CDI_SHAPE = "cdi-request-shape";
+    public static final String RULE_RUNTIME = "runtime";
+    public static final String RULE_RAW_DEVICE = "raw-device";
+    public static final String RULE_CDI_IN_DEVICES = "cdi-name-in-devices";
+    public static final String RULE_DEVICE_CGROUP = "device-cgroup-rule";
+    public static final String RULE_PRIVILEGED = "privileged";
+    public static final String RULE_HOST_PATH = "host-path";
+    public static final String RULE_VOLUME_OPTIONS = "volume-options";
+    public static final String RULE_CAPABILITY = "capability";
+    public static final String RULE_HOST_NAMESPACE = "host-namespace";
+    public static final String RULE_SYSTEM_PATHS = "system-paths";
+    public static final String RULE_SECURITY_OPT = "security-opt";
+    public static final String RULE_CDI_ANNOTATION = "cdi-annotation";
+    public static final String RULE_EXEC_PRIVILEGED = "exec-privileged";
+    public static final String RULE_UPDATE_DEVICES = "update-devices";
+    public static final String RULE_BUILDKIT = "buildkit";
+    public static final String RULE_DEVICE_ENV = "device-env";
+    public static final String RULE_DAEMON_MISCONFIGURED = "daemon-misconfigured";
+    public static final String RULE_DAEMON_UNVERIFIED = "daemon-unverified";
+    public static final String RULE_SWARM = "swarm-membership";
+    public static final String RULE_SERVICE_RESOURCES = "service-generic-resources";
+    public static final String RULE_SERVICE_PLUGIN = "service-plugin";
+    public static final String RULE_PLUGIN_MANAGEMENT = "plugin-management";
+    public static final String RULE_HOST_PATH_NOT_ALLOWED = "host-path-not-allowed";
+    public static final String RULE_VOLUME_DRIVER = "volume-driver";
+    public static final String RULE_LOG_DRIVER = "log-driver";
+    public static final String RULE_VOLUME_UNREADABLE = "volume-unreadable";
+    public static final String RULE_STORED_UNREADABLE = "stored-config-unreadable";
+    // The gate itself (400 / 403)
+    public static final String RULE_INCOMPLETE_BODY = "incomplete-body";
+    public static final String RULE_INSPECTION_FAILED = "inspection-failed";
+    public static final String RULE_GATE_ERROR = "gate-error";
 
     private static final String MACHINE_PLACEHOLDER = "rdc machine gpu list <machine>";
 
     private RefusalMessages() {
+    }
+
+    /** Every rule id a refusal can carry: the {@code RULE_*} constants above, in declaration order. */
+    public static List<String> ruleIds() {
+        List<String> ids = new java.util.ArrayList<>();
+        for (java.lang.reflect.Field f : RefusalMessages.class.getDeclaredFields()) {
+            if (f.getName().startsWith("RULE_") && f.getType() == String.class) {
+                try {
+                    ids.add((String) f.get(null));
+                } catch (IllegalAccessException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        }
+        return List.copyOf(ids);
     }
 
     static String notGranted(String device, RepoIdentity repo) {

@@ -31,6 +31,7 @@ import io.netty.util.ReferenceCountUtil;
 import io.rediacc.gpu.gate.manifest.SocketEndpoint;
 import io.rediacc.gpu.gate.policy.HeadVerdict;
 import io.rediacc.gpu.gate.policy.Refusal;
+import io.rediacc.gpu.gate.policy.RefusalMessages;
 import io.rediacc.gpu.gate.policy.RepoIdentity;
 import io.rediacc.gpu.gate.policy.RequestHead;
 import io.rediacc.gpu.gate.policy.StoredVolume;
@@ -192,7 +193,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             } else if (ex == null || !ex.requestDone) {
                 // The client stopped sending before or in the middle of a request: nothing to finish.
                 if (ex != null && ex.mode == Mode.INSPECT && !ex.responseStarted) {
-                    Refusal incomplete = new Refusal(400, "incomplete-body", null,
+                    Refusal incomplete = new Refusal(400, RefusalMessages.RULE_INCOMPLETE_BODY, null,
                             "the request body ended before it was complete; it was not forwarded");
                     plane.recorder().refused(repo, ex.head, incomplete);
                     client.write(DockerErrors.response(400, incomplete.message(), true));
@@ -473,7 +474,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     /** The framing of the request is unknowable: answer and close, since the next request's start is unknowable too. */
     private void refuseFraming(RequestHead head, String message) {
-        Refusal refusal = new Refusal(400, "ambiguous-framing", null, message);
+        Refusal refusal = new Refusal(400, RefusalMessages.RULE_FRAMING, null, message);
         plane.recorder().refused(repo, head, refusal);
         closing = true;
         if (ex != null) {
@@ -1035,13 +1036,13 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
 
     private Refusal tooLarge() {
-        return new Refusal(413, "body-too-large", null, "the request body is larger than the " + maxBody
+        return new Refusal(413, RefusalMessages.RULE_TOO_LARGE, null, "the request body is larger than the " + maxBody
                 + " bytes the gate inspects; it was refused, not forwarded uninspected");
     }
 
     private Refusal policyFailure(RuntimeException e) {
         LOG.errorf(e, "policy failed on a request of repo %s; refusing it", repo.name());
-        return new Refusal(403, "gate-error", null, "the gate could not evaluate this request and refused it");
+        return new Refusal(403, RefusalMessages.RULE_GATE_ERROR, null, "the gate could not evaluate this request and refused it");
     }
 
     private static String daemonMessage(StoredContainerReader.Answer answer) {

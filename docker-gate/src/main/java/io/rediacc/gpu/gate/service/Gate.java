@@ -72,6 +72,7 @@ public final class Gate implements AutoCloseable {
                 settings.daemonInspectTimeout(), settings.connections());
         this.server = new GateServer(plane);
         this.feed = new GrantsFeed(grants, settings.kafka(), clientId, settings.kafkaApiTimeout());
+        metrics.watch(feed);
     }
 
     /** Reads the manifest, loads grants from disk, starts following Kafka and opens the listeners. */

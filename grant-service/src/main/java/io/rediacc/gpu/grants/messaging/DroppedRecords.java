@@ -1,5 +1,6 @@
 package io.rediacc.gpu.grants.messaging;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -22,6 +23,10 @@ public class DroppedRecords {
 
     void drop(ConsumerRecord<String, byte[]> record, String why) {
         LOG.warnf("dropping record %s-%d@%d: %s", record.topic(), record.partition(), record.offset(), why);
-        metrics.counter("grants.input.dropped", "topic", record.topic()).increment();
+        Counter.builder("grants.input.dropped")
+                .description("Records read from Kafka and dropped because they failed the input checks, by topic")
+                .tag("topic", record.topic())
+                .register(metrics)
+                .increment();
     }
 }

@@ -2,6 +2,7 @@ package io.rediacc.gpu.grants.messaging;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -121,9 +122,18 @@ public class OutboxRelay {
         this.config = config;
         this.schema = schema;
         this.kafkaConfig = kafkaConfig;
-        this.published = metrics.counter("grants.outbox.published");
-        this.parkedRecords = metrics.counter("grants.outbox.parked.records");
-        metrics.gauge("grants.outbox.parked", this, relay -> relay.state.parked());
+        this.published = Counter.builder("grants.outbox.published")
+                .description("Outbox records the relay published to Kafka")
+                .register(metrics);
+        this.parkedRecords = Counter.builder("grants.outbox.parked.records")
+                .description("Outbox records the relay parked because Kafka refused them for good")
+                .register(metrics);
+        Gauge.builder("grants.outbox.parked", this, relay -> relay.state.parked())
+                .description("Rows in outbox_parked now; the machine's later records wait behind them until an operator acts")
+                .register(metrics);
+        Gauge.builder("grants.outbox.pending", this, relay -> relay.state.pendingSeen())
+                .description("Outbox records the relay's last pass read but could not publish yet (retried; 0 on a standby replica)")
+                .register(metrics);
     }
 
     void onStart(@Observes StartupEvent event) {

@@ -1,11 +1,14 @@
 package io.rediacc.gpu.grants.service;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.rediacc.gpu.grants.config.LatencyHistograms;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.Duration;
 
-/** The service's business metrics (Prometheus at {@code /q/metrics}). */
+/** The service's business metrics (Prometheus at {@code /q/metrics} on the management port). */
 @ApplicationScoped
 public class GrantMetrics {
 
@@ -16,19 +19,35 @@ public class GrantMetrics {
     }
 
     void granted() {
-        registry.counter("grants.changes", "type", "granted").increment();
+        changes("granted").increment();
     }
 
     void revoked() {
-        registry.counter("grants.changes", "type", "revoked").increment();
+        changes("revoked").increment();
     }
 
     void refused(String reason) {
-        registry.counter("grants.refusals", "reason", reason).increment();
+        Counter.builder("grants.refusals")
+                .description("Grant requests refused by the rules (409/422), by error code")
+                .tag("reason", reason)
+                .register(registry)
+                .increment();
     }
 
-    /** How long a call waited for the machine's gates, by whether they enforced the change in time. */
+    /** How long a call waited for the machine's gates, by whether they enforced the change in time (false: 202). */
     public void enforcementWait(Duration waited, boolean enforced) {
-        registry.timer("grants.enforcement.wait", "enforced", Boolean.toString(enforced)).record(waited);
+        Timer.builder("grants.enforcement.wait")
+                .description("Time a grant or revoke waited for the machine's gates to enforce it; enforced=false was answered 202 (not yet enforced)")
+                .tag("enforced", Boolean.toString(enforced))
+                .serviceLevelObjectives(LatencyHistograms.BUCKETS)
+                .register(registry)
+                .record(waited);
+    }
+
+    private Counter changes(String type) {
+        return Counter.builder("grants.changes")
+                .description("Grant changes committed, by type (granted, revoked)")
+                .tag("type", type)
+                .register(registry);
     }
 }

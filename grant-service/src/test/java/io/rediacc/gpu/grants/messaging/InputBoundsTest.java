@@ -33,6 +33,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 @WithTestResource(KafkaTestResource.class)
 @WithTestResource(PostgresTestResource.class)
 class InputBoundsTest {
+    /** /q/metrics is on the management interface, not on the API's port. */
+    @io.quarkus.test.common.http.TestHTTPResource(value = "/metrics", management = true) // under the management root, /q
+    java.net.URL metricsUrl;
+
 
     private final GrantApi api = new GrantApi();
 
@@ -112,8 +116,8 @@ class InputBoundsTest {
                 base.gpus(), base.cdiDevices(), null, null, base.repos(), List.of());
     }
 
-    private static double dropped(String topic) {
-        String metrics = RestAssured.given().get("/q/metrics").asString();
+    private double dropped(String topic) {
+        String metrics = RestAssured.given().get(metricsUrl).asString();
         Matcher m = Pattern.compile("grants_input_dropped_total\\{[^}]*topic=\"" + Pattern.quote(topic) + "\"[^}]*} ([0-9.E]+)")
                 .matcher(metrics);
         return m.find() ? Double.parseDouble(m.group(1)) : 0;

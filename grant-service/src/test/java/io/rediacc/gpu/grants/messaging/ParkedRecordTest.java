@@ -36,6 +36,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 @WithTestResource(KafkaTestResource.class)
 @WithTestResource(PostgresTestResource.class)
 class ParkedRecordTest {
+    /** /q/metrics is on the management interface, not on the API's port. */
+    @io.quarkus.test.common.http.TestHTTPResource(value = "/metrics", management = true) // under the management root, /q
+    java.net.URL metricsUrl;
+
 
     private final GrantApi api = new GrantApi();
 
@@ -82,7 +86,7 @@ class ParkedRecordTest {
         Response ready = RestAssured.given().get("/q/health/ready");
         assertThat(ready.statusCode()).isEqualTo(503);
         assertThat(ready.asString()).contains("parked").contains(a.name).contains("/api/v1/outbox/parked");
-        assertThat(RestAssured.given().get("/q/metrics").asString()).containsPattern("grants_outbox_parked(_records_total)? [1-9]");
+        assertThat(RestAssured.given().get(metricsUrl).asString()).containsPattern("grants_outbox_parked(_records_total)? [1-9]");
         // operators only; a viewer may not even look
         assertThat(api.as(GrantApi.VIEWER_TOKEN).request().get("/api/v1/outbox/parked").statusCode()).isEqualTo(403);
         assertThat(api.request().get("/api/v1/outbox/parked/" + oversized).asString()).startsWith("{\"padding\"");

@@ -14,6 +14,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 @WithTestResource(KafkaTestResource.class)
 @WithTestResource(PostgresTestResource.class)
 class MetricsUriTagTest {
+    /** /q/metrics is on the management interface, not on the API's port. */
+    @io.quarkus.test.common.http.TestHTTPResource(value = "/metrics", management = true) // under the management root, /q
+    java.net.URL metricsUrl;
+
 
     @Test
     void unauthenticatedAndUnmatchedRequestsLeaveNoRawPathInTheMetrics() {
@@ -23,7 +27,10 @@ class MetricsUriTagTest {
         assertThat(RestAssured.given().get("/no/such/path-7f3a9").statusCode()).isEqualTo(404);
         assertThat(RestAssured.given().delete("/api/v1/machines/secret-host-7f3/grants").statusCode()).isBetween(400, 499);
 
-        String metrics = RestAssured.given().get("/q/metrics").asString();
+        var scrape = RestAssured.given().get(metricsUrl);
+        assertThat(scrape.statusCode()).as("the management port's /q/metrics").isEqualTo(200);
+        String metrics = scrape.asString();
+        assertThat(metrics).contains("http_server_requests_seconds");
         assertThat(metrics).doesNotContain("secret-repo-7f3").doesNotContain("secret-host-7f3").doesNotContain("path-7f3a9");
     }
 }

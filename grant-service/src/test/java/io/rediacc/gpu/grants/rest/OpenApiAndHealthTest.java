@@ -18,6 +18,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 @WithTestResource(KafkaTestResource.class)
 @WithTestResource(PostgresTestResource.class)
 class OpenApiAndHealthTest {
+    /** /q/metrics is on the management interface, not on the API's port. */
+    @io.quarkus.test.common.http.TestHTTPResource(value = "/metrics", management = true) // under the management root, /q
+    java.net.URL metricsUrl;
+
 
     private final GrantApi api = new GrantApi();
 
@@ -45,9 +49,14 @@ class OpenApiAndHealthTest {
 
     @Test
     void metricsArePublishedForPrometheus() {
-        Response metrics = api.request().get("/q/metrics");
+        Response metrics = io.restassured.RestAssured.given().get(metricsUrl);
 
         assertThat(metrics.statusCode()).isEqualTo(200);
-        assertThat(metrics.asString()).contains("grants_outbox_published_total");
+        // every product metric says what it is (# HELP with text), latency is a histogram with buckets
+        assertThat(metrics.asString()).contains("grants_outbox_published_total", "# HELP grants_outbox_pending Outbox records",
+                "# HELP grants_outbox_parked Rows in outbox_parked", "http_server_requests_seconds_bucket{");
+        assertThat(metrics.asString().lines().filter(l -> l.startsWith("# HELP grants_")))
+                .allSatisfy(help -> assertThat(help).matches("# HELP \\S+ \\S.*"));
+        assertThat(api.request().get("/q/metrics").statusCode()).as("/q/metrics on the API port").isEqualTo(404);
     }
 }

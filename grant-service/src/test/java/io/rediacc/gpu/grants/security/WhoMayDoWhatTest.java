@@ -27,6 +27,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 @WithTestResource(KafkaTestResource.class)
 @WithTestResource(PostgresTestResource.class)
 class WhoMayDoWhatTest {
+    /** /q/metrics is on the management interface, not on the API's port. */
+    @io.quarkus.test.common.http.TestHTTPResource(value = "/metrics", management = true) // under the management root, /q
+    java.net.URL metricsUrl;
+
 
     private final GrantApi operator = new GrantApi();
     private final GrantApi viewer = operator.as(GrantApi.VIEWER_TOKEN);
@@ -91,7 +95,7 @@ class WhoMayDoWhatTest {
     void healthOpenApiAndMetricsStayOpen() {
         assertThat(RestAssured.get("/q/health/live").statusCode()).isEqualTo(200);
         assertThat(RestAssured.get("/q/openapi").statusCode()).isEqualTo(200);
-        assertThat(RestAssured.get("/q/metrics").statusCode()).isEqualTo(200);
+        assertThat(RestAssured.get(metricsUrl).statusCode()).isEqualTo(200);
     }
 
     static void assertUnauthorized(Response response) {

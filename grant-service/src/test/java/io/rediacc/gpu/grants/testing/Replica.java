@@ -42,6 +42,7 @@ public final class Replica implements AutoCloseable {
         command.add("-Xmx256m");
         command.add("-XX:TieredStopAtLevel=1"); // a short-lived test JVM: start fast rather than peak
         command.add("-Dquarkus.http.port=" + port);
+        command.add("-Dquarkus.management.port=" + freePort()); // two replicas on one host: /q/metrics ports differ too
         config.forEach((k, v) -> command.add("-D" + k + "=" + v));
         command.add("-jar");
         command.add(jar.toString());

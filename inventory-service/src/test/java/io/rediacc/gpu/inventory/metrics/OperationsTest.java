@@ -19,6 +19,10 @@ import static org.hamcrest.Matchers.hasItems;
 @QuarkusTest
 @FleetResources
 class OperationsTest {
+    /** /q/metrics is on the management interface, not on the API's port. */
+    @io.quarkus.test.common.http.TestHTTPResource(value = "/metrics", management = true) // under the management root, /q
+    java.net.URL metricsUrl;
+
 
     @Test
     void readinessCoversTheDatabaseAndKafka() {
@@ -40,12 +44,15 @@ class OperationsTest {
 
         // the gauges are recounted every second in tests (inventory.metrics-refresh)
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-            String metrics = given().get("/q/metrics").then().statusCode(200).extract().asString();
+            String metrics = given().get(metricsUrl).then().statusCode(200).extract().asString();
             assertThat(gauge(metrics, "inventory_machines_known")).isGreaterThanOrEqualTo(2);
             assertThat(gauge(metrics, "inventory_machines_stale")).isGreaterThanOrEqualTo(1);
             assertThat(gauge(metrics, "inventory_machines_stale")).isLessThan(gauge(metrics, "inventory_machines_known"));
             assertThat(gauge(metrics, "inventory_ingest_lag_seconds")).isBetween(0.0, 60.0);
             assertThat(metrics).contains("inventory_ingested_records_total{outcome=\"applied\",topic=\"gpu.inventory.v1\"}");
+            // every product metric says what it is (# HELP with text)
+            assertThat(metrics.lines().filter(l -> l.startsWith("# HELP inventory_"))).hasSizeGreaterThanOrEqualTo(4)
+                    .allSatisfy(help -> assertThat(help).matches("# HELP \\S+ \\S.*"));
         });
     }
 

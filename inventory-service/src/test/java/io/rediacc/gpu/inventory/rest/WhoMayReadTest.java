@@ -23,6 +23,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 @QuarkusTest
 @FleetResources
 class WhoMayReadTest {
+    /** /q/metrics is on the management interface, not on the API's port. */
+    @io.quarkus.test.common.http.TestHTTPResource(value = "/metrics", management = true) // under the management root, /q
+    java.net.URL metricsUrl;
+
 
     private static final String MACHINE = Inventories.uniqueMachine("who-may-read");
     private static final List<String> READS = List.of("/api/v1/machines", "/api/v1/machines/" + MACHINE,
@@ -74,7 +78,8 @@ class WhoMayReadTest {
         assertThat(given().get("/q/health/live").statusCode()).isEqualTo(200);
         assertThat(given().get("/q/health/ready").statusCode()).isEqualTo(200);
         assertThat(given().get("/q/openapi").statusCode()).isEqualTo(200);
-        assertThat(given().get("/q/metrics").statusCode()).isEqualTo(200);
+        assertThat(given().get(metricsUrl).statusCode()).isEqualTo(200);
+        assertThat(given().get("/q/metrics").statusCode()).as("/q/metrics on the API port").isEqualTo(404);
     }
 
     private static RequestSpecification as(String token) {
