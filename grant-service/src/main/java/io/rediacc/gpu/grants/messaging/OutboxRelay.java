@@ -7,7 +7,6 @@ import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.rediacc.gpu.contracts.events.EventJson;
 import io.rediacc.gpu.grants.config.GrantsConfig;
-import io.rediacc.gpu.grants.repository.SchemaInitializer;
 import io.smallrye.common.annotation.Identifier;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -92,7 +91,6 @@ public class OutboxRelay {
     private final Pool pool;
     private final OutboxSignal signal;
     private final GrantsConfig config;
-    private final SchemaInitializer schema;
     private final Map<String, Object> kafkaConfig;
     private final Counter published;
     private final Counter parkedRecords;
@@ -114,12 +112,11 @@ public class OutboxRelay {
         }
     }
 
-    public OutboxRelay(Pool pool, OutboxSignal signal, GrantsConfig config, SchemaInitializer schema,
+    public OutboxRelay(Pool pool, OutboxSignal signal, GrantsConfig config,
                        @Identifier("default-kafka-broker") Map<String, Object> kafkaConfig, MeterRegistry metrics) {
         this.pool = pool;
         this.signal = signal;
         this.config = config;
-        this.schema = schema;
         this.kafkaConfig = kafkaConfig;
         this.published = metrics.counter("grants.outbox.published");
         this.parkedRecords = metrics.counter("grants.outbox.parked.records");
@@ -181,12 +178,6 @@ public class OutboxRelay {
     }
 
     private void run() {
-        try {
-            schema.ready().await().indefinitely();
-        } catch (RuntimeException e) {
-            LOG.errorf("outbox relay not started: the schema is not ready (%s)", e.getMessage());
-            return;
-        }
         int failures = 0;
         while (running) {
             try {
