@@ -1,5 +1,6 @@
 package io.rediacc.gpu.grants.service;
 
+import io.rediacc.gpu.contracts.text.ClosestName;
 import io.rediacc.gpu.contracts.events.Topics;
 
 import java.util.Collection;
