@@ -6,6 +6,7 @@ import io.rediacc.gpu.dockerd.BaseImage;
 import io.rediacc.gpu.dockerd.Dockerd;
 import io.rediacc.gpu.dockerd.DockerdKit;
 import io.rediacc.gpu.dockerd.GpuCard;
+import io.rediacc.gpu.standin.machine.FixtureRoot;
 
 import java.io.IOException;
 import java.net.URI;
@@ -25,7 +26,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The one simulated GPU machine of the local fleet: a fixture root built by {@code node-agent fixture}
+ * The one simulated GPU machine of the local fleet: a fixture root built by standin-machine's {@code FixtureRoot}
  * (2 NVIDIA GPUs, 1 AMD GPU, their render nodes, stand-in nvidia-smi and nvidia-ctk), a repos
  * manifest with two repos — {@code gpu-a} and {@code gpu-a-fork}, a fork of it — each with a gate
  * socket and its own Docker daemon behind it (real where it can be, see {@link #startDaemons}), and
@@ -54,10 +55,7 @@ final class LocalMachine {
     static LocalMachine prepare(Path dir, String machine, Path repoRoot) throws IOException {
         if (!Files.exists(dir.resolve("root"))) {
             Files.createDirectories(dir.getParent());
-            Path logs = dir.getParent().resolve("logs");
-            Files.createDirectories(logs);
-            run(repoRoot, logs.resolve("node-agent-fixture.log"), List.of("fixture", dir.toString(), "--nvidia", "2",
-                    "--amd", "1", "--hostname", machine), Map.of());
+            FixtureRoot.builder(dir).nvidia(2).amd(1).hostname(machine).build();
         }
         Properties ids = new Properties();
         Path idFile = dir.resolve("repo-guids.properties");
@@ -128,6 +126,9 @@ final class LocalMachine {
                 Files.writeString(config, "{\n  \"bridge\": \"none\",\n  \"iptables\": false\n}\n");
             }
         }
+        // checked with the reader of gate, agent and setup before it is put in place: a mistake here fails
+        // ./fleet up with the reader's message instead of a gate that will not start
+        io.rediacc.gpu.contracts.manifest.ManifestLoader.parse(y.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
         Files.createDirectories(manifest().getParent());
         Path tmp = manifest().resolveSibling("repos.yaml.tmp");
         Files.writeString(tmp, y);

@@ -7,12 +7,16 @@ import io.rediacc.gpu.dockerd.Dockerd;
 import io.rediacc.gpu.dockerd.DockerdKit;
 import io.rediacc.gpu.dockerd.DockerdUnavailable;
 import io.rediacc.gpu.standin.StandInDockerd;
+import io.rediacc.gpu.standin.machine.FixtureCommand;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
 import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -26,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code rdc machine setup} as an operator runs it: the real rdc jar, OpenSSH's client, a real
- * OpenSSH server on 127.0.0.1, and simulated machines (node-agent fixture roots with stand-in
+ * OpenSSH server on 127.0.0.1, and simulated machines (standin-machine fixture roots with stand-in
  * nvidia-smi/nvidia-ctk/systemctl, repo daemons played by standin-dockerd or a real dockerd), with
  * the rediacc-gpu-node .deb the build made (deploy/debian/target). It checks what lands on the
  * machine and what each step says; waiting for the fleet, and a driver update, are covered by the
@@ -339,12 +343,13 @@ class MachineSetupIT {
 
     // ---------------------------------------------------------------------------------------------
 
-    private static Path fixture(String name, String... options) throws Exception {
+    private static Path fixture(String name, String... options) {
         Path dir = DIR.resolve(name);
-        List<String> args = new ArrayList<>(List.of("fixture", dir.toString(), "--hostname", name));
+        List<String> args = new ArrayList<>(List.of(dir.toString(), "--hostname", name));
         args.addAll(Arrays.asList(options));
-        Result r = nodeAgent(args);
-        assertThat(r.exit()).as(r.all()).isZero();
+        StringWriter out = new StringWriter();
+        int exit = new CommandLine(new FixtureCommand()).setOut(new PrintWriter(out)).setErr(new PrintWriter(out)).execute(args.toArray(String[]::new));
+        assertThat(exit).as(out.toString()).isZero();
         return dir;
     }
 
@@ -387,13 +392,6 @@ class MachineSetupIT {
         // the operator's launcher, as installed (cli/rdc runs cli/target/rdc.jar)
         List<String> cmd = new ArrayList<>(List.of(REPO.resolve("cli/rdc").toString(), "--config", config.toString()));
         cmd.addAll(Arrays.asList(args));
-        return run(cmd);
-    }
-
-    private static Result nodeAgent(List<String> args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of("java", "-XX:TieredStopAtLevel=1", "-jar",
-                REPO.resolve("node-agent/target/quarkus-app/quarkus-run.jar").toString()));
-        cmd.addAll(args);
         return run(cmd);
     }
 

@@ -1,7 +1,7 @@
 package io.rediacc.gpu.agent;
 
-import io.rediacc.gpu.agent.fixture.AmdKfdNode;
-import io.rediacc.gpu.agent.fixture.NvidiaCard;
+import io.rediacc.gpu.standin.machine.AmdKfdNode;
+import io.rediacc.gpu.standin.machine.NvidiaCard;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

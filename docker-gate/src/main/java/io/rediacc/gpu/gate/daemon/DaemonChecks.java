@@ -3,8 +3,8 @@ package io.rediacc.gpu.gate.daemon;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.rediacc.gpu.contracts.events.DaemonStatus;
-import io.rediacc.gpu.gate.manifest.RepoEntry;
-import io.rediacc.gpu.gate.manifest.ReposManifest;
+import io.rediacc.gpu.contracts.manifest.RepoEntry;
+import io.rediacc.gpu.contracts.manifest.ReposManifest;
 import io.rediacc.gpu.gate.proxy.NettyTransport;
 import org.jboss.logging.Logger;
 

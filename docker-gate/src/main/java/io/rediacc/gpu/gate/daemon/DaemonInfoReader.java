@@ -18,7 +18,7 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.timeout.ReadTimeoutHandler;
-import io.rediacc.gpu.gate.manifest.SocketEndpoint;
+import io.rediacc.gpu.contracts.manifest.SocketEndpoint;
 import io.rediacc.gpu.gate.proxy.NettyTransport;
 
 import java.time.Duration;

@@ -1,5 +1,8 @@
 package io.rediacc.gpu.gate.manifest;
 
+import io.rediacc.gpu.contracts.manifest.InvalidManifestException;
+import io.rediacc.gpu.contracts.manifest.ManifestLoader;
+import io.rediacc.gpu.contracts.manifest.ReposManifest;
 import org.jboss.logging.Logger;
 
 import java.io.IOException;

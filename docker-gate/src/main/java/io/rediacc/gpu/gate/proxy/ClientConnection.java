@@ -28,7 +28,7 @@ import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
-import io.rediacc.gpu.gate.manifest.SocketEndpoint;
+import io.rediacc.gpu.contracts.manifest.SocketEndpoint;
 import io.rediacc.gpu.gate.policy.HeadVerdict;
 import io.rediacc.gpu.gate.policy.Refusal;
 import io.rediacc.gpu.gate.policy.RefusalMessages;

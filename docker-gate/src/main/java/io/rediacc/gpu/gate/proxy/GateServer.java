@@ -7,9 +7,9 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
-import io.rediacc.gpu.gate.manifest.RepoEntry;
-import io.rediacc.gpu.gate.manifest.ReposManifest;
-import io.rediacc.gpu.gate.manifest.SocketEndpoint;
+import io.rediacc.gpu.contracts.manifest.RepoEntry;
+import io.rediacc.gpu.contracts.manifest.ReposManifest;
+import io.rediacc.gpu.contracts.manifest.SocketEndpoint;
 import io.rediacc.gpu.gate.policy.RepoIdentity;
 import org.jboss.logging.Logger;
 

@@ -5,7 +5,7 @@ import io.netty.channel.ChannelFactory;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.unix.DomainSocketAddress;
-import io.rediacc.gpu.gate.manifest.SocketEndpoint;
+import io.rediacc.gpu.contracts.manifest.SocketEndpoint;
 import io.vertx.core.Vertx;
 import io.vertx.core.impl.VertxInternal;
 import io.vertx.core.spi.transport.Transport;

@@ -19,7 +19,7 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.timeout.ReadTimeoutHandler;
 import io.netty.util.concurrent.Promise;
-import io.rediacc.gpu.gate.manifest.SocketEndpoint;
+import io.rediacc.gpu.contracts.manifest.SocketEndpoint;
 
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;

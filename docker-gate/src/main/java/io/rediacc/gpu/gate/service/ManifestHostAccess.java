@@ -1,8 +1,8 @@
 package io.rediacc.gpu.gate.service;
 
-import io.rediacc.gpu.gate.manifest.RepoEntry;
-import io.rediacc.gpu.gate.manifest.ReposManifest;
-import io.rediacc.gpu.gate.manifest.SocketEndpoint;
+import io.rediacc.gpu.contracts.manifest.RepoEntry;
+import io.rediacc.gpu.contracts.manifest.ReposManifest;
+import io.rediacc.gpu.contracts.manifest.SocketEndpoint;
 import io.rediacc.gpu.gate.policy.HostAccess;
 import io.rediacc.gpu.gate.policy.ProtectedPath;
 import io.rediacc.gpu.gate.policy.RepoAllowance;

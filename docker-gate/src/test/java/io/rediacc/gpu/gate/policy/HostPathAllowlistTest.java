@@ -11,7 +11,7 @@ import static io.rediacc.gpu.gate.policy.PolicyTestKit.utf8;
 import static io.rediacc.gpu.gate.policy.PolicyTestKit.withHostConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rediacc.gpu.gate.manifest.ManifestLoader;
+import io.rediacc.gpu.contracts.manifest.ManifestLoader;
 import io.rediacc.gpu.gate.service.ManifestHostAccess;
 import java.io.IOException;
 import java.nio.file.Files;

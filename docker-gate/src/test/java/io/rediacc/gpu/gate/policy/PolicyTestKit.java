@@ -1,6 +1,6 @@
 package io.rediacc.gpu.gate.policy;
 
-import io.rediacc.gpu.gate.manifest.ManifestLoader;
+import io.rediacc.gpu.contracts.manifest.ManifestLoader;
 import io.rediacc.gpu.gate.service.ManifestHostAccess;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

@@ -6,7 +6,6 @@ import io.rediacc.gpu.contracts.events.RecordBounds;
 import io.rediacc.gpu.grants.config.ChannelTopics;
 import io.rediacc.gpu.grants.config.GrantsConfig;
 import io.rediacc.gpu.grants.repository.GrantWrites;
-import io.rediacc.gpu.grants.repository.SchemaInitializer;
 import io.rediacc.gpu.contracts.identity.Identifiers;
 import io.rediacc.gpu.grants.service.InventoryService;
 import io.smallrye.mutiny.Uni;
@@ -29,17 +28,15 @@ public class InventoryConsumer {
     private static final Logger LOG = Logger.getLogger(InventoryConsumer.class);
 
     private final InventoryService inventories;
-    private final SchemaInitializer schema;
     private final GrantsConfig config;
     private final DroppedRecords dropped;
 
     private final GrantWrites writes;
 
-    public InventoryConsumer(InventoryService inventories, SchemaInitializer schema, GrantWrites writes,
+    public InventoryConsumer(InventoryService inventories, GrantWrites writes,
                              GrantsConfig config, DroppedRecords dropped) {
         this.inventories = inventories;
         this.writes = writes;
-        this.schema = schema;
         this.config = config;
         this.dropped = dropped;
     }
@@ -53,7 +50,7 @@ public class InventoryConsumer {
                 LOG.warnf("skipping a tombstone whose key is not a machine name (%s)", record.key());
                 return Uni.createFrom().voidItem();
             }
-            return schema.ready().chain(() -> writes.inTransaction(c -> writes.lockAndForget(c, record.key())))
+            return writes.inTransaction(c -> writes.lockAndForget(c, record.key()))
                     .onFailure().recoverWithItem(e -> {
                         LOG.errorf("could not forget machine %s (%s)", record.key(), e.getMessage());
                         return null;
@@ -77,8 +74,7 @@ public class InventoryConsumer {
             dropped.drop(record, refused);
             return Uni.createFrom().voidItem();
         }
-        return schema.ready()
-                .chain(() -> inventories.apply(inventory))
+        return inventories.apply(inventory)
                 .onFailure().retry().withBackOff(Duration.ofMillis(200), Duration.ofSeconds(5)).atMost(8)
                 .onFailure().recoverWithItem(e -> {
                     LOG.errorf("could not store the inventory of %s (%s); it is applied with the next one",

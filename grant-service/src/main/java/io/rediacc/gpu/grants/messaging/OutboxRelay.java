@@ -8,7 +8,6 @@ import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.rediacc.gpu.contracts.events.EventJson;
 import io.rediacc.gpu.grants.config.GrantsConfig;
-import io.rediacc.gpu.grants.repository.SchemaInitializer;
 import io.smallrye.common.annotation.Identifier;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -93,7 +92,6 @@ public class OutboxRelay {
     private final Pool pool;
     private final OutboxSignal signal;
     private final GrantsConfig config;
-    private final SchemaInitializer schema;
     private final Map<String, Object> kafkaConfig;
     private final Counter published;
     private final Counter parkedRecords;
@@ -115,12 +113,11 @@ public class OutboxRelay {
         }
     }
 
-    public OutboxRelay(Pool pool, OutboxSignal signal, GrantsConfig config, SchemaInitializer schema,
+    public OutboxRelay(Pool pool, OutboxSignal signal, GrantsConfig config,
                        @Identifier("default-kafka-broker") Map<String, Object> kafkaConfig, MeterRegistry metrics) {
         this.pool = pool;
         this.signal = signal;
         this.config = config;
-        this.schema = schema;
         this.kafkaConfig = kafkaConfig;
         this.published = Counter.builder("grants.outbox.published")
                 .description("Outbox records the relay published to Kafka")
@@ -191,12 +188,6 @@ public class OutboxRelay {
     }
 
     private void run() {
-        try {
-            schema.ready().await().indefinitely();
-        } catch (RuntimeException e) {
-            LOG.errorf("outbox relay not started: the schema is not ready (%s)", e.getMessage());
-            return;
-        }
         int failures = 0;
         while (running) {
             try {

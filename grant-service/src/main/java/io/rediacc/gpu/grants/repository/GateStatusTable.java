@@ -26,11 +26,9 @@ public class GateStatusTable {
             where gate_status.published_at <= excluded.published_at""";
 
     private final Pool pool;
-    private final SchemaInitializer schema;
 
-    public GateStatusTable(Pool pool, SchemaInitializer schema) {
+    public GateStatusTable(Pool pool) {
         this.pool = pool;
-        this.schema = schema;
     }
 
     public Uni<Void> save(GateStatus status, Instant publishedAt) {
@@ -43,6 +41,6 @@ public class GateStatusTable {
                 .addOffsetDateTime(OffsetDateTime.ofInstant(publishedAt, ZoneOffset.UTC))
                 .addInteger(status.heartbeatSeconds())
                 .addString(EventJson.toJson(status.grants()));
-        return schema.ready().chain(() -> pool.preparedQuery(UPSERT).execute(row)).replaceWithVoid();
+        return pool.preparedQuery(UPSERT).execute(row).replaceWithVoid();
     }
 }

@@ -92,12 +92,10 @@ public class GrantWrites {
 
     private final Pool pool;
     private final GrantsConfig config;
-    private final SchemaInitializer schema;
 
-    public GrantWrites(Pool pool, GrantsConfig config, SchemaInitializer schema) {
+    public GrantWrites(Pool pool, GrantsConfig config) {
         this.pool = pool;
         this.config = config;
-        this.schema = schema;
     }
 
     /** The row a change would write; a revoke passes one too and ignores it. */
@@ -108,7 +106,7 @@ public class GrantWrites {
     public record GrantRow(Grant grant, boolean candidate, Instant expiresAt) {
     }
 
-    /** One row of the history table (see db/schema.sql). */
+    /** One row of the history table (see db/migration). */
     public record HistoryRow(String eventId, Instant at, String event, String machine, String repoGuid, String repoName,
                              String device, boolean exclusive, String actor, Long version, String reason,
                              String requestReason, Instant expiresAt) {
@@ -131,7 +129,7 @@ public class GrantWrites {
     }
 
     public <T> Uni<T> inTransaction(Function<SqlConnection, Uni<T>> work) {
-        return schema.ready().chain(() -> pool.withTransaction(work));
+        return pool.withTransaction(work);
     }
 
     /**

@@ -20,11 +20,9 @@ import java.util.List;
 public class HistoryQuery {
 
     private final Pool pool;
-    private final SchemaInitializer schema;
 
-    public HistoryQuery(Pool pool, SchemaInitializer schema) {
+    public HistoryQuery(Pool pool) {
         this.pool = pool;
-        this.schema = schema;
     }
 
     /** The filters of one page; null fields do not filter. {@code until} is exclusive. */
@@ -65,7 +63,7 @@ public class HistoryQuery {
         }
         args.addInteger(f.limit());
         sql.append(" order by id limit $").append(args.size());
-        return schema.ready().chain(() -> pool.preparedQuery(sql.toString()).execute(args)).map(rows -> {
+        return pool.preparedQuery(sql.toString()).execute(args).map(rows -> {
             List<Entry> entries = new ArrayList<>();
             for (Row r : rows) {
                 entries.add(new Entry(r.getLong("id"), r.getString("event_id"), instant(r, "at"), r.getString("event"),

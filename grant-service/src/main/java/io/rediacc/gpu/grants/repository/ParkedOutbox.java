@@ -26,11 +26,9 @@ public class ParkedOutbox {
             select id, topic, record_key, payload, headers, created_at from moved""";
 
     private final Pool pool;
-    private final SchemaInitializer schema;
 
-    public ParkedOutbox(Pool pool, SchemaInitializer schema) {
+    public ParkedOutbox(Pool pool) {
         this.pool = pool;
-        this.schema = schema;
     }
 
     /** One parked row, without its payload (which may be over a megabyte). */
@@ -39,7 +37,7 @@ public class ParkedOutbox {
     }
 
     public Uni<List<Parked>> list(int limit) {
-        return schema.ready().chain(() -> pool.preparedQuery(LIST).execute(Tuple.of(limit))).map(rows -> {
+        return pool.preparedQuery(LIST).execute(Tuple.of(limit)).map(rows -> {
             List<Parked> parked = new ArrayList<>();
             for (Row r : rows) {
                 parked.add(new Parked(r.getLong("id"), r.getString("topic"), r.getString("record_key"),
@@ -52,18 +50,18 @@ public class ParkedOutbox {
 
     /** The parked record's JSON value; null when no row has that id. */
     public Uni<String> payload(long id) {
-        return schema.ready().chain(() -> pool.preparedQuery(PAYLOAD).execute(Tuple.of(id)))
+        return pool.preparedQuery(PAYLOAD).execute(Tuple.of(id))
                 .map(rows -> rows.size() == 0 ? null : rows.iterator().next().getString(0));
     }
 
     /** Deletes the row for good; whether there was one. */
     public Uni<Boolean> drop(long id) {
-        return schema.ready().chain(() -> pool.preparedQuery(DROP).execute(Tuple.of(id))).map(rows -> rows.rowCount() == 1);
+        return pool.preparedQuery(DROP).execute(Tuple.of(id)).map(rows -> rows.rowCount() == 1);
     }
 
     /** Moves the row back into the outbox; whether there was one. */
     public Uni<Boolean> retry(long id) {
-        return schema.ready().chain(() -> pool.withTransaction(c -> c.preparedQuery(RETRY).execute(Tuple.of(id))))
+        return pool.withTransaction(c -> c.preparedQuery(RETRY).execute(Tuple.of(id)))
                 .map(rows -> rows.rowCount() == 1);
     }
 }

@@ -3,7 +3,6 @@ package io.rediacc.gpu.grants.service;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.rediacc.gpu.grants.config.GrantsConfig;
-import io.rediacc.gpu.grants.repository.SchemaInitializer;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.core.Vertx;
@@ -39,16 +38,14 @@ public class ExpiryReaper {
     private final Vertx vertx;
     private final GrantService grants;
     private final GrantsConfig config;
-    private final SchemaInitializer schema;
     private final AtomicBoolean busy = new AtomicBoolean();
     private volatile long timer = -1;
 
-    public ExpiryReaper(Pool pool, Vertx vertx, GrantService grants, GrantsConfig config, SchemaInitializer schema) {
+    public ExpiryReaper(Pool pool, Vertx vertx, GrantService grants, GrantsConfig config) {
         this.pool = pool;
         this.vertx = vertx;
         this.grants = grants;
         this.config = config;
-        this.schema = schema;
     }
 
     void onStart(@Observes StartupEvent event) {
@@ -74,8 +71,7 @@ public class ExpiryReaper {
     /** One pass: revokes what is due now, one grant per transaction; how many expired. */
     public Uni<Integer> reap() {
         OffsetDateTime now = OffsetDateTime.ofInstant(Instant.now(), ZoneOffset.UTC);
-        return schema.ready()
-                .chain(() -> pool.preparedQuery(DUE).execute(Tuple.of(now, config.expiryBatch())))
+        return pool.preparedQuery(DUE).execute(Tuple.of(now, config.expiryBatch()))
                 .chain(rows -> {
                     List<Row> due = new ArrayList<>();
                     rows.forEach(due::add);

@@ -2,6 +2,7 @@ package io.rediacc.gpu.grants.service;
 
 import io.rediacc.gpu.api.problem.ApiProblem;
 import io.rediacc.gpu.api.problem.ProblemType;
+import io.rediacc.gpu.contracts.text.ClosestName;
 import io.rediacc.gpu.contracts.events.Topics;
 
 import java.util.Collection;

@@ -11,7 +11,7 @@ import java.util.concurrent.Callable;
 @Command(name = "node-agent", mixinStandardHelpOptions = true, versionProvider = AgentVersion.class,
         description = "Detects this machine's GPUs, writes /etc/rediacc/gpu/inventory.json and CDI specs (setup), "
                 + "and publishes the machine's inventory to Kafka (run, the default).",
-        subcommands = {SetupCommand.class, PrepareCommand.class, RunCommand.class, FixtureCommand.class})
+        subcommands = {SetupCommand.class, PrepareCommand.class, RunCommand.class})
 public class AgentCommand implements Callable<Integer> {
 
     @CommandLine.Spec

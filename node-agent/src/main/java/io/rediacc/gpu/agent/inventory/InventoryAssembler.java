@@ -28,6 +28,7 @@ public final class InventoryAssembler {
 
     private final String agentVersion;
     private final Clock clock;
+    private volatile ManifestRepos lastValidManifest;
 
     public InventoryAssembler(String agentVersion, Clock clock) {
         this.agentVersion = agentVersion;
@@ -41,11 +42,28 @@ public final class InventoryAssembler {
                 specs.problems());
     }
 
+    /**
+     * The manifest as the gate enforces it: a manifest that became invalid leaves the last valid one in
+     * force, as the gate does on reload, so that a typo neither renames the machine nor empties its repos.
+     */
+    ManifestRepos manifestInForce(ManifestRepos read) {
+        read.warnings().forEach(LOG::warn);
+        if (read.valid()) {
+            lastValidManifest = read;
+            return read;
+        }
+        ManifestRepos previous = lastValidManifest;
+        if (previous != null) {
+            LOG.warn("publishing the repos of the manifest as last read valid, as the gate keeps it in force");
+            return previous;
+        }
+        return read;
+    }
+
     /** The machine as it is now, for publication. Never fails: what cannot be read is left out and logged. */
     public MachineInventory current(AgentSettings settings) {
         HostRoot host = settings.host();
-        ReposManifest.Contents manifest = ReposManifest.read(settings.reposManifest());
-        manifest.warnings().forEach(LOG::warn);
+        ManifestRepos manifest = manifestInForce(ManifestRepos.read(settings.reposManifest()));
         String machine = MachineName.resolve(settings.machine(), manifest.machine(), host);
         StringBuilder problem = new StringBuilder();
         Optional<java.util.Map.Entry<byte[], MachineInventory>> file = InventoryFile.readWithBytes(host, problem);

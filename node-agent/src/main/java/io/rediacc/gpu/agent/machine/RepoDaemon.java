@@ -1,17 +1,11 @@
 package io.rediacc.gpu.agent.machine;
 
-import org.yaml.snakeyaml.LoaderOptions;
-import org.yaml.snakeyaml.Yaml;
-import org.yaml.snakeyaml.constructor.SafeConstructor;
+import io.rediacc.gpu.contracts.manifest.InvalidManifestException;
+import io.rediacc.gpu.contracts.manifest.ManifestLoader;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
  * A repo's Docker daemon as the repos manifest describes it for machine setup:
@@ -22,7 +16,8 @@ import java.util.Map;
  *     daemonRun: /mnt/rediacc/mounts/GUID/.rediacc/docker/run  # optional: the daemon's own /run (host path)
  *     daemonService: rediacc-docker-1.service              # optional: systemd unit restarted after a change
  * </pre>
- * A repo without {@code daemonConfig} is not configured by setup (its daemon is someone else's).
+ * A repo without {@code daemonConfig} is not configured by setup (its daemon is someone else's). The manifest is
+ * read by contracts' {@code ManifestLoader}, which checks these keys (absolute paths, a unit name) with the rest.
  */
 public record RepoDaemon(String repo, String daemon, String daemonConfig, String daemonRun, String daemonService) {
 
@@ -31,44 +26,18 @@ public record RepoDaemon(String repo, String daemon, String daemonConfig, String
     }
 
     public static Listing read(Path manifest) {
-        String text;
-        try {
-            text = Files.readString(manifest, StandardCharsets.UTF_8);
-        } catch (NoSuchFileException e) {
+        if (!Files.exists(manifest)) {
             return new Listing(List.of(), List.of());
-        } catch (IOException e) {
-            return new Listing(List.of(), List.of("cannot read " + manifest + ": " + e.getMessage()));
         }
-        Object root;
         try {
-            root = new Yaml(new SafeConstructor(new LoaderOptions())).load(text);
-        } catch (RuntimeException e) {
-            return new Listing(List.of(), List.of(manifest + " is not valid YAML"));
+            // the gate's own reader: a manifest the gate would refuse configures no daemon either
+            return new Listing(ManifestLoader.load(manifest, () -> null).repos().stream()
+                    .filter(r -> r.daemonSetup().configured())
+                    .map(r -> new RepoDaemon(r.name(), r.daemon().toString(), r.daemonSetup().config(),
+                            r.daemonSetup().run(), r.daemonSetup().service()))
+                    .toList(), List.of());
+        } catch (InvalidManifestException e) {
+            return new Listing(List.of(), List.of(e.getMessage()));
         }
-        List<RepoDaemon> daemons = new ArrayList<>();
-        List<String> problems = new ArrayList<>();
-        if (root instanceof Map<?, ?> top && top.get("repos") instanceof List<?> repos) {
-            for (Object o : repos) {
-                if (!(o instanceof Map<?, ?> r)) {
-                    continue;
-                }
-                String name = str(r.get("name"));
-                String config = str(r.get("daemonConfig"));
-                if (config == null) {
-                    continue;
-                }
-                String run = str(r.get("daemonRun"));
-                if (!config.startsWith("/") || (run != null && !run.startsWith("/"))) {
-                    problems.add("repo " + name + ": daemonConfig and daemonRun must be absolute host paths");
-                    continue;
-                }
-                daemons.add(new RepoDaemon(name, str(r.get("daemon")), config, run, str(r.get("daemonService"))));
-            }
-        }
-        return new Listing(daemons, problems);
-    }
-
-    private static String str(Object o) {
-        return o == null ? null : o.toString();
     }
 }

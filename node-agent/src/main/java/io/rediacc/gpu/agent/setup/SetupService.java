@@ -9,7 +9,7 @@ import io.rediacc.gpu.agent.host.HostRoot;
 import io.rediacc.gpu.agent.inventory.InventoryAssembler;
 import io.rediacc.gpu.agent.inventory.InventoryFile;
 import io.rediacc.gpu.agent.inventory.MachineName;
-import io.rediacc.gpu.agent.inventory.ReposManifest;
+import io.rediacc.gpu.agent.inventory.ManifestRepos;
 import io.rediacc.gpu.agent.toolkit.NvidiaToolkit;
 import io.rediacc.gpu.agent.toolkit.ToolkitOutcome;
 import io.rediacc.gpu.agent.toolkit.ToolkitPolicy;
@@ -40,7 +40,7 @@ public final class SetupService {
         List<String> actions = new ArrayList<>();
         List<String> notes = new ArrayList<>();
 
-        ReposManifest.Contents manifest = ReposManifest.read(settings.reposManifest());
+        ManifestRepos manifest = ManifestRepos.read(settings.reposManifest());
         notes.addAll(manifest.warnings());
         String machine = MachineName.resolve(settings.machine(), manifest.machine(), host);
 

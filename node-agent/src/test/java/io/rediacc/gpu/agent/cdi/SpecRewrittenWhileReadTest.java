@@ -1,7 +1,7 @@
 package io.rediacc.gpu.agent.cdi;
 
 import io.rediacc.gpu.agent.config.AgentSettings;
-import io.rediacc.gpu.agent.fixture.FixtureRoot;
+import io.rediacc.gpu.standin.machine.FixtureRoot;
 import io.rediacc.gpu.agent.host.HostRoot;
 import io.rediacc.gpu.agent.inventory.InventoryAssembler;
 import io.rediacc.gpu.agent.setup.SetupService;

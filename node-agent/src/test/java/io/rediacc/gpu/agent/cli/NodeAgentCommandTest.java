@@ -5,7 +5,8 @@ import io.quarkus.test.junit.TestProfile;
 import io.quarkus.test.junit.main.LaunchResult;
 import io.quarkus.test.junit.main.QuarkusMainLauncher;
 import io.quarkus.test.junit.main.QuarkusMainTest;
-import io.rediacc.gpu.agent.fixture.FixtureRoot;
+import io.rediacc.gpu.standin.machine.FixtureCommand;
+import io.rediacc.gpu.standin.machine.FixtureRoot;
 import io.rediacc.gpu.agent.host.HostRoot;
 import io.rediacc.gpu.contracts.events.EventJson;
 import io.rediacc.gpu.contracts.events.MachineInventory;
@@ -120,21 +121,25 @@ class NodeAgentCommandTest {
     }
 
     @Test
-    void theFixtureCommandBuildsAMachineThatSetupUnderstands(QuarkusMainLauncher launcher) {
+    void aMachineTheStandInCommandBuildsIsOneSetupUnderstands(QuarkusMainLauncher launcher) {
         Path dir = DIR.resolve("machine");
+        int built = new picocli.CommandLine(new FixtureCommand())
+                .execute("--nvidia", "2", "--amd", "1", "--hostname", "sim-1", dir.toString());
+        assertThat(built).isZero();
 
-        LaunchResult built = launcher.launch("fixture", "--nvidia", "2", "--amd", "1", "--hostname", "sim-1", dir.toString());
-
-        assertThat(built.exitCode()).as(built.getErrorOutput()).isZero();
-        assertThat(built.getOutput()).contains("root=" + dir.resolve("root"), "path=" + dir.resolve("bin"));
         LaunchResult r = launcher.launch("setup", "--root", dir.resolve("root").toString());
+
         assertThat(r.exitCode()).as(r.getErrorOutput()).isZero();
         assertThat(r.getOutput()).contains("machine sim-1 (local): 3 GPU(s)", "nvidia.com/gpu=1", "rediacc.io/amd=gpu0",
                 "rediacc.io/dri=renderD130");
+    }
 
-        LaunchResult again = launcher.launch("fixture", dir.toString());
-        assertThat(again.exitCode()).isEqualTo(2);
-        assertThat(again.getErrorOutput()).contains("is not empty");
+    @Test
+    void theAgentHasNoFixtureCommand(QuarkusMainLauncher launcher) {
+        LaunchResult r = launcher.launch("fixture", DIR.resolve("none").toString());
+
+        assertThat(r.exitCode()).as("the simulated machine lives in standin-machine, not in the product").isNotZero();
+        assertThat(DIR.resolve("none")).doesNotExist();
     }
 
     @Test

@@ -3,7 +3,7 @@ package io.rediacc.gpu.agent.publish;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.rediacc.gpu.agent.config.AgentSettings;
-import io.rediacc.gpu.agent.fixture.FixtureRoot;
+import io.rediacc.gpu.standin.machine.FixtureRoot;
 import io.rediacc.gpu.agent.setup.SetupService;
 import io.rediacc.gpu.agent.toolkit.ToolkitPolicy;
 import io.rediacc.gpu.contracts.events.CloudEventHeaders;
@@ -114,6 +114,8 @@ class InventoryPublishingTest {
                     repos:
                       - name: trainer
                         guid: 6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c
+                        listen: unix:///run/rediacc/gate/trainer.sock
+                        daemon: unix:///run/rediacc/docker/trainer.sock
                     """);
             long start = System.nanoTime();
             MachineInventory withRepo = InventoryTopic.value(InventoryTopic.await(machine, inv -> !inv.repos().isEmpty(), WAIT));

@@ -1,6 +1,5 @@
-package io.rediacc.gpu.agent.cli;
+package io.rediacc.gpu.standin.machine;
 
-import io.rediacc.gpu.agent.fixture.FixtureRoot;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -12,8 +11,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
-/** {@code node-agent fixture}: builds a simulated machine for tests and fleet simulations (see {@link FixtureRoot}). */
-@Command(name = "fixture", mixinStandardHelpOptions = true,
+/** {@code standin-machine DIR}: builds a simulated machine for tests and fleet simulations (see {@link FixtureRoot}). */
+@Command(name = "standin-machine", mixinStandardHelpOptions = true,
         description = "Build a simulated GPU machine in DIR (for tests and fleet simulations, never for a real machine): "
                 + "DIR/root is the machine root (--root), DIR/bin holds stand-in nvidia-smi, nvidia-ctk, package manager "
                 + "and systemctl (agent.path), DIR/calls/TOOL.log records their calls.")
@@ -62,7 +61,7 @@ public class FixtureCommand implements Callable<Integer> {
         if (Files.isDirectory(dir)) {
             try (var entries = Files.list(dir)) {
                 if (entries.findAny().isPresent()) {
-                    spec.commandLine().getErr().println("node-agent fixture: " + dir + " is not empty; choose a new directory");
+                    spec.commandLine().getErr().println("standin-machine: " + dir + " is not empty; choose a new directory");
                     return 2;
                 }
             }

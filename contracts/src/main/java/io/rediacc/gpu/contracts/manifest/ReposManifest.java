@@ -1,11 +1,15 @@
-package io.rediacc.gpu.gate.manifest;
+package io.rediacc.gpu.contracts.manifest;
 
 import io.rediacc.gpu.contracts.events.RepoInfo;
 
 import java.util.List;
 import java.util.Optional;
 
-/** The repos manifest: the machine's name and every repo served on it (shared with node-agent). */
+/**
+ * The repos manifest ({@code /etc/rediacc/gate/repos.yaml}), as {@link ManifestLoader} read it: the machine's name
+ * (null only when the manifest names none and the reader was given no fallback) and every repo served on it.
+ * docker-gate, node-agent and machine setup all read it through {@link ManifestLoader}.
+ */
 public record ReposManifest(String machine, List<RepoEntry> repos) {
 
     public ReposManifest {

@@ -1,4 +1,4 @@
-package io.rediacc.gpu.gate.manifest;
+package io.rediacc.gpu.contracts.manifest;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -63,7 +63,7 @@ class ManifestLoaderTest {
                     deamon: tcp://127.0.0.1:2375
                 """.formatted(GUID_A)))
                 .isInstanceOf(InvalidManifestException.class)
-                .hasMessageContaining("repos[0].deamon is not a known field");
+                .hasMessageContaining("unknown key 'deamon' at repos[0]; did you mean 'daemon'?");
     }
 
     @Test

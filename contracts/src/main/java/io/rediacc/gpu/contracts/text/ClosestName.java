@@ -1,10 +1,10 @@
-package io.rediacc.gpu.grants.service;
+package io.rediacc.gpu.contracts.text;
 
 import java.util.Collection;
 import java.util.Locale;
 import java.util.Optional;
 
-/** Finds the grantable name a misspelt one was probably meant to be. */
+/** Finds the known name a misspelt one was probably meant to be: a grantable CDI name, a manifest key. */
 public final class ClosestName {
 
     private ClosestName() {
@@ -34,7 +34,7 @@ public final class ClosestName {
                 .limit(limit).map(java.util.Map.Entry::getKey).toList();
     }
 
-    /** Levenshtein distance, case-insensitive (CDI names are case-sensitive, typos often are not). */
+    /** Levenshtein distance, case-insensitive (CDI names and keys are case-sensitive, typos often are not). */
     static int distance(String a, String b) {
         String x = a.toLowerCase(Locale.ROOT);
         String y = b.toLowerCase(Locale.ROOT);

@@ -1,4 +1,4 @@
-package io.rediacc.gpu.gate.manifest;
+package io.rediacc.gpu.contracts.manifest;
 
 /** The repos manifest cannot be used; the message says which entry and field is wrong and how to fix it. */
 public class InvalidManifestException extends RuntimeException {

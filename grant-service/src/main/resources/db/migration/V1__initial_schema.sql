@@ -1,5 +1,8 @@
--- grant-service schema. Applied at every start under an advisory lock (see SchemaInitializer);
--- each statement is idempotent, so two replicas starting at once on one database do not race.
+-- grant-service schema, version 1: the schema the service created with its own SQL runner
+-- (SchemaInitializer) before it moved to Flyway. Every statement stays idempotent on purpose: a
+-- database made by that runner has no flyway_schema_history, so Flyway baselines it at version 0
+-- (quarkus.flyway.baseline-version) and runs this file over it, which adds whatever an older runner
+-- had not yet created and changes nothing else. Never edit this file: add V2__... instead.
 
 -- Machines that have sent an inventory, with the newest inventory's generatedAt (older ones are ignored).
 CREATE TABLE IF NOT EXISTS machines (

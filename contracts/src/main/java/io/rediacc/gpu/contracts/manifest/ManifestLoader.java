@@ -1,9 +1,11 @@
-package io.rediacc.gpu.gate.manifest;
+package io.rediacc.gpu.contracts.manifest;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.rediacc.gpu.contracts.identity.Identifiers;
 import io.rediacc.gpu.contracts.identity.InvalidIdentifierException;
+import io.rediacc.gpu.contracts.text.ClosestName;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -14,28 +16,45 @@ import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
- * Reads and validates the repos manifest. Strict on purpose: a typo in a field name would
- * otherwise silently drop a setting of the security boundary, so unknown fields are errors.
+ * The one reader of the repos manifest (format: contracts README, "The repos manifest"; JSON Schema:
+ * {@code schemas/repos-manifest.schema.json}), for docker-gate, node-agent and machine setup alike.
+ * Strict on purpose: the manifest decides repo identity, the product's security root, so a typo in a
+ * key would otherwise silently drop a setting of the security boundary. Unknown keys are errors that
+ * name the key, where it is, and the known key it was probably meant to be; so are duplicated keys.
  */
 public final class ManifestLoader {
 
-    private static final Set<String> TOP_FIELDS = Set.of("machine", "repos");
-    private static final Set<String> REPO_FIELDS = Set.of("name", "guid", "forkOf", "listen", "daemon",
-            "buildkitDeviceEntitlementDisabled", "listenMode", "listenGroup", "hostPaths", "volumeDrivers", "logDrivers",
-            "daemonConfigDir", "daemonDataRoot",
+    /** The keys of the manifest's top level, in the documented order. */
+    public static final List<String> TOP_KEYS = List.of("machine", "repos");
+    /** The keys of one repo, in the documented order. */
+    public static final List<String> REPO_KEYS = List.of("name", "guid", "forkOf", "listen", "daemon",
+            "listenMode", "listenGroup", "buildkitDeviceEntitlementDisabled",
+            "hostPaths", "daemonConfigDir", "daemonDataRoot", "volumeDrivers", "logDrivers",
             // read by `rdc machine setup` (node-agent prepare) to configure the repo's daemon; not the gate's business
             "daemonConfig", "daemonRun", "daemonService");
     private static final java.util.regex.Pattern DRIVER = java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.:/@-]*");
     private static final java.util.regex.Pattern MODE = java.util.regex.Pattern.compile("0?[0-7]{3}");
     private static final java.util.regex.Pattern GROUP = java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_.-]{0,31}");
-    private static final YAMLMapper YAML = new YAMLMapper();
+    /** A systemd unit name: setup passes it to systemctl, so nothing a shell or systemctl could read as more. */
+    private static final java.util.regex.Pattern UNIT = java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9:_.@-]{0,255}");
+    private static final YAMLMapper YAML = YAMLMapper.builder().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION).build();
 
     private ManifestLoader() {
     }
 
+    /** Reads the manifest at {@code file}; without {@code machine:} the machine is the host name (the gate's reading). */
     public static ReposManifest load(Path file) {
+        return load(file, ManifestLoader::hostName);
+    }
+
+    /**
+     * Reads the manifest at {@code file}; without {@code machine:} the machine is what {@code machineWhenUnnamed}
+     * gives (validated), or null when it gives null.
+     */
+    public static ReposManifest load(Path file, Supplier<String> machineWhenUnnamed) {
         byte[] bytes;
         try {
             bytes = Files.readAllBytes(file);
@@ -45,13 +64,17 @@ public final class ManifestLoader {
             throw new InvalidManifestException("cannot read repos manifest " + file + ": " + e.getMessage(), e);
         }
         try {
-            return parse(bytes);
+            return parse(bytes, machineWhenUnnamed);
         } catch (InvalidManifestException e) {
             throw new InvalidManifestException("repos manifest " + file + ": " + e.getMessage(), e);
         }
     }
 
     public static ReposManifest parse(byte[] yaml) {
+        return parse(yaml, ManifestLoader::hostName);
+    }
+
+    public static ReposManifest parse(byte[] yaml, Supplier<String> machineWhenUnnamed) {
         JsonNode root;
         try {
             root = YAML.readTree(yaml);
@@ -61,11 +84,16 @@ public final class ManifestLoader {
         if (root == null || !root.isObject()) {
             throw new InvalidManifestException("expected a mapping with 'repos' (and optionally 'machine')");
         }
-        unknownFields(root, TOP_FIELDS, "");
+        unknownKeys(root, TOP_KEYS, "the top level", "");
         String machine;
         try {
-            // Same default as node-agent: without a machine in the manifest, the host name.
-            machine = Identifiers.machine(root.hasNonNull("machine") ? text(root, "machine", "") : hostName());
+            if (root.hasNonNull("machine")) {
+                machine = Identifiers.machine(text(root, "machine", ""));
+            } else {
+                // Same default for gate and agent: without a machine in the manifest, the host name.
+                String fallback = machineWhenUnnamed.get();
+                machine = fallback == null ? null : Identifiers.machine(fallback);
+            }
         } catch (InvalidIdentifierException e) {
             throw new InvalidManifestException("machine: " + e.getMessage()
                     + (root.hasNonNull("machine") ? "" : " (the host name; set machine: in the manifest)"));
@@ -120,7 +148,7 @@ public final class ManifestLoader {
         if (node == null || !node.isObject()) {
             throw new InvalidManifestException(where + " must be a mapping with name, guid, listen and daemon");
         }
-        unknownFields(node, REPO_FIELDS, where + ".");
+        unknownKeys(node, REPO_KEYS, where, where + ".");
         try {
             String name = Identifiers.repoName(text(node, "name", where + "."));
             String guid = Identifiers.repoGuid(text(node, "guid", where + "."));
@@ -161,7 +189,9 @@ public final class ManifestLoader {
             }
             RepoHostAccess host = new RepoHostAccess(hostPaths(node, where), names(node, "volumeDrivers", where),
                     names(node, "logDrivers", where), absolute(node, "daemonConfigDir", where), absolute(node, "daemonDataRoot", where));
-            return new RepoEntry(name, guid, forkOf, listen, daemon, bk != null && bk.asBoolean(false), mode, group, host);
+            DaemonSetup setup = new DaemonSetup(absolute(node, "daemonConfig", where), absolute(node, "daemonRun", where),
+                    unit(node, where));
+            return new RepoEntry(name, guid, forkOf, listen, daemon, bk != null && bk.asBoolean(false), mode, group, host, setup);
         } catch (InvalidIdentifierException e) {
             throw new InvalidManifestException(where + ": " + e.getMessage());
         }
@@ -235,12 +265,26 @@ public final class ManifestLoader {
         return value.asText();
     }
 
-    private static void unknownFields(JsonNode node, Set<String> known, String prefix) {
+    private static String unit(JsonNode node, String where) {
+        if (!node.hasNonNull("daemonService")) {
+            return null;
+        }
+        String unit = text(node, "daemonService", where + ".");
+        if (!UNIT.matcher(unit).matches()) {
+            throw new InvalidManifestException(where + ".daemonService \"" + unit
+                    + "\" is not a systemd unit name, e.g. rediacc-docker-web.service");
+        }
+        return unit;
+    }
+
+    /** Refuses the first key not in {@code known}, naming where it is and the known key it was probably meant to be. */
+    private static void unknownKeys(JsonNode node, List<String> known, String where, String prefix) {
         for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
-            String field = it.next();
-            if (!known.contains(field)) {
-                throw new InvalidManifestException(prefix + field + " is not a known field (known: "
-                        + String.join(", ", known.stream().sorted().toList()) + ")");
+            String key = it.next();
+            if (!known.contains(key)) {
+                String suggestion = ClosestName.among(key, known).map(k -> "; did you mean '" + k + "'?").orElse("");
+                throw new InvalidManifestException("unknown key '" + key + "' at " + where + suggestion
+                        + " (known keys" + (prefix.isEmpty() ? "" : " of a repo") + ": " + String.join(", ", known) + ")");
             }
         }
     }

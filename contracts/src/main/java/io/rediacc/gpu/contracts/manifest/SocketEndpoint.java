@@ -1,4 +1,4 @@
-package io.rediacc.gpu.gate.manifest;
+package io.rediacc.gpu.contracts.manifest;
 
 import java.nio.file.Path;
 import java.util.Locale;

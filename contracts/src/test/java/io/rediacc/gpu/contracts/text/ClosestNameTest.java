@@ -1,4 +1,4 @@
-package io.rediacc.gpu.grants.service;
+package io.rediacc.gpu.contracts.text;
 
 import org.junit.jupiter.api.Test;
 

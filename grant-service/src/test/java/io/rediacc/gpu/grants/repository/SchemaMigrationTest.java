@@ -1,0 +1,160 @@
+package io.rediacc.gpu.grants.repository;
+
+import io.rediacc.gpu.testsupport.LocalPostgres;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.output.MigrateResult;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CyclicBarrier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The schema's migrations with the service's own Flyway settings (read from application.properties):
+ * replicas that migrate one database at once apply each migration once (Flyway's PostgreSQL advisory
+ * lock), and a database made by the former SchemaInitializer is baselined and upgraded in place.
+ */
+class SchemaMigrationTest {
+
+    /** The first schema SchemaInitializer ever created (commit 499a7ec): no history, no expiry, no parked outbox. */
+    private static final String FIRST_INITIALIZER_SCHEMA = "/db/schema-initializer-first.sql";
+
+    @Test
+    void twoReplicasMigratingOneFreshDatabaseAtOnceApplyTheSchemaOnce() throws Exception {
+        try (LocalPostgres db = LocalPostgres.createDatabase()) {
+            List<MigrateResult> results = migrateConcurrently(db, 2);
+
+            assertThat(results).extracting(r -> r.success).containsOnly(true);
+            assertThat(results.stream().mapToInt(r -> r.migrationsExecuted).sum())
+                    .as("one replica applies V1, the other finds it applied").isEqualTo(1);
+            assertThat(history(db)).containsExactly("1 success");
+            assertThat(tables(db)).contains("grants", "grant_history", "outbox_parked");
+        }
+    }
+
+    @Test
+    void aDatabaseMadeBySchemaInitializerIsBaselinedAndKeepsItsGrants() throws Exception {
+        try (LocalPostgres db = LocalPostgres.createDatabase()) {
+            execute(db, resource(FIRST_INITIALIZER_SCHEMA));
+            execute(db, """
+                    insert into grants (machine, repo_guid, repo_name, device, exclusive, granted_by, granted_at)
+                    values ('m1', '3f2b8c1e-9d4a-4e57-8f0a-2c6d7e9b1a43', 'web', 'nvidia.com/gpu=0', true, 'alice', now());
+                    insert into machine_versions (machine, version) values ('m1', 7);
+                    """);
+            assertThat(tables(db)).doesNotContain("grant_history", "outbox_parked");
+
+            MigrateResult result = flyway(db).migrate();
+
+            assertThat(result.success).isTrue();
+            assertThat(history(db)).as("baselined at 0, then V1 over the old tables").containsExactly("0 success", "1 success");
+            assertThat(tables(db)).contains("grant_history", "outbox_parked");
+            assertThat(query(db, "select repo_name || ' ' || device || ' ' || granted_by from grants"))
+                    .containsExactly("web nvidia.com/gpu=0 alice");
+            assertThat(query(db, "select version::text from machine_versions")).containsExactly("7");
+            assertThat(query(db, "select column_name::text from information_schema.columns where table_name = 'grants'"))
+                    .contains("expires_at");
+            assertThat(query(db, "select is_nullable::text from information_schema.columns "
+                    + "where table_name = 'outbox' and column_name = 'payload'")).containsExactly("YES");
+        }
+    }
+
+    @Test
+    void twoReplicasUpgradingOneInitializerDatabaseAtOnceBaselineItOnce() throws Exception {
+        try (LocalPostgres db = LocalPostgres.createDatabase()) {
+            execute(db, resource(FIRST_INITIALIZER_SCHEMA));
+
+            List<MigrateResult> results = migrateConcurrently(db, 2);
+
+            assertThat(results).extracting(r -> r.success).containsOnly(true);
+            assertThat(history(db)).containsExactly("0 success", "1 success");
+        }
+    }
+
+    @Test
+    void aSecondStartMigratesNothing() throws Exception {
+        try (LocalPostgres db = LocalPostgres.createDatabase()) {
+            flyway(db).migrate();
+            assertThat(flyway(db).migrate().migrationsExecuted).isZero();
+            assertThat(flyway(db).validateWithResult().validationSuccessful).as("V1 unchanged since applied").isTrue();
+        }
+    }
+
+    private static List<MigrateResult> migrateConcurrently(LocalPostgres db, int replicas) {
+        CyclicBarrier start = new CyclicBarrier(replicas);
+        List<CompletableFuture<MigrateResult>> running = new ArrayList<>();
+        for (int i = 0; i < replicas; i++) {
+            Flyway flyway = flyway(db);
+            running.add(CompletableFuture.supplyAsync(() -> {
+                try {
+                    start.await();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+                return flyway.migrate();
+            }));
+        }
+        return running.stream().map(CompletableFuture::join).toList();
+    }
+
+    /** Flyway as the service configures it: the quarkus.flyway.* settings of application.properties. */
+    static Flyway flyway(LocalPostgres db) {
+        Properties app = new Properties();
+        try (InputStream in = SchemaMigrationTest.class.getResourceAsStream("/application.properties")) {
+            app.load(in);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        assertThat(app.getProperty("quarkus.flyway.migrate-at-start")).isEqualTo("true");
+        return Flyway.configure()
+                .dataSource(db.jdbcUrl(), db.user(), db.password())
+                .locations("classpath:db/migration")
+                .baselineOnMigrate(Boolean.parseBoolean(app.getProperty("quarkus.flyway.baseline-on-migrate")))
+                .baselineVersion(app.getProperty("quarkus.flyway.baseline-version"))
+                .load();
+    }
+
+    static String resource(String name) throws IOException {
+        try (InputStream in = SchemaMigrationTest.class.getResourceAsStream(name)) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
+    static void execute(LocalPostgres db, String sql) throws SQLException {
+        try (Connection c = DriverManager.getConnection(db.jdbcUrl(), db.user(), db.password());
+             Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
+
+    private static List<String> history(LocalPostgres db) throws SQLException {
+        return query(db, "select version || ' ' || case when success then 'success' else 'failed' end "
+                + "from flyway_schema_history order by installed_rank");
+    }
+
+    private static List<String> tables(LocalPostgres db) throws SQLException {
+        return query(db, "select tablename::text from pg_tables where schemaname = 'public'");
+    }
+
+    static List<String> query(LocalPostgres db, String sql) throws SQLException {
+        try (Connection c = DriverManager.getConnection(db.jdbcUrl(), db.user(), db.password());
+             Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            List<String> rows = new ArrayList<>();
+            while (rs.next()) {
+                rows.add(rs.getString(1));
+            }
+            return rows;
+        }
+    }
+}
