@@ -84,10 +84,14 @@ public final class Fleet {
         // both services answer 401 to callers without a token: the fleet's operator gets a fresh one per start,
         // the same for both (api.auth.*, module api-security), handed to rdc as RDC_TOKEN in fleet.env
         String operatorToken = newToken();
+        // and a viewer, for inventory-service's dashboard (DASHBOARD_TOKEN in fleet.env): it reads, never grants
+        String viewerToken = newToken();
         Map<String, Object> auth = Map.of(
                 "api.auth.mode", "tokens",
                 "api.auth.tokens.fleet-operator.token", operatorToken,
-                "api.auth.tokens.fleet-operator.roles", "operator");
+                "api.auth.tokens.fleet-operator.roles", "operator",
+                "api.auth.tokens.fleet-viewer.token", viewerToken,
+                "api.auth.tokens.fleet-viewer.roles", "viewer");
         int grantMetricsPort = ports.port("grant-service-management");
         Map<String, Object> grantConfig = new LinkedHashMap<>(Map.of(
                 "quarkus.http.port", grantPort,
@@ -153,6 +157,8 @@ public final class Fleet {
         env.put("RDC_GRANT_URL", grantUrl);
         env.put("RDC_INVENTORY_URL", inventoryUrl);
         env.put("RDC_TOKEN", operatorToken);
+        env.put("DASHBOARD_URL", inventoryUrl + "/dashboard");
+        env.put("DASHBOARD_TOKEN", viewerToken);
         env.put("KAFKA_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
         // what Prometheus would scrape: the services' management ports, the gate's HTTP port (it serves no API)
         env.put("METRICS_GRANT_SERVICE", "http://127.0.0.1:" + grantMetricsPort + "/q/metrics");
@@ -175,6 +181,7 @@ public final class Fleet {
         say("");
         say("grant-service      " + grantUrl + "   (OpenAPI: " + grantUrl + "/q/openapi)");
         say("inventory-service  " + inventoryUrl);
+        say("dashboard          " + inventoryUrl + "/dashboard   (log in with the viewer token $DASHBOARD_TOKEN of fleet.env)");
         say("machine            " + MACHINE + " (fixture root " + machine.root() + ")");
         machine.repos().forEach(r -> say("DOCKER_HOST=unix://" + r.gateSocket() + "   # repo " + r.name()
                 + (r.forkOf() != null ? " (fork of " + r.forkOfName() + ")" : "")));

@@ -3,14 +3,14 @@ package io.rediacc.gpu.inventory.repository;
 import java.util.Locale;
 
 /** A case-insensitive "contains" pattern for HQL {@code like ... escape '!'}, with wildcards in the input escaped. */
-final class LikePattern {
+public final class LikePattern {
 
-    static final String ESCAPE = "!";
+    public static final String ESCAPE = "!";
 
     private LikePattern() {
     }
 
-    static String contains(String text) {
+    public static String contains(String text) {
         String escaped = text.toLowerCase(Locale.ROOT)
                 .replace("!", "!!")
                 .replace("%", "!%")

@@ -1,0 +1,280 @@
+package io.rediacc.gpu.fleet;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * inventory-service's dashboard in a real browser: Debian's headless {@code chromium}, driven through
+ * Debian's {@code chromedriver} (apt: chromium-driver; .ci/run installs it) with Selenium, against a
+ * fresh local fleet ({@code ./fleet up}, as {@link SeedStoryIT} starts it). A wrong token sees only the
+ * login page; the viewer token logs in; grants of both repos appear on the machine page within a
+ * second of {@code rdc repo gpu grant} returning, without a reload; a refused {@code docker run}
+ * appears among the refusals. Screenshots of each page: {@code target/dashboard-screenshots}.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class DashboardIT {
+
+    static final Path REPO = Path.of("..").toAbsolutePath().normalize();
+    static final Path STATE = Path.of("target/e2e-dashboard").toAbsolutePath();
+    static final Path SHOTS = Path.of("target/dashboard-screenshots").toAbsolutePath();
+    static final String MACHINE = Fleet.MACHINE;
+    static final Duration LIVE_WITHIN = Duration.ofSeconds(1);
+    static Process fleet;
+    static Map<String, String> env = new HashMap<>();
+    static WebDriver browser;
+
+    record Result(int exit, String out, String err) {
+        String all() {
+            return out + err;
+        }
+    }
+
+    @BeforeAll
+    static void startFleetAndBrowser() throws Exception {
+        LocalMachine.cleanUpDaemons(STATE.resolve("machine"));
+        if (Files.exists(STATE)) {
+            try (var paths = Files.walk(STATE)) {
+                paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+        Files.createDirectories(STATE);
+        Files.createDirectories(SHOTS);
+        Path log = STATE.resolve("fleet-up.log");
+        fleet = new ProcessBuilder(KafkaBroker.javaBin(), "-Dfleet.root=" + REPO, "-Dfleet.state=" + STATE,
+                "-jar", REPO.resolve("local-fleet/target/local-fleet.jar").toString(), "up")
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+        while (!Files.exists(STATE.resolve("ready"))) {
+            if (!fleet.isAlive() || System.nanoTime() > deadline) {
+                throw new IllegalStateException("the fleet did not start:\n" + Files.readString(log));
+            }
+            Thread.sleep(300);
+        }
+        for (String line : Files.readAllLines(STATE.resolve("fleet.env"))) {
+            if (line.startsWith("export ")) {
+                String kv = line.substring("export ".length());
+                int eq = kv.indexOf('=');
+                env.put(kv.substring(0, eq), kv.substring(eq + 2, kv.length() - 1));
+            }
+        }
+        // Debian's browser and driver, never a downloaded one (Selenium Manager stays unused)
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(new File("/usr/bin/chromedriver"))
+                .withLogFile(STATE.resolve("chromedriver.log").toFile()).build();
+        ChromeOptions options = new ChromeOptions().setBinary("/usr/bin/chromium")
+                .addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1440,1000",
+                        "--user-data-dir=" + STATE.resolve("chromium"));
+        browser = new ChromeDriver(service, options);
+    }
+
+    @AfterAll
+    static void stopBrowserAndFleet() throws Exception {
+        if (browser != null) {
+            browser.quit();
+        }
+        if (fleet != null) {
+            fleet.destroy();
+            if (!fleet.waitFor(60, TimeUnit.SECONDS)) {
+                fleet.destroyForcibly();
+            }
+        }
+        Fleet f = new Fleet(REPO, STATE);
+        try (FleetPostgres pg = FleetPostgres.open(STATE.resolve("postgres"))) {
+            pg.dropDatabase(f.databaseName("grants"));
+            pg.dropDatabase(f.databaseName("inventory"));
+        }
+    }
+
+    @Test
+    @Order(1)
+    void fleetUpPrintsTheDashboardUrlAndWritesItToFleetEnv() throws Exception {
+        String url = env.get("DASHBOARD_URL");
+        assertThat(url).isEqualTo(env.get("RDC_INVENTORY_URL") + "/dashboard");
+        assertThat(env.get("DASHBOARD_TOKEN")).isNotBlank().isNotEqualTo(env.get("RDC_TOKEN"));
+        assertThat(Files.readString(STATE.resolve("fleet-up.log"))).contains("dashboard          " + url);
+    }
+
+    @Test
+    @Order(2)
+    void aWrongTokenSeesNothingButTheLoginPage() throws Exception {
+        browser.get(env.get("DASHBOARD_URL") + "/machines/" + MACHINE);
+        wait(Duration.ofSeconds(10)).until(ExpectedConditions.urlContains("/dashboard/login"));
+        logIn("not-the-viewer-token-of-this-fleet");
+        WebElement error = wait(Duration.ofSeconds(10)).until(ExpectedConditions.visibilityOfElementLocated(By.id("login-error")));
+        wait(Duration.ofSeconds(10)).until(d -> !error.getText().isBlank());
+        assertThat(error.getText()).contains("refused");
+        assertThat(browser.getCurrentUrl()).contains("/dashboard/login");
+        assertThat(browser.getPageSource()).doesNotContain("NVIDIA", "nvidia.com/gpu", "gpu-a");
+        assertThat(script("return sessionStorage.length")).isEqualTo(0L);
+        // the data itself answers 401 without the token, whatever the page does
+        assertThat(script("return fetch('/api/v1/dashboard/machines/" + MACHINE + "').then(r => r.status)")).isEqualTo(401L);
+        screenshot("login");
+    }
+
+    @Test
+    @Order(3)
+    void theViewerTokenLogsInAndTheFleetShowsTheMachine() throws Exception {
+        browser.get(env.get("DASHBOARD_URL"));
+        wait(Duration.ofSeconds(10)).until(ExpectedConditions.urlContains("/dashboard/login"));
+        logIn(env.get("DASHBOARD_TOKEN"));
+        wait(Duration.ofSeconds(10)).until(d -> d.getCurrentUrl().endsWith("/dashboard"));
+        WebElement row = wait(Duration.ofSeconds(20)).until(ExpectedConditions.presenceOfElementLocated(
+                By.cssSelector("#fleet-table tr[data-machine='" + MACHINE + "']")));
+        assertThat(row.getText()).contains("2 × nvidia NVIDIA H100 80GB HBM3", "1 × amd", "synced", "verified");
+        // the token stays in this tab's session storage, never in the address
+        assertThat(script("return sessionStorage.getItem('rediacc.dashboard.viewer-token')")).isEqualTo(env.get("DASHBOARD_TOKEN"));
+        assertThat(browser.getCurrentUrl()).doesNotContain(env.get("DASHBOARD_TOKEN"));
+        // the filters: an Intel filter hides this NVIDIA and AMD machine, an NVIDIA filter shows it again
+        new org.openqa.selenium.support.ui.Select(browser.findElement(By.id("f-vendor"))).selectByValue("intel");
+        wait(Duration.ofSeconds(10)).until(ExpectedConditions.textToBePresentInElementLocated(By.id("fleet-table"), "No machine matches"));
+        new org.openqa.selenium.support.ui.Select(browser.findElement(By.id("f-vendor"))).selectByValue("nvidia");
+        wait(Duration.ofSeconds(10)).until(ExpectedConditions.presenceOfElementLocated(
+                By.cssSelector("#fleet-table tr[data-machine='" + MACHINE + "']")));
+        awaitLive();
+        screenshot("fleet");
+    }
+
+    @Test
+    @Order(4)
+    void bothReposGrantsAppearOnTheMachinePageWithinASecondWithoutAReload() throws Exception {
+        browser.get(env.get("DASHBOARD_URL") + "/machines/" + MACHINE);
+        wait(Duration.ofSeconds(20)).until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("tr[data-device='nvidia.com/gpu=1']")));
+        awaitLive();
+        script("window.stillTheSamePage = true");
+        assertThat(holders("nvidia.com/gpu=1")).isEqualTo("free");
+
+        grantAndSee("gpu-a", "nvidia.com/gpu=1", false, "gpu-a");
+        grantAndSee("gpu-a-fork", "nvidia.com/gpu=1", false, "gpu-a, gpu-a-fork");
+        grantAndSee("gpu-a-fork", "rediacc.io/dri=renderD129", true, "gpu-a-fork exclusive");
+        assertThat(script("return window.stillTheSamePage === true")).as("the page was not reloaded").isEqualTo(true);
+        screenshot("machine");
+    }
+
+    @Test
+    @Order(5)
+    void aRefusedDockerRunAppearsAmongTheRefusalsWithItsFix() throws Exception {
+        browser.get(env.get("DASHBOARD_URL") + "/refusals");
+        awaitLive();
+        Result run = docker("GPU_A_FORK", "run", "--rm", "--device", "nvidia.com/gpu=0", "ubuntu:24.04", "true");
+        assertThat(run.exit()).isNotZero();
+        assertThat(run.err()).contains("nvidia.com/gpu=0 is not granted to repo gpu-a-fork");
+        WebElement row = wait(Duration.ofSeconds(10)).until(ExpectedConditions.presenceOfElementLocated(
+                By.cssSelector("tr[data-repo='gpu-a-fork'][data-rule='cdi-not-granted']")));
+        assertThat(row.getText()).contains("nvidia.com/gpu=0 is not granted to repo gpu-a-fork",
+                "rdc repo gpu grant gpu-a-fork@" + MACHINE + " --device nvidia.com/gpu=0");
+        screenshot("refusals");
+    }
+
+    @Test
+    @Order(6)
+    void theRepoPageShowsItsGrantsAndTheirHistory() throws Exception {
+        browser.get(env.get("DASHBOARD_URL") + "/repos/gpu-a-fork");
+        WebElement grants = wait(Duration.ofSeconds(20)).until(ExpectedConditions.presenceOfElementLocated(By.id("repo-grants")));
+        assertThat(grants.getText()).contains("nvidia.com/gpu=1", "rediacc.io/dri=renderD129 exclusive");
+        wait(Duration.ofSeconds(20)).until(ExpectedConditions.textToBePresentInElementLocated(By.id("repo-history"),
+                "granted " + MACHINE + " rediacc.io/dri=renderD129 yes"));
+        assertThat(browser.findElement(By.cssSelector("tr[data-repo='gpu-a-fork'][data-rule='cdi-not-granted']")).isDisplayed()).isTrue();
+        screenshot("repo");
+    }
+
+    private void grantAndSee(String repo, String device, boolean exclusive, String holders) throws Exception {
+        List<String> args = new ArrayList<>(List.of("repo", "gpu", "grant", repo + "@" + MACHINE, "--device", device));
+        if (exclusive) {
+            args.add("--exclusive");
+        }
+        Result grant = rdc(args.toArray(String[]::new));
+        assertThat(grant.exit()).as(grant.all()).isZero();
+        long returned = System.nanoTime();
+        wait(LIVE_WITHIN).until(d -> holders.equals(holders(device)));
+        System.out.printf("%s %s on the machine page %d ms after rdc returned%n", repo, device,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - returned));
+    }
+
+    private static String holders(String device) {
+        try {
+            return browser.findElement(By.cssSelector("tr[data-device='" + device + "'] td.holders")).getText().strip();
+        } catch (org.openqa.selenium.NoSuchElementException | org.openqa.selenium.StaleElementReferenceException e) {
+            return "";
+        }
+    }
+
+    private static void logIn(String token) {
+        WebElement field = wait(Duration.ofSeconds(10)).until(ExpectedConditions.elementToBeClickable(By.id("token")));
+        field.clear();
+        field.sendKeys(token);
+        browser.findElement(By.cssSelector("#login-form button[type=submit]")).click();
+    }
+
+    private static void awaitLive() {
+        wait(Duration.ofSeconds(10)).until(ExpectedConditions.attributeToBe(By.id("live-status"), "data-live", "on"));
+    }
+
+    private static Object script(String js) {
+        // WebDriver waits for a returned promise (a fetch) to settle
+        return ((JavascriptExecutor) browser).executeScript(js);
+    }
+
+    private static WebDriverWait wait(Duration timeout) {
+        return new WebDriverWait(browser, timeout, Duration.ofMillis(50));
+    }
+
+    private static void screenshot(String page) throws IOException {
+        Files.write(SHOTS.resolve(page + ".png"), ((org.openqa.selenium.TakesScreenshot) browser).getScreenshotAs(OutputType.BYTES));
+    }
+
+    private static Result rdc(String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of(env.get("RDC")));
+        cmd.addAll(List.of(args));
+        return run(cmd, Map.of("RDC_GRANT_URL", env.get("RDC_GRANT_URL"), "RDC_INVENTORY_URL", env.get("RDC_INVENTORY_URL"),
+                "RDC_TOKEN", env.get("RDC_TOKEN")));
+    }
+
+    private static Result docker(String repo, String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of("docker"));
+        cmd.addAll(List.of(args));
+        return run(cmd, Map.of("DOCKER_HOST", env.get("DOCKER_HOST_" + repo)));
+    }
+
+    private static Result run(List<String> cmd, Map<String, String> extraEnv) throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().putAll(extraEnv);
+        pb.environment().putIfAbsent("DOCKER_CONFIG", STATE.resolve("docker-config").toString());
+        Path out = Files.createTempFile(STATE, "out", ".txt");
+        Path err = Files.createTempFile(STATE, "err", ".txt");
+        Process p = pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError(cmd + " did not finish within 60 s");
+        }
+        return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
+    }
+}
