@@ -159,6 +159,13 @@ class DashboardIT {
         wait(Duration.ofSeconds(10)).until(ExpectedConditions.presenceOfElementLocated(
                 By.cssSelector("#fleet-table tr[data-machine='" + MACHINE + "']")));
         awaitLive();
+        // keyboard and screen readers: every visible field has a label, the first Tab reaches the skip link,
+        // and the table's columns are headers
+        assertThat(script("return [...document.querySelectorAll('input:not([type=hidden]), select')]"
+                + ".every(el => el.labels.length > 0)")).isEqualTo(true);
+        browser.findElement(By.tagName("body")).sendKeys(org.openqa.selenium.Keys.TAB);
+        assertThat(script("return document.activeElement.textContent")).isEqualTo("Skip to content");
+        assertThat(browser.findElements(By.cssSelector("#fleet-table thead th[scope=col]"))).hasSize(7);
         screenshot("fleet");
     }
 
