@@ -147,9 +147,8 @@ class DashboardIT {
         wait(Duration.ofSeconds(10)).until(ExpectedConditions.urlContains("/dashboard/login"));
         logIn(env.get("DASHBOARD_TOKEN"));
         wait(Duration.ofSeconds(10)).until(d -> d.getCurrentUrl().endsWith("/dashboard"));
-        WebElement row = wait(Duration.ofSeconds(20)).until(ExpectedConditions.presenceOfElementLocated(
-                By.cssSelector("#fleet-table tr[data-machine='" + MACHINE + "']")));
-        assertThat(row.getText()).contains("2 × nvidia NVIDIA H100 80GB HBM3", "1 × amd", "synced", "verified");
+        awaitText(By.cssSelector("#fleet-table tr[data-machine='" + MACHINE + "']"),
+                "2 × nvidia NVIDIA H100 80GB HBM3", "1 × amd", "synced", "verified");
         // the token stays in this tab's session storage, never in the address
         assertThat(script("return sessionStorage.getItem('rediacc.dashboard.viewer-token')")).isEqualTo(env.get("DASHBOARD_TOKEN"));
         assertThat(browser.getCurrentUrl()).doesNotContain(env.get("DASHBOARD_TOKEN"));
@@ -160,6 +159,15 @@ class DashboardIT {
         wait(Duration.ofSeconds(10)).until(ExpectedConditions.presenceOfElementLocated(
                 By.cssSelector("#fleet-table tr[data-machine='" + MACHINE + "']")));
         awaitLive();
+        // keyboard and screen readers: every visible field has a label, the first Tab reaches the skip link,
+        // and the table's columns are headers
+        assertThat(script("return [...document.querySelectorAll('input:not([type=hidden]), select')]"
+                + ".every(el => el.labels.length > 0)")).isEqualTo(true);
+        browser.navigate().refresh(); // nothing focused: the first Tab starts at the top of the page
+        awaitText(By.cssSelector("#fleet-table tr[data-machine='" + MACHINE + "']"), MACHINE);
+        new org.openqa.selenium.interactions.Actions(browser).sendKeys(org.openqa.selenium.Keys.TAB).perform();
+        assertThat(script("return document.activeElement.textContent")).isEqualTo("Skip to content");
+        assertThat(browser.findElements(By.cssSelector("#fleet-table thead th[scope=col]"))).hasSize(7);
         screenshot("fleet");
     }
 
@@ -187,9 +195,8 @@ class DashboardIT {
         Result run = docker("GPU_A_FORK", "run", "--rm", "--device", "nvidia.com/gpu=0", "ubuntu:24.04", "true");
         assertThat(run.exit()).isNotZero();
         assertThat(run.err()).contains("nvidia.com/gpu=0 is not granted to repo gpu-a-fork");
-        WebElement row = wait(Duration.ofSeconds(10)).until(ExpectedConditions.presenceOfElementLocated(
-                By.cssSelector("tr[data-repo='gpu-a-fork'][data-rule='cdi-not-granted']")));
-        assertThat(row.getText()).contains("nvidia.com/gpu=0 is not granted to repo gpu-a-fork",
+        awaitText(By.cssSelector("tr[data-repo='gpu-a-fork'][data-rule='cdi-not-granted']"),
+                "nvidia.com/gpu=0 is not granted to repo gpu-a-fork",
                 "rdc repo gpu grant gpu-a-fork@" + MACHINE + " --device nvidia.com/gpu=0");
         screenshot("refusals");
     }
@@ -198,11 +205,10 @@ class DashboardIT {
     @Order(6)
     void theRepoPageShowsItsGrantsAndTheirHistory() throws Exception {
         browser.get(env.get("DASHBOARD_URL") + "/repos/gpu-a-fork");
-        WebElement grants = wait(Duration.ofSeconds(20)).until(ExpectedConditions.presenceOfElementLocated(By.id("repo-grants")));
-        assertThat(grants.getText()).contains("nvidia.com/gpu=1", "rediacc.io/dri=renderD129 exclusive");
-        wait(Duration.ofSeconds(20)).until(ExpectedConditions.textToBePresentInElementLocated(By.id("repo-history"),
-                "granted " + MACHINE + " rediacc.io/dri=renderD129 yes"));
-        assertThat(browser.findElement(By.cssSelector("tr[data-repo='gpu-a-fork'][data-rule='cdi-not-granted']")).isDisplayed()).isTrue();
+        awaitText(By.id("repo-grants"), "nvidia.com/gpu=1", "rediacc.io/dri=renderD129 exclusive");
+        awaitText(By.id("repo-history"), "granted " + MACHINE + " rediacc.io/dri=renderD129 yes",
+                "granted " + MACHINE + " nvidia.com/gpu=1 no");
+        awaitText(By.cssSelector("tr[data-repo='gpu-a-fork'][data-rule='cdi-not-granted']"), "nvidia.com/gpu=0");
         screenshot("repo");
     }
 
@@ -220,8 +226,20 @@ class DashboardIT {
     }
 
     private static String holders(String device) {
+        return textOf(By.cssSelector("tr[data-device='" + device + "'] td.holders")).strip();
+    }
+
+    /** Waits until the element shows every part; found again on each try, since a live update replaces it. */
+    private static void awaitText(By by, String... parts) {
+        wait(Duration.ofSeconds(20)).until(d -> {
+            String text = textOf(by);
+            return java.util.Arrays.stream(parts).allMatch(text::contains);
+        });
+    }
+
+    private static String textOf(By by) {
         try {
-            return browser.findElement(By.cssSelector("tr[data-device='" + device + "'] td.holders")).getText().strip();
+            return browser.findElement(by).getText();
         } catch (org.openqa.selenium.NoSuchElementException | org.openqa.selenium.StaleElementReferenceException e) {
             return "";
         }

@@ -1,10 +1,12 @@
 package io.rediacc.gpu.inventory.dashboard;
 
 import io.rediacc.gpu.contracts.events.DaemonStatus;
+import io.rediacc.gpu.contracts.events.MachineInventory;
 import io.rediacc.gpu.inventory.api.GateView;
 import io.rediacc.gpu.inventory.api.MachineDetail;
 
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.List;
 
 /** What the dashboard's templates show: records read by the Qute templates under templates/dashboard. */
@@ -54,6 +56,12 @@ public final class DashboardViews {
 
     /** The machine view: the read model's detail and the grant version its gates should apply. */
     public record MachineView(MachineDetail detail, Long latestVersion, List<RefusalGroup> refusals) {
+
+        /** By vendor, then index, as {@code rdc machine gpu list} shows them. */
+        public List<MachineInventory.Gpu> gpus() {
+            return detail.gpus().stream().sorted(Comparator.comparing((MachineInventory.Gpu g) -> String.valueOf(g.vendor()))
+                    .thenComparingInt(MachineInventory.Gpu::index)).toList();
+        }
 
         public State gateSync() {
             return DashboardViews.gateSync(detail.gates(), latestVersion);

@@ -60,7 +60,8 @@ class DashboardTest {
 
         given().get("/dashboard").then().statusCode(200).contentType(containsString("text/html"))
                 .body(allOf(containsString("data-fragment=\"/api/v1/dashboard/fleet\""), not(containsString(machine))));
-        given().get("/dashboard/login").then().statusCode(200).body(containsString("Viewer token"));
+        given().get("/dashboard/login").then().statusCode(200).body(containsString("Viewer token"))
+                .header("Content-Security-Policy", allOf(containsString("script-src 'self'"), containsString("frame-ancestors 'none'")));
         given().get("/dashboard/machines/" + machine).then().statusCode(200)
                 .body(allOf(containsString("/api/v1/dashboard/machines/" + machine), not(containsString("NVIDIA"))));
         given().get("/dashboard/machines/_bad").then().statusCode(404);
