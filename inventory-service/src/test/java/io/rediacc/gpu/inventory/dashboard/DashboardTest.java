@@ -104,7 +104,7 @@ class DashboardTest {
         given().auth().oauth2(VIEWER_TOKEN).queryParam("model", model).queryParam("vendor", "amd")
                 .get("/api/v1/dashboard/fleet").then().statusCode(200).body(allOf(containsString("No machine matches"),
                         not(containsString("data-machine=\"" + machine + "\""))));
-        FleetApi.asViewer().get("/api/v1/dashboard/fleet?show=some").then().statusCode(400).body("error", equalTo("invalid parameter"));
+        FleetApi.asViewer().get("/api/v1/dashboard/fleet?show=some").then().statusCode(400).body("error", equalTo("invalid-parameter"));
         // the page's text is escaped: a name from the topics is never markup
         FleetApi.asViewer().get("/api/v1/dashboard/repos/gpu-a").then().statusCode(200)
                 .body(containsString("<code>nvidia.com/gpu=0</code>"));
