@@ -167,7 +167,9 @@ class DeploymentFilesTest {
         String setup = Files.readString(REPO.resolve("deploy/systemd/node-agent-setup.service"));
         String run = Files.readString(REPO.resolve("deploy/systemd/node-agent.service"));
         String agentCommands = Files.readString(REPO.resolve("node-agent/src/main/java/io/rediacc/gpu/agent/cli/SetupCommand.java"))
-                + Files.readString(REPO.resolve("node-agent/src/main/java/io/rediacc/gpu/agent/cli/RunCommand.java"));
+                + Files.readString(REPO.resolve("node-agent/src/main/java/io/rediacc/gpu/agent/cli/RunCommand.java"))
+                // setup's and prepare's --install-nvidia-toolkit is a shared picocli mixin
+                + Files.readString(REPO.resolve("node-agent/src/main/java/io/rediacc/gpu/agent/cli/ToolkitOption.java"));
         assertThat(setup).contains("node-agent setup --install-nvidia-toolkit");
         assertThat(agentCommands).contains("name = \"setup\"").contains("name = \"run\"").contains("--install-nvidia-toolkit");
         assertThat(run).contains("node-agent run");

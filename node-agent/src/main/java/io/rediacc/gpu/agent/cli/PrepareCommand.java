@@ -8,7 +8,7 @@ import io.rediacc.gpu.agent.toolkit.ToolkitPolicy;
 import io.rediacc.gpu.contracts.identity.InvalidIdentifierException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Spec;
 
 import java.io.IOException;
@@ -29,15 +29,11 @@ import java.util.concurrent.Callable;
                 "2:invalid options, root or machine name", "3:the machine's files could not be written"})
 public class PrepareCommand implements Callable<Integer> {
 
-    @Option(names = "--install-nvidia-toolkit", paramLabel = "auto|true|false",
-            description = "Passed to setup: auto (default), true, false.")
-    String installNvidiaToolkit;
+    @Mixin
+    ToolkitOption toolkit;
 
-    @Option(names = "--root", paramLabel = "DIR", description = "Root of the machine's file system (default: agent.root, /).")
-    String root;
-
-    @Option(names = "--machine", paramLabel = "NAME", description = "Machine name (default as for setup).")
-    String machine;
+    @Mixin
+    MachineOptions target;
 
     @Spec
     CommandLine.Model.CommandSpec spec;
@@ -57,8 +53,8 @@ public class PrepareCommand implements Callable<Integer> {
         ToolkitPolicy policy;
         AgentSettings settings;
         try {
-            policy = ToolkitPolicy.parse(installNvidiaToolkit != null ? installNvidiaToolkit : config.installNvidiaToolkit());
-            settings = AgentSettings.from(config, root, machine);
+            policy = toolkit.policy(config);
+            settings = target.settings(config);
         } catch (IllegalArgumentException e) {
             err.println("node-agent prepare: " + e.getMessage());
             err.flush();

@@ -8,7 +8,7 @@ import io.rediacc.gpu.agent.publish.RunningAgent;
 import io.rediacc.gpu.contracts.identity.InvalidIdentifierException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Spec;
 
 import java.io.IOException;
@@ -20,11 +20,8 @@ import java.util.concurrent.Callable;
                 + "/etc/cdi, inventory.json or the repos manifest, and on a heartbeat; runs until stopped.")
 public class RunCommand implements Callable<Integer> {
 
-    @Option(names = "--root", paramLabel = "DIR", description = "Root of the machine's file system (default: agent.root, /).")
-    String root;
-
-    @Option(names = "--machine", paramLabel = "NAME", description = "Machine name (default: agent.machine, the repos manifest's machine, the host name).")
-    String machine;
+    @Mixin
+    MachineOptions target;
 
     @Spec
     CommandLine.Model.CommandSpec spec;
@@ -41,7 +38,7 @@ public class RunCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         AgentSettings settings;
         try {
-            settings = AgentSettings.from(config, root, machine);
+            settings = target.settings(config);
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println("node-agent run: " + e.getMessage());
             return 2;

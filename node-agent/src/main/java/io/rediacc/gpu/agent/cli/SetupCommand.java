@@ -9,7 +9,7 @@ import io.rediacc.gpu.contracts.events.MachineInventory;
 import io.rediacc.gpu.contracts.identity.InvalidIdentifierException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Spec;
 
 import java.io.IOException;
@@ -26,15 +26,11 @@ import java.util.concurrent.Callable;
                 "3:the machine's files could not be written (permissions, a file in the way)"})
 public class SetupCommand implements Callable<Integer> {
 
-    @Option(names = "--install-nvidia-toolkit", paramLabel = "auto|true|false",
-            description = "auto (default): install when an NVIDIA GPU is present; true: always; false: never, and no NVIDIA spec.")
-    String installNvidiaToolkit;
+    @Mixin
+    ToolkitOption toolkit;
 
-    @Option(names = "--root", paramLabel = "DIR", description = "Root of the machine's file system (default: agent.root, /).")
-    String root;
-
-    @Option(names = "--machine", paramLabel = "NAME", description = "Machine name (default: agent.machine, the repos manifest's machine, the host name).")
-    String machine;
+    @Mixin
+    MachineOptions target;
 
     @Spec
     CommandLine.Model.CommandSpec spec;
@@ -54,8 +50,8 @@ public class SetupCommand implements Callable<Integer> {
         ToolkitPolicy policy;
         AgentSettings settings;
         try {
-            policy = ToolkitPolicy.parse(installNvidiaToolkit != null ? installNvidiaToolkit : config.installNvidiaToolkit());
-            settings = AgentSettings.from(config, root, machine);
+            policy = toolkit.policy(config);
+            settings = target.settings(config);
         } catch (IllegalArgumentException e) {
             err.println("node-agent setup: " + e.getMessage());
             return 2;

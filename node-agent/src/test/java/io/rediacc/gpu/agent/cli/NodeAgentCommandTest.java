@@ -98,6 +98,23 @@ class NodeAgentCommandTest {
     }
 
     @Test
+    void everyCommandTakesTheSameMachineOptionsAndRefusesTheSameWay(QuarkusMainLauncher launcher) {
+        for (String command : new String[]{"setup", "prepare", "run"}) {
+            LaunchResult r = launcher.launch(command, "--root", DIR.resolve("nowhere").toString());
+
+            assertThat(r.exitCode()).as(command).isEqualTo(2);
+            assertThat(r.getErrorOutput()).as(command).contains("node-agent " + command + ": ", "is not a directory", "--root");
+        }
+        FixtureRoot f = machine().build();
+        for (String command : new String[]{"setup", "prepare"}) {
+            LaunchResult r = launcher.launch(command, "--root", f.root().toString(), "--install-nvidia-toolkit", "maybe");
+
+            assertThat(r.exitCode()).as(command).isEqualTo(2);
+            assertThat(r.getErrorOutput()).as(command).contains("node-agent " + command + ": ");
+        }
+    }
+
+    @Test
     void anInvalidMachineNameIsRefusedBeforeAnythingIsWritten(QuarkusMainLauncher launcher) {
         FixtureRoot f = machine().build();
 

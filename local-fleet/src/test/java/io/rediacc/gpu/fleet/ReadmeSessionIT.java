@@ -1,0 +1,131 @@
+package io.rediacc.gpu.fleet;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The root README's "A session", replayed as written on a fresh fleet: the fleet starts as
+ * {@code ./fleet up -d} starts it (its lines must appear in its log, in order), then every command runs
+ * in bash, in a directory whose {@code .fleet} is that fleet's state, one after the other, and prints
+ * what the README shows with the exit code it shows (see {@link ReadmeSession} for what is normalised).
+ * Two commands need a terminal (an interactive shell in a container) and are not replayed; a
+ * {@code # …} after {@code docker compose run} is the service's GPU line for that run, and
+ * {@code cat compose.yaml} shows the session's compose file, which the replay writes as shown.
+ */
+class ReadmeSessionIT {
+
+    static final Path REPO = Path.of("..").toAbsolutePath().normalize();
+    static final Path WORK = Path.of("target/readme-session").toAbsolutePath();
+    static final Path STATE = WORK.resolve(".fleet");
+    static final List<String> NEEDS_A_TERMINAL = List.of("docker exec -it trainer sh",
+            "docker run -dit --name shell ubuntu:24.04 sh && docker attach shell");
+    static Process fleet;
+
+    @BeforeAll
+    static void startFleet() throws Exception {
+        LocalMachine.cleanUpDaemons(STATE.resolve("machine"));
+        if (Files.exists(WORK)) {
+            try (var paths = Files.walk(WORK)) {
+                paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+        Files.createDirectories(STATE);
+        Path log = STATE.resolve("fleet.log");
+        fleet = new ProcessBuilder(KafkaBroker.javaBin(), "-Dfleet.root=" + REPO, "-Dfleet.state=" + STATE,
+                "-jar", REPO.resolve("local-fleet/target/local-fleet.jar").toString(), "up")
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+        while (!Files.exists(STATE.resolve("ready"))) {
+            if (!fleet.isAlive() || System.nanoTime() > deadline) {
+                throw new IllegalStateException("the fleet did not start:\n" + Files.readString(log));
+            }
+            Thread.sleep(300);
+        }
+    }
+
+    @AfterAll
+    static void stopFleet() throws Exception {
+        if (fleet != null) {
+            fleet.destroy();
+            if (!fleet.waitFor(60, TimeUnit.SECONDS)) {
+                fleet.destroyForcibly();
+            }
+        }
+        Fleet f = new Fleet(REPO, STATE);
+        try (FleetPostgres pg = FleetPostgres.open(STATE.resolve("postgres"))) {
+            pg.dropDatabase(f.databaseName("grants"));
+            pg.dropDatabase(f.databaseName("inventory"));
+        }
+    }
+
+    @Test
+    void theReadmesSessionIsWhatAFreshFleetAnswers() throws Exception {
+        List<ReadmeSession.Step> steps = ReadmeSession.parse(Files.readString(REPO.resolve("README.md")));
+        assertThat(steps.get(0).command()).isEqualTo("./fleet up -d");
+        List<String> problems = new ArrayList<>(); // every difference at once, with what the fleet printed
+        String start = ReadmeSession.mismatch(steps.get(0).expected(), Files.readAllLines(STATE.resolve("fleet.log")), true);
+        if (start != null) {
+            problems.add("$ ./fleet up -d\n  " + start);
+        }
+
+        List<String> shell = new ArrayList<>(List.of("shopt -s expand_aliases"));
+        List<String> skipped = new ArrayList<>();
+        List<String> transcript = new ArrayList<>();
+        for (ReadmeSession.Step step : steps.subList(1, steps.size())) {
+            if (step.interactive()) {
+                skipped.add(step.command());
+                continue;
+            }
+            String command = step.command();
+            if (command.startsWith("cat compose.yaml")) {
+                Files.writeString(WORK.resolve("compose.yaml"), String.join("\n", step.expected()) + "\n");
+            } else if (command.startsWith("docker compose run") && step.comment() != null) {
+                writeComposeWithGpuLine(step.comment());
+            }
+            List<String> script = new ArrayList<>(shell);
+            script.add(command);
+            Process p = new ProcessBuilder("bash", "-c", String.join("\n", script)).directory(WORK.toFile())
+                    .redirectErrorStream(true).start();
+            byte[] out = p.getInputStream().readAllBytes();
+            assertThat(p.waitFor(120, TimeUnit.SECONDS)).as(command).isTrue();
+            List<String> printed = new String(out, StandardCharsets.UTF_8).replace("\r", "").lines().toList();
+            transcript.add("$ " + command);
+            transcript.addAll(printed);
+            transcript.add("[exit " + p.exitValue() + "]");
+            Files.write(WORK.resolve("session.txt"), transcript);
+            if (p.exitValue() != step.exit()) {
+                problems.add("$ " + command + "\n  exits " + p.exitValue() + ", the README shows " + step.exit());
+            }
+            String mismatch = ReadmeSession.mismatch(step.expected(), printed, false);
+            if (mismatch != null) {
+                problems.add("$ " + command + "\n  " + mismatch + "\n  printed:\n    " + String.join("\n    ", printed));
+            }
+            if (command.startsWith("source ") || command.startsWith("export ")) {
+                shell.add(command);
+            }
+        }
+        assertThat(problems).as("the README's session differs from what the fleet printed (%s)", WORK.resolve("session.txt")).isEmpty();
+        assertThat(skipped).as("commands shown but not replayed").containsExactlyElementsOf(NEEDS_A_TERMINAL);
+    }
+
+    /** The session's compose file with its last line, the service's GPU line, replaced for this run. */
+    private static void writeComposeWithGpuLine(String gpuLine) throws IOException {
+        Path file = WORK.resolve("compose.yaml");
+        List<String> lines = new ArrayList<>(Files.readAllLines(file));
+        String last = lines.get(lines.size() - 1);
+        lines.set(lines.size() - 1, last.substring(0, last.indexOf(last.strip())) + gpuLine);
+        Files.write(file, lines);
+    }
+}
