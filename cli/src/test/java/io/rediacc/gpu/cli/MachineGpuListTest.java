@@ -109,9 +109,9 @@ class MachineGpuListTest {
     void aDaemonTheGateCouldNotVerifyIsNamedInTheDaemonsColumnAndWarnedAbout() {
         String recorded = Recordings.read(INVENTORY, "machine-gpu-host-1.json");
         String misconfigured = recorded.replace(
-                "{\"repoName\":\"infer-b\",\"repoGuid\":\"7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f\",\"state\":\"ok\",\"detail\":null",
+                "{\"repoName\":\"infer-b\",\"repoGuid\":\"7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f\",\"state\":\"ok\",",
                 "{\"repoName\":\"infer-b\",\"repoGuid\":\"7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f\",\"state\":\"misconfigured\","
-                        + "\"detail\":\"DefaultRuntime is \\\"nvidia\\\", not runc; fix: set \\\"default-runtime\\\": \\\"runc\\\"\"");
+                        + "\"detail\":\"DefaultRuntime is \\\"nvidia\\\", not runc; fix: set \\\"default-runtime\\\": \\\"runc\\\"\",");
         assertThat(misconfigured).isNotEqualTo(recorded);
         inventory.on("GET", "/api/v1/machines/gpu-host-1", Answer.json(200, misconfigured));
 
