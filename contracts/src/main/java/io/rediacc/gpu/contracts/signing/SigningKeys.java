@@ -1,11 +1,5 @@
 package io.rediacc.gpu.contracts.signing;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermission;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
 import java.security.KeyPair;
@@ -17,7 +11,6 @@ import java.security.spec.PKCS8EncodedKeySpec;
 import java.security.spec.X509EncodedKeySpec;
 import java.util.Base64;
 import java.util.HexFormat;
-import java.util.Set;
 
 /**
  * Ed25519 key pairs of machines and of grant-service, from the JDK: generation, PEM text (PKCS#8
@@ -77,53 +70,12 @@ public final class SigningKeys {
         }
     }
 
-    /**
-     * Writes a new key pair unless {@code privateFile} exists (never overwrites: re-keying is an
-     * operator's act). The private key is created with mode 0640 before any byte is written; the
-     * public key ({@code publicFile}) is world-readable. Returns whether it wrote a pair.
-     */
-    public static boolean writePairIfMissing(Path privateFile, Path publicFile) {
-        if (Files.exists(privateFile)) {
-            return false;
-        }
-        KeyPair pair = generate();
-        try {
-            Files.createDirectories(privateFile.getParent());
-            Path tmp = privateFile.resolveSibling(privateFile.getFileName() + ".new");
-            Files.deleteIfExists(tmp);
-            Files.createFile(tmp, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-                    Set.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE, PosixFilePermission.GROUP_READ)));
-            Files.writeString(tmp, privatePem(pair.getPrivate()), StandardCharsets.US_ASCII);
-            Files.writeString(publicFile, publicPem(pair.getPublic()), StandardCharsets.US_ASCII);
-            Files.move(tmp, privateFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-            return true;
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write the key pair " + privateFile + ": " + e.getMessage(), e);
-        }
-    }
-
-    public static PrivateKey readPrivate(Path file) {
-        try {
-            return parsePrivate(Files.readString(file, StandardCharsets.US_ASCII));
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the signing key " + file + ": " + e.getMessage(), e);
-        }
-    }
-
-    public static PublicKey readPublic(Path file) {
-        try {
-            return parsePublic(Files.readString(file, StandardCharsets.US_ASCII));
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the public key " + file + ": " + e.getMessage(), e);
-        }
-    }
-
-    private static String pem(String label, byte[] der) {
+    static String pem(String label, byte[] der) {
         return "-----BEGIN " + label + "-----\n" + Base64.getMimeEncoder(64, new byte[]{'\n'}).encodeToString(der)
                 + "\n-----END " + label + "-----\n";
     }
 
-    private static byte[] der(String pem, String label) {
+    static byte[] der(String pem, String label) {
         if (pem == null || pem.isBlank()) {
             throw new InvalidKeyText("the key text is empty; expected PEM starting with -----BEGIN " + label + "-----");
         }

@@ -107,14 +107,32 @@ class RecordSignatureTest {
 
     @Test
     void aKeyPairIsWrittenOnceWithAPrivateFileOnlyOwnerAndGroupRead(@TempDir Path dir) throws Exception {
-        Path priv = dir.resolve("gpu/machine-key.pem");
+        Path pair = dir.resolve("gpu/machine-key.pem");
+        KeyPairFile.Loaded first = KeyPairFile.ensure(pair);
+        assertThat(first.created()).isTrue();
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(pair))).isEqualTo("rw-r-----");
         Path pub = dir.resolve("gpu/machine-key.pub");
-        assertThat(SigningKeys.writePairIfMissing(priv, pub)).isTrue();
-        String first = Files.readString(pub);
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(priv))).isEqualTo("rw-r-----");
-        assertThat(SigningKeys.writePairIfMissing(priv, pub)).isFalse();
-        assertThat(Files.readString(pub)).isEqualTo(first);
-        KeyPair read = new KeyPair(SigningKeys.readPublic(pub), SigningKeys.readPrivate(priv));
-        assertThat(verify(signed(read, "m1", value, NOW), "m1", value, read)).isNull();
+        assertThat(SigningKeys.parsePublic(Files.readString(pub))).isEqualTo(first.pair().getPublic());
+        KeyPairFile.Loaded again = KeyPairFile.ensure(pair);
+        assertThat(again.created()).isFalse();
+        assertThat(again.pair().getPublic()).isEqualTo(first.pair().getPublic());
+        assertThat(verify(signed(again.pair(), "m1", value, NOW), "m1", value, first.pair())).isNull();
+    }
+
+    @Test
+    void processesCreatingTheKeyAtOnceEndWithOnePair(@TempDir Path dir) throws Exception {
+        Path pair = dir.resolve("machine-key.pem");
+        var pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+        java.util.concurrent.Callable<KeyPairFile.Loaded> task = () -> KeyPairFile.ensure(pair);
+        var results = pool.invokeAll(java.util.Collections.nCopies(16, task));
+        pool.shutdown();
+        java.util.Set<java.security.PublicKey> keys = new java.util.HashSet<>();
+        int created = 0;
+        for (var r : results) {
+            keys.add(r.get().pair().getPublic());
+            created += r.get().created() ? 1 : 0;
+        }
+        assertThat(keys).hasSize(1);
+        assertThat(created).isEqualTo(1);
     }
 }
