@@ -22,6 +22,12 @@ public interface GateConfig {
     @WithDefault("/var/lib/rediacc/gate")
     Path stateDir();
 
+    /**
+     * The machine's key pair, which signs every record the gate publishes; default: {@code gpu/machine-key.pem}
+     * beside the manifest's directory ({@code /etc/rediacc/gpu/machine-key.pem}), made by {@code node-agent prepare}.
+     */
+    java.util.Optional<Path> signingKey();
+
     /** This gate instance's id; with the machine name it keys the gate's status record. */
     @WithDefault("gate")
     String id();

@@ -4,6 +4,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.rediacc.gpu.contracts.identity.Identifiers;
 import io.rediacc.gpu.contracts.identity.InvalidIdentifierException;
 import io.rediacc.gpu.contracts.events.DaemonStatus;
+import io.rediacc.gpu.contracts.signing.KeyPairFile;
+import io.rediacc.gpu.contracts.signing.RecordSigner;
 import io.rediacc.gpu.gate.daemon.DaemonChecks;
 import io.rediacc.gpu.gate.daemon.DaemonFacts;
 import io.rediacc.gpu.gate.grants.GrantSnapshotFile;
@@ -57,8 +59,9 @@ public final class Gate implements AutoCloseable {
         String clientId = "gate-" + machine + "-" + gateId;
         this.grants = new GrantStore(machine, new GrantSnapshotFile(settings.stateDir(), machine));
         this.metrics = new GateMetrics(registry, grants);
-        this.producer = new GateEventsProducer(settings.kafka(), clientId,
-                "/docker-gate/" + machine + "/" + gateId, settings.kafkaApiTimeout());
+        KeyPairFile.Loaded key = KeyPairFile.ensure(settings.signingKey());
+        this.producer = new GateEventsProducer(settings.kafka(), clientId, "/docker-gate/" + machine + "/" + gateId,
+                new RecordSigner(key.pair().getPrivate(), key.pair().getPublic()), settings.kafkaApiTimeout());
         this.daemons = new DaemonChecks(transport, settings.daemonCheck(), settings.daemonConnectTimeout(),
                 settings.daemonInspectTimeout(), registry, this::daemonStateChanged);
         this.status = new GateStatusPublisher(producer, grants, gateId, settings.heartbeat(),
