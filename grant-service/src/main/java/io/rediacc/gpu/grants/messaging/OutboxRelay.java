@@ -7,6 +7,7 @@ import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.rediacc.gpu.contracts.events.EventJson;
 import io.rediacc.gpu.grants.config.GrantsConfig;
+import io.rediacc.gpu.grants.signing.ServiceKey;
 import io.rediacc.gpu.grants.repository.SchemaInitializer;
 import io.smallrye.common.annotation.Identifier;
 import io.smallrye.mutiny.Uni;
@@ -115,7 +116,9 @@ public class OutboxRelay {
     }
 
     public OutboxRelay(Pool pool, OutboxSignal signal, GrantsConfig config, SchemaInitializer schema,
-                       @Identifier("default-kafka-broker") Map<String, Object> kafkaConfig, MeterRegistry metrics) {
+                       @Identifier("default-kafka-broker") Map<String, Object> kafkaConfig, MeterRegistry metrics,
+                       ServiceKey serviceKey) {
+        this.serviceKey = serviceKey;
         this.pool = pool;
         this.signal = signal;
         this.config = config;
@@ -125,6 +128,8 @@ public class OutboxRelay {
         this.parkedRecords = metrics.counter("grants.outbox.parked.records");
         metrics.gauge("grants.outbox.parked", this, relay -> relay.state.parked());
     }
+
+    private final ServiceKey serviceKey;
 
     void onStart(@Observes StartupEvent event) {
         producer = new KafkaProducer<>(producerConfig());
@@ -374,16 +379,20 @@ public class OutboxRelay {
         return json == null ? null : json.getBytes(StandardCharsets.UTF_8);
     }
 
-    private static ProducerRecord<String, byte[]> toRecord(Row row) {
+    /** The row as a record, signed with grant-service's key (over topic, key, ce_time and payload) as it leaves. */
+    private ProducerRecord<String, byte[]> toRecord(Row row) {
+        byte[] value = payload(row.getString("payload"));
         ProducerRecord<String, byte[]> record = new ProducerRecord<>(row.getString("topic"), null,
-                row.getString("record_key"), payload(row.getString("payload")));
+                row.getString("record_key"), value);
+        Map<String, byte[]> signed = new java.util.LinkedHashMap<>();
         try {
             Map<String, String> headers = EventJson.mapper().readValue(row.getString("headers"), HEADERS);
-            headers.forEach((name, value) -> record.headers()
-                    .add(new RecordHeader(name, value.getBytes(StandardCharsets.UTF_8))));
-        } catch (IOException e) {
+            headers.forEach((name, v) -> signed.put(name, v.getBytes(StandardCharsets.UTF_8)));
+            serviceKey.signer().sign(record.topic(), record.key(), signed, value);
+        } catch (IOException | IllegalArgumentException e) {
             throw new UnreadableRow("outbox row " + row.getLong("id") + " has unreadable headers: " + e.getMessage());
         }
+        signed.forEach((name, v) -> record.headers().add(new RecordHeader(name, v)));
         return record;
     }
 
