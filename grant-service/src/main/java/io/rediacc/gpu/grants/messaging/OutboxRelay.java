@@ -388,6 +388,9 @@ public class OutboxRelay {
         try {
             Map<String, String> headers = EventJson.mapper().readValue(row.getString("headers"), HEADERS);
             headers.forEach((name, v) -> signed.put(name, v.getBytes(StandardCharsets.UTF_8)));
+            // every row this service writes has its ce_time; one without (written by hand) gets the time it leaves
+            signed.putIfAbsent(io.rediacc.gpu.contracts.events.CloudEventHeaders.TIME,
+                    java.time.Instant.now().toString().getBytes(StandardCharsets.UTF_8));
             serviceKey.signer().sign(record.topic(), record.key(), signed, value);
         } catch (IOException | IllegalArgumentException e) {
             throw new UnreadableRow("outbox row " + row.getLong("id") + " has unreadable headers: " + e.getMessage());

@@ -23,6 +23,13 @@ public class ErrorResponses {
     }
 
     @ServerExceptionMapper
+    public Response keyHeld(io.rediacc.gpu.inventory.signing.MachineKeys.KeyHeld e) {
+        return answer(Response.Status.CONFLICT, "machine-key-registered", e.getMessage(),
+                "if the machine was reinstalled or its key replaced on purpose, re-key it: rdc machine setup <machine> --rekey"
+                        + " (PUT ...?rekey=true); else the key offered is not the machine's");
+    }
+
+    @ServerExceptionMapper
     public Response invalidParameter(InvalidParameterException e) {
         return answer(Response.Status.BAD_REQUEST, "invalid parameter", e.getMessage(), e.hint());
     }
