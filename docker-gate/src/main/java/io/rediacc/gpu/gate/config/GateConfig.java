@@ -28,6 +28,13 @@ public interface GateConfig {
      */
     java.util.Optional<Path> signingKey();
 
+    /**
+     * grant-service's public key (PEM, or its key pair file): the gate applies only grant snapshots signed
+     * by it; default {@code grant-service-key.pub} in the manifest's directory
+     * ({@code /etc/rediacc/gate/grant-service-key.pub}). The gate does not start without it.
+     */
+    java.util.Optional<Path> grantsKey();
+
     /** This gate instance's id; with the machine name it keys the gate's status record. */
     @WithDefault("gate")
     String id();

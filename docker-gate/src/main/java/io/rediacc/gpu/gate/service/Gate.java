@@ -11,6 +11,7 @@ import io.rediacc.gpu.gate.daemon.DaemonFacts;
 import io.rediacc.gpu.gate.grants.GrantSnapshotFile;
 import io.rediacc.gpu.gate.grants.GrantStore;
 import io.rediacc.gpu.gate.grants.GrantsFeed;
+import io.rediacc.gpu.gate.grants.SignedSnapshots;
 import io.rediacc.gpu.gate.manifest.ManifestLoader;
 import io.rediacc.gpu.gate.manifest.ManifestWatcher;
 import io.rediacc.gpu.gate.manifest.RepoEntry;
@@ -74,7 +75,20 @@ public final class Gate implements AutoCloseable {
                 new RefusalLog(gateId, metrics, decisions), transport, settings.daemonConnectTimeout(),
                 settings.daemonInspectTimeout(), settings.connections());
         this.server = new GateServer(plane);
-        this.feed = new GrantsFeed(grants, settings.kafka(), clientId, settings.kafkaApiTimeout());
+        this.feed = new GrantsFeed(grants, settings.kafka(), clientId, settings.kafkaApiTimeout(),
+                new SignedSnapshots(grantsKey(settings.grantsKey()), registry));
+    }
+
+    /** grant-service's public key: without it no snapshot could be trusted, so the gate does not start. */
+    private static java.security.PublicKey grantsKey(java.nio.file.Path file) {
+        try {
+            return io.rediacc.gpu.contracts.signing.SigningKeys.parsePublic(
+                    java.nio.file.Files.readString(file, java.nio.charset.StandardCharsets.US_ASCII));
+        } catch (java.io.IOException | IllegalArgumentException e) {
+            throw new IllegalArgumentException("gate.grants-key " + file + " cannot be read (" + e.getMessage() + "): put"
+                    + " grant-service's public key there (the .pub beside its grants.signing.key-file); the gate applies"
+                    + " only grant snapshots signed by it", e);
+        }
     }
 
     /** Reads the manifest, loads grants from disk, starts following Kafka and opens the listeners. */
