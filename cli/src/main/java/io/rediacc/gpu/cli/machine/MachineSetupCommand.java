@@ -74,6 +74,10 @@ public class MachineSetupCommand implements Callable<Integer> {
     @Option(names = "--package", paramLabel = "<dir>", description = "The repository the machine package was built in (default: the one rdc was built in)")
     Path packageDir;
 
+    @Option(names = "--rekey", description = "Register the machine's key even when another key is registered for it"
+            + " (a reinstalled machine); audited. Without it a different key is refused.")
+    boolean rekey;
+
     @Option(names = "--wait", paramLabel = "<duration>", defaultValue = "3m",
             description = "How long to wait for the fleet to see the machine ready: 0 (do not wait), 30s, 3m (default)")
     String wait;
@@ -108,6 +112,9 @@ public class MachineSetupCommand implements Callable<Integer> {
         installPackage(ssh, pkg, root, out);
 
         String prefix = root.equals("/") ? "" : root;
+        // before prepare starts the services: their first records must already count, their grants be verifiable
+        registerKey(session, ssh, name, root, rekey, out);
+        installGrantsKey(session, ssh, root, out);
         StringBuilder cmd = new StringBuilder();
         if (searchPath != null) {
             cmd.append("AGENT_PATH=").append(Ssh.quote(searchPath)).append(' ');
@@ -195,6 +202,83 @@ public class MachineSetupCommand implements Callable<Integer> {
         progress(out, "package: changed - installed node-agent, docker-gate (" + MachinePackage.PREFIX + "), their launchers ("
                 + MachinePackage.BIN + ") and units (/lib/systemd/system)" + (prefix.isEmpty() ? "" : " under " + root)
                 + " (" + pkg.digest().substring(0, 12) + ")");
+    }
+
+    /**
+     * The machine's key: {@code node-agent key} there makes it when missing and prints its public half,
+     * which is registered with grant-service (the operator's word is the trust: only records signed by this
+     * key speak for the machine). Changed when newly registered, unchanged when already registered.
+     */
+    private static void registerKey(Session session, Ssh ssh, String name, String root, boolean rekey, PrintWriter out)
+            throws IOException {
+        String prefix = root.equals("/") ? "" : root;
+        String[] key = {null};
+        Ssh.Result made = ssh.run("NODE_AGENT_JAVA_OPTS='-XX:TieredStopAtLevel=1 -XX:+UseSerialGC' "
+                + Ssh.quote(prefix + MachinePackage.BIN + "/node-agent") + " key --root " + Ssh.quote(root), line -> {
+            if (line.startsWith("@public-key ")) {
+                key[0] = line.substring(line.indexOf(' ') + 1).strip();
+            } else {
+                progress(out, line);
+            }
+        });
+        if (!made.ok() || key[0] == null) {
+            throw new Failure(ExitCodes.MACHINE_FAILED, "machine key: failed - node-agent key on " + name + " (exit "
+                    + made.exitCode() + "): " + lastLines(made.stderr()));
+        }
+        String reason = rekey ? "rdc machine setup --rekey" : "rdc machine setup";
+        // both services verify records with their own copy of the registration (docs/ARCHITECTURE.md, "Machine keys")
+        JsonNode atGrants = registered(session.grants().registerKey(name, key[0], rekey, reason), name);
+        JsonNode atInventory = registered(session.inventory().registerKey(name, key[0], rekey, reason), name);
+        String id = atGrants.path("keyId").asText();
+        boolean changed = atGrants.path("changed").asBoolean(false) || atInventory.path("changed").asBoolean(false);
+        String previous = atGrants.hasNonNull("previousKeyId") ? atGrants.path("previousKeyId").asText()
+                : atInventory.hasNonNull("previousKeyId") ? atInventory.path("previousKeyId").asText() : null;
+        if (!changed) {
+            progress(out, "key registration: unchanged - key " + id + " is " + name + "'s registered key");
+        } else if (previous != null) {
+            progress(out, "key registration: changed - RE-KEYED " + name + ": key " + id + " replaces " + previous + " (audited)");
+        } else {
+            progress(out, "key registration: changed - registered key " + id + " for " + name
+                    + " with grant-service and inventory-service");
+        }
+    }
+
+    /** Where docker-gate reads grant-service's public key by default (gate.grants-key). */
+    static final String GRANTS_KEY = "/etc/rediacc/gate/grant-service-key.pub";
+
+    /**
+     * grant-service's public key onto the machine, where docker-gate verifies every grant snapshot with it
+     * (a gate without it does not start). Unchanged when the machine already has this key.
+     */
+    private static void installGrantsKey(Session session, Ssh ssh, String root, PrintWriter out) throws IOException {
+        JsonNode key = session.grants().signingKey().orFail().json();
+        String pem = key.path("publicKey").asText();
+        if (!pem.startsWith("-----BEGIN PUBLIC KEY-----") || !pem.matches("[A-Za-z0-9+/=\\n -]+")) {
+            throw new Failure(ExitCodes.ERROR, "grant-service answered no usable signing key: " + lastLines(pem));
+        }
+        String file = (root.equals("/") ? "" : root) + GRANTS_KEY;
+        StringBuilder there = new StringBuilder();
+        ssh.run("cat " + Ssh.quote(file) + " 2>/dev/null; true", l -> there.append(l).append('\n'));
+        if (there.toString().strip().equals(pem.strip())) {
+            progress(out, "grants key: unchanged - " + GRANTS_KEY + " is grant-service's key " + key.path("keyId").asText());
+            return;
+        }
+        Ssh.Result r = ssh.run("mkdir -p " + Ssh.quote(file.substring(0, file.lastIndexOf('/'))) + " && printf '%s' "
+                + Ssh.quote(pem) + " > " + Ssh.quote(file + ".new") + " && chmod 0644 " + Ssh.quote(file + ".new")
+                + " && mv " + Ssh.quote(file + ".new") + " " + Ssh.quote(file), l -> { });
+        if (!r.ok()) {
+            throw new Failure(ExitCodes.MACHINE_FAILED, "grants key: failed - cannot write " + GRANTS_KEY + ": " + lastLines(r.stderr()));
+        }
+        progress(out, "grants key: changed - wrote " + GRANTS_KEY + " (grant-service's key " + key.path("keyId").asText()
+                + "; docker-gate applies only grant snapshots signed by it)");
+    }
+
+    private static JsonNode registered(Reply r, String name) {
+        if (r.status() == 409) {
+            throw new Failure(ExitCodes.MACHINE_FAILED, "key registration: refused by " + r.service() + " - " + r.error().line()
+                    + "; run rdc machine setup " + name + " --rekey only if the machine was reinstalled on purpose");
+        }
+        return r.orFail().json();
     }
 
     /** Polls inventory-service until it has an inventory at least as new as this setup's and every gate is synced. */
