@@ -134,7 +134,7 @@ public final class MachinePrepare {
 
     // ---- the machine's signing key: created once, never replaced (re-keying is an operator's act)
 
-    static Step machineKey(HostRoot host) {
+    public static Step machineKey(HostRoot host) {
         try {
             KeyPairFile.Loaded key = KeyPairFile.ensure(host.path(KeyPairFile.MACHINE_KEY));
             String id = SigningKeys.keyId(key.pair().getPublic());
