@@ -104,6 +104,30 @@ class SignedRecordsTest {
     }
 
     @Test
+    void grantSnapshotsAndAuditEventsLeaveSignedByTheKeyTheServiceServes() {
+        RepoInfo train = Fleet.repo("train");
+        TestMachine m = TestMachine.withRepos(api, "signed-grants", train);
+        assertThat(api.grant(m.ref(train), "nvidia.com/gpu=0", false, "0").statusCode()).isIn(201, 202);
+        var served = api.as(GrantApi.VIEWER_TOKEN).request().get("/api/v1/signing-key");
+        assertThat(served.statusCode()).isEqualTo(200);
+        java.security.PublicKey key = SigningKeys.parsePublic(served.path("publicKey"));
+        assertThat(served.<String>path("keyId")).isEqualTo(SigningKeys.keyId(key));
+        for (String topic : List.of(Topics.GRANTS, Topics.GRANT_EVENTS)) {
+            var records = io.rediacc.gpu.grants.testing.TopicReader.readUntil(KafkaTestResource.broker().bootstrapServers(),
+                    topic, m.name, read -> !read.isEmpty(), Duration.ofSeconds(30));
+            var verifier = new io.rediacc.gpu.contracts.signing.RecordVerifier(Duration.ofMinutes(2));
+            for (var r : records) {
+                assertThat(verifier.verify(r.topic(), r.key(), h -> r.headers().lastHeader(h) == null ? null
+                        : r.headers().lastHeader(h).value(), r.value(), key, "grant-service", Instant.now()))
+                        .as(topic + " record signed by grant-service").isNull();
+                assertThat(verifier.verify(r.topic(), r.key(), h -> r.headers().lastHeader(h) == null ? null
+                        : r.headers().lastHeader(h).value(), r.value(), SigningKeys.generate().getPublic(), "x", Instant.now()))
+                        .isNotNull();
+            }
+        }
+    }
+
+    @Test
     void aHeartbeatOfAnHourCountsAsFiveMinutesForLiveness() {
         Instant now = Instant.now();
         GateStatus hour = new GateStatus("m1", "g", 1, GateStatus.SYNCED, List.of(), List.of(), 3600, now);
