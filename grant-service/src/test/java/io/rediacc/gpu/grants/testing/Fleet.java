@@ -135,9 +135,14 @@ public final class Fleet implements AutoCloseable {
 
     /** The machine's key, registered with the application under test (as rdc machine setup does) on first use. */
     public static KeyPair registeredKey(String machine) {
+        return registeredKey(machine, new GrantApi(registrar));
+    }
+
+    /** The same, registered through {@code api} (its token: a JWT-mode test has no static operator token). */
+    public static KeyPair registeredKey(String machine, GrantApi api) {
         KeyPair key = keyOf(machine);
         if (REGISTERED.add(machine)) {
-            int status = new GrantApi(registrar).request().contentType(ContentType.JSON)
+            int status = api.request().contentType(ContentType.JSON)
                     .body(Map.of("publicKey", SigningKeys.publicPem(key.getPublic())))
                     .put("/api/v1/machines/{machine}/key", machine).statusCode();
             if (status != 200) {
