@@ -72,6 +72,7 @@ class TwoReplicasIT {
         a.awaitReady(Duration.ofSeconds(120));
         b.awaitReady(Duration.ofSeconds(120));
         warmUp.join();
+        Fleet.registerWith(a.baseUri()); // machine keys go to the replicas' database
     }
 
     @AfterAll
@@ -88,6 +89,9 @@ class TwoReplicasIT {
                 Map.entry("quarkus.datasource.reactive.url", dbUrl),
                 Map.entry("quarkus.datasource.username", db.user()),
                 Map.entry("quarkus.datasource.password", db.password()),
+                // one key pair for both replicas, as production gives them (creation is race-free)
+                Map.entry("grants.signing.key-file", "target/" + db.database() + "-signing-key.pem"),
+                Map.entry("grants.signing.create-if-missing", "true"),
                 Map.entry("kafka.bootstrap.servers", kafka.bootstrapServers()),
                 // the replicas share one inventory consumer group, as in production
                 Map.entry("mp.messaging.incoming.inventory.group.id", "grant-service-inventory-" + db.database()),

@@ -101,6 +101,11 @@ public final class Fleet {
                 "quarkus.datasource.username", pg.user(),
                 "quarkus.datasource.password", pg.password()));
         grantConfig.putAll(auth);
+        // grant-service's signing key (grants, audit events, the removal path's tombstones): made here, before any
+        // service starts, because inventory-service (tombstones) and the gate (grants) are given its public half
+        Path serviceKey = state.resolve("grant-service-signing-key.pem");
+        io.rediacc.gpu.contracts.signing.KeyPairFile.ensure(serviceKey);
+        grantConfig.put("grants.signing.key-file", serviceKey);
         ChildProcess grants = track(Services.start("grant-service", repoRoot, logs, grantConfig));
         int inventoryPort = ports.port("inventory-service");
         int inventoryMetricsPort = ports.port("inventory-service-management");
@@ -112,6 +117,7 @@ public final class Fleet {
                 "quarkus.datasource.username", pg.user(),
                 "quarkus.datasource.password", pg.password()));
         inventoryConfig.putAll(auth);
+        inventoryConfig.put("inventory.signing.service-key", io.rediacc.gpu.contracts.signing.KeyPairFile.publicFileOf(serviceKey));
         ChildProcess inventory = track(Services.start("inventory-service", repoRoot, logs, inventoryConfig));
 
         // setup first: the real daemons read the CDI specs it writes, the image names the cards it found
@@ -132,8 +138,10 @@ public final class Fleet {
         ChildProcess agent = track(Services.start("node-agent", repoRoot, logs, machine.agentConfig(
                 kafka.bootstrapServers()), "run"));
         int gatePort = ports.port("docker-gate");
-        ChildProcess gate = track(Services.start("docker-gate", repoRoot, logs, machine.gateConfig(
-                kafka.bootstrapServers(), gatePort)));
+        Map<String, Object> gateConfig = new LinkedHashMap<>(machine.gateConfig(kafka.bootstrapServers(), gatePort));
+        // the gate applies only grant snapshots signed by grant-service's key
+        gateConfig.put("gate.grants-key", io.rediacc.gpu.contracts.signing.KeyPairFile.publicFileOf(serviceKey));
+        ChildProcess gate = track(Services.start("docker-gate", repoRoot, logs, gateConfig));
 
         grants.awaitHttpOk("http://127.0.0.1:" + grantPort + "/q/health/ready", Duration.ofSeconds(120));
         inventory.awaitHttpOk("http://127.0.0.1:" + inventoryPort + "/q/health/ready", Duration.ofSeconds(120));
@@ -149,6 +157,7 @@ public final class Fleet {
         } else {
             say("sshd is not installed (apt-get install -y openssh-server): the machine is prepared with node-agent prepare, not over SSH");
             machine.prepareDirect(repoRoot, logs);
+            machine.registerKeyDirect(repoRoot, logs, grantUrl, inventoryUrl, operatorToken);
         }
         machine.awaitInventory(agent, inventoryUrl, grantUrl, operatorToken, Duration.ofSeconds(120));
 

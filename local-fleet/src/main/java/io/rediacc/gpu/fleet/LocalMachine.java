@@ -240,6 +240,10 @@ final class LocalMachine {
         c.put("gate.manifest", manifest());
         c.put("gate.state-dir", dir.resolve("gate-state"));
         c.put("gate.id", machine + "-gate");
+        // the machine's key pair, shared with node-agent (the default path beside the manifest names the same file)
+        c.put("gate.signing-key", root().resolve("etc/rediacc/gpu/machine-key.pem"));
+        // records count only once setup registered the machine's key: a short heartbeat makes the gate known soon after
+        c.put("gate.heartbeat", "10s");
         // the repo daemons (real or stand-in) read the simulated machine's specs, not the host's /etc/cdi
         c.put("gate.daemon-check.cdi-spec-dirs", root().resolve("etc/cdi"));
         return c;
@@ -317,8 +321,50 @@ final class LocalMachine {
     void awaitInventory(ChildProcess agent, String inventoryUrl, String grantUrl, String token, Duration timeout) {
         HttpClient http = HttpClient.newHttpClient();
         agent.awaitReady(() -> knows(http, inventoryUrl + "/api/v1/machines/" + machine, token)
-                && repos.stream().allMatch(r -> knows(http, grantUrl + "/api/v1/repos/" + r.name() + "/grants?machine=" + machine, token)),
+                && repos.stream().allMatch(r -> knows(http, grantUrl + "/api/v1/repos/" + r.name() + "/grants?machine=" + machine, token))
+                && gateKnown(http, grantUrl + "/api/v1/machines/" + machine + "/grants", token),
                 timeout);
+    }
+
+    /** grant-service knows a live gate of the machine (its signed status counts once the key is registered). */
+    private static boolean gateKnown(HttpClient http, String url, String token) {
+        try {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url)).header("Authorization", "Bearer " + token)
+                    .build(), HttpResponse.BodyHandlers.ofString());
+            return r.statusCode() == 200 && r.body().contains("\"gateId\"");
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /**
+     * Without sshd: the key registration rdc machine setup does, here directly: {@code node-agent key}
+     * prints the public key, registered with grant-service's API like rdc registers it.
+     */
+    void registerKeyDirect(Path repoRoot, Path logs, String grantUrl, String inventoryUrl, String token) throws IOException {
+        Path pub = root().resolve("etc/rediacc/gpu/machine-key.pub");
+        run(repoRoot, logs.resolve("node-agent-key.log"), List.of("key", "--root", root().toString()), agentBase());
+        String pem = Files.readString(pub);
+        // PEM is base64, dashes, spaces and line breaks: only the line breaks need escaping in JSON
+        String body = "{\"publicKey\":\"" + pem.replace("\n", "\\n") + "\",\"reason\":\"./fleet up\"}";
+        try {
+            for (String service : List.of(grantUrl, inventoryUrl)) {
+                HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                                URI.create(service + "/api/v1/machines/" + machine + "/key"))
+                        .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
+                        .PUT(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() != 200) {
+                    throw new FleetException("registering " + machine + "'s key at " + service + " answered " + r.statusCode()
+                            + ": " + r.body());
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new FleetException("interrupted");
+        }
     }
 
     private static boolean knows(HttpClient http, String url, String token) {

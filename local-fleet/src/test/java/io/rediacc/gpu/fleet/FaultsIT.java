@@ -11,7 +11,6 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -136,6 +135,9 @@ class FaultsIT {
         config.put("grants.lock-timeout", "20s");
         // hundreds of grants in seconds from one caller: about faults, not about the write rate limit
         config.put("api.rate-limit.enabled", "false");
+        // grant-service's signing key, the same across the test's restarts
+        config.put("grants.signing.key-file", STATE.resolve("grant-service-signing-key.pem"));
+        config.put("grants.signing.create-if-missing", "true");
         List<String> command = new ArrayList<>(List.of(KafkaBroker.javaBin(), "-Xms64m", "-Xmx384m", "-XX:+UseSerialGC",
                 "-XX:TieredStopAtLevel=1"));
         config.forEach((k, v) -> command.add("-D" + k + "=" + v));
@@ -448,7 +450,8 @@ class FaultsIT {
                         "/etc/cdi/rediacc-dri.yaml", "sha256:00"));
         MachineInventory inventory = new MachineInventory(MachineInventory.SCHEMA_VERSION, machine, MachineInventory.PLATFORM_LOCAL,
                 "faults", Instant.now(), List.of(), cdi, null, null, repos, List.of());
-        producer.send(new ProducerRecord<>(Topics.INVENTORY, machine, EventJson.toBytes(inventory))).get(15, TimeUnit.SECONDS);
+        SignedMachines.register(HTTP, base(), machine);
+        producer.send(SignedMachines.record(Topics.INVENTORY, machine, machine, EventJson.toBytes(inventory))).get(15, TimeUnit.SECONDS);
     }
 
     static List<String> concat(String first, List<String> rest) {

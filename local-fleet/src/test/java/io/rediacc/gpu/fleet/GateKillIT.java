@@ -285,13 +285,21 @@ class GateKillIT {
         for (String d : devices) {
             grants.add(new Grant(REPO_GUID, REPO_NAME, d, false, "gate-kill-it", Instant.now()));
         }
-        ProducerRecord<String, byte[]> record = new ProducerRecord<>(Topics.GRANTS, MACHINE,
-                EventJson.toBytes(new GrantSnapshot(MACHINE, version, Instant.now(), grants)));
-        CloudEventHeaders.of(Topics.GRANTS_TOPIC, "/grant-service", MACHINE).forEach((k, v) -> record.headers().add(k, v));
+        byte[] value = EventJson.toBytes(new GrantSnapshot(MACHINE, version, Instant.now(), grants));
+        ProducerRecord<String, byte[]> record = new ProducerRecord<>(Topics.GRANTS, MACHINE, value);
+        // signed as grant-service's relay signs: the gate applies nothing else
+        Map<String, byte[]> headers = new java.util.LinkedHashMap<>(CloudEventHeaders.of(Topics.GRANTS_TOPIC, "/grant-service", MACHINE));
+        java.security.KeyPair key = io.rediacc.gpu.contracts.signing.KeyPairFile.ensure(GRANTS_KEY).pair();
+        new io.rediacc.gpu.contracts.signing.RecordSigner(key.getPrivate(), key.getPublic()).sign(Topics.GRANTS, MACHINE, headers, value);
+        headers.forEach((k, v) -> record.headers().add(k, v));
         producer.send(record).get(15, TimeUnit.SECONDS);
     }
 
+    /** grant-service's key pair as this test plays grant-service. */
+    static final Path GRANTS_KEY = Path.of("target/gate-kill-grant-service-key.pem").toAbsolutePath();
+
     static ChildProcess startGate() throws IOException {
+        io.rediacc.gpu.contracts.signing.KeyPairFile.ensure(GRANTS_KEY);
         gateStarts++;
         List<String> command = new ArrayList<>(List.of(KafkaBroker.javaBin(), "-Xms64m", "-Xmx256m", "-XX:+UseSerialGC",
                 "-XX:TieredStopAtLevel=1",
@@ -302,6 +310,7 @@ class GateKillIT {
                 "-Dgate.id=gate-kill",
                 "-Dgate.heartbeat=5s",
                 "-Dgate.kafka-api-timeout=3s",
+                "-Dgate.grants-key=" + GRANTS_KEY,
                 "-jar", REPO.resolve("docker-gate/target/quarkus-app/quarkus-run.jar").toString()));
         return ChildProcess.start("docker-gate-" + gateStarts, command, REPO, STATE.resolve("logs"), Map.of());
     }

@@ -22,6 +22,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -57,12 +58,16 @@ class MachineSetupIT {
         deleteTree(DIR);
         sshd = SshServer.start(DIR.resolve("sshd"));
         knownHosts = sshd.knownHosts();
+        keyRegistry = new KeyRegistry();
     }
 
     @AfterAll
     static void stopSshd() {
         if (sshd != null) {
             sshd.close();
+        }
+        if (keyRegistry != null) {
+            keyRegistry.close();
         }
     }
 
@@ -97,6 +102,12 @@ class MachineSetupIT {
                     "package: changed - installed rediacc-gpu-node ", "unpacked under " + m.resolve("root"), "node-agent setup: changed",
                     "daemon train: changed", "features.cdi false -> true", "default-runtime \"nvidia\" removed",
                     "restarted rediacc-docker-train.service", "persistenced socket: changed", "services: changed");
+            // the machine's key was made there and registered with both services before prepare started them,
+            // and grant-service's key installed for the gate
+            assertThat(first.out()).contains("machine key: changed", "key registration: changed", "grants key: changed");
+            assertThat(m.resolve("root/etc/rediacc/gpu/machine-key.pem")).exists();
+            assertThat(keyRegistry.keys.get("gpu-1")).contains("publicKey");
+            assertThat(m.resolve("root/etc/rediacc/gate/grant-service-key.pub")).hasContent(KeyRegistry.SERVICE_PEM.strip());
             // what landed on the machine: the rediacc-gpu-node .deb's files (its sysusers.d entry too),
             // recorded where dpkg records them; the test host's own / and dpkg database untouched
             assertThat(m.resolve("root/usr/lib/rediacc-gpu-node/bin/node-agent")).isExecutable();
@@ -126,7 +137,8 @@ class MachineSetupIT {
 
             Result second = rdc(config, "machine", "setup", "gpu-1", "--wait", "0");
             assertThat(second.exit()).as(second.all()).isZero();
-            assertThat(second.out()).contains("package: unchanged", "node-agent setup: unchanged", "daemon train: unchanged",
+            assertThat(second.out()).contains("package: unchanged", "machine key: unchanged", "key registration: unchanged",
+                    "grants key: unchanged", "node-agent setup: unchanged", "daemon train: unchanged",
                     "persistenced socket: unchanged", "services: unchanged").doesNotContain(": changed");
             assertThat(calls(m, "systemctl").stream().filter(l -> l.startsWith("restart"))).hasSize(1);
 
@@ -392,14 +404,70 @@ class MachineSetupIT {
         // the operator's launcher, as installed (cli/rdc runs cli/target/rdc.jar)
         List<String> cmd = new ArrayList<>(List.of(REPO.resolve("cli/rdc").toString(), "--config", config.toString()));
         cmd.addAll(Arrays.asList(args));
-        return run(cmd);
+        return run(cmd, Map.of("RDC_GRANT_URL", keyRegistry.url(), "RDC_INVENTORY_URL", keyRegistry.url(),
+                "RDC_TOKEN", "machine-setup-it-token"));
     }
 
+    /**
+     * Both services' key registration as rdc machine setup calls it (PUT /api/v1/machines/{m}/key): the first
+     * key of a machine is registered (changed), the same key again changes nothing, another key is 409.
+     */
+    static final class KeyRegistry implements AutoCloseable {
+        static final String SERVICE_PEM = io.rediacc.gpu.contracts.signing.SigningKeys.publicPem(
+                io.rediacc.gpu.contracts.signing.SigningKeys.generate().getPublic());
+        final Map<String, String> keys = new java.util.concurrent.ConcurrentHashMap<>();
+        final com.sun.net.httpserver.HttpServer server;
+
+        KeyRegistry() throws IOException {
+            server = com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+            server.createContext("/api/v1/signing-key", exchange -> {
+                byte[] bytes = ("{\"keyId\":\"service-key\",\"publicKey\":\"" + SERVICE_PEM.replace("\n", "\\n") + "\"}")
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                exchange.getResponseHeaders().add("Content-Type", "application/json");
+                exchange.sendResponseHeaders(200, bytes.length);
+                exchange.getResponseBody().write(bytes);
+                exchange.close();
+            });
+            server.createContext("/api/v1/machines/", exchange -> {
+                String machine = exchange.getRequestURI().getPath().split("/")[4];
+                String body = new String(exchange.getRequestBody().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+                String previous = keys.putIfAbsent(machine, body);
+                int status = previous == null || previous.equals(body) ? 200 : 409;
+                String answer = status == 409 ? "{\"error\":\"machine-key-registered\",\"detail\":\"another key\",\"hint\":\"--rekey\"}"
+                        : "{\"machine\":\"" + machine + "\",\"keyId\":\"k-" + Integer.toHexString(body.hashCode())
+                        + "\",\"changed\":" + (previous == null) + "}";
+                byte[] bytes = answer.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                exchange.getResponseHeaders().add("Content-Type", "application/json");
+                exchange.sendResponseHeaders(status, bytes.length);
+                exchange.getResponseBody().write(bytes);
+                exchange.close();
+            });
+            server.start();
+        }
+
+        String url() {
+            return "http://127.0.0.1:" + server.getAddress().getPort();
+        }
+
+        @Override
+        public void close() {
+            server.stop(0);
+        }
+    }
+
+    static KeyRegistry keyRegistry;
+
     private static Result run(List<String> cmd) throws Exception {
+        return run(cmd, Map.of());
+    }
+
+    private static Result run(List<String> cmd, Map<String, String> env) throws Exception {
         Path out = Files.createTempFile(DIR, "out", ".txt");
         Path err = Files.createTempFile(DIR, "err", ".txt");
-        Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile())
-                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        pb.environment().putAll(env);
+        Process p = pb.start();
         if (!p.waitFor(3, TimeUnit.MINUTES)) {
             p.destroyForcibly();
             throw new IllegalStateException("timed out: " + cmd);

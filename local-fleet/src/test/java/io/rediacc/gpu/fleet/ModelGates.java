@@ -10,7 +10,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -121,7 +120,8 @@ final class ModelGates implements AutoCloseable {
                 List.of(), 10, Instant.now());
         try {
             // fire and forget, as a heartbeat is: the next one repeats it
-            producer.send(new ProducerRecord<>(Topics.GATE_STATUS, Topics.gateStatusKey(machine, GATE_ID), EventJson.toBytes(status)));
+            producer.send(SignedMachines.record(Topics.GATE_STATUS, machine, Topics.gateStatusKey(machine, GATE_ID),
+                    EventJson.toBytes(status)));
         } catch (RuntimeException brokerAway) {
             // the broker is down: the next heartbeat tries again
         }

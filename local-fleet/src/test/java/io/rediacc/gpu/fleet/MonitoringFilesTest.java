@@ -101,11 +101,27 @@ class MonitoringFilesTest {
 
     // --- helpers --------------------------------------------------------------------------------
 
+    /** Every series listed, those marked {@value #ON_FIRST_EVENT} included. */
     static Set<String> exportedMetrics() throws IOException {
+        return listed(true);
+    }
+
+    /** The series a running fleet exports from its start (not those that appear on their first event). */
+    static Set<String> exportedFromStart() throws IOException {
+        return listed(false);
+    }
+
+    /** Marks a counter that exists once its first event happened (a tag value such as a drop reason). */
+    static final String ON_FIRST_EVENT = "(on first event)";
+
+    private static Set<String> listed(boolean withEventOnly) throws IOException {
         Set<String> names = new LinkedHashSet<>();
         for (String line : Files.readAllLines(MONITORING.resolve("exported-metrics.txt"))) {
             if (!line.isBlank() && !line.startsWith("#")) {
-                names.add(line.trim());
+                boolean eventOnly = line.contains(ON_FIRST_EVENT);
+                if (withEventOnly || !eventOnly) {
+                    names.add(line.replace(ON_FIRST_EVENT, "").trim());
+                }
             }
         }
         return names;

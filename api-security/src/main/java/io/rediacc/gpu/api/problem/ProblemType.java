@@ -23,6 +23,7 @@ public enum ProblemType {
     INVALID_WAIT(400, "Invalid wait"),
     INVALID_ACTOR(400, "Invalid actor"),
     INVALID_ID(400, "Invalid id"),
+    INVALID_KEY(400, "Invalid public key"),
     BAD_REQUEST(400, "Bad request"),
     // 401/403: who is calling
     UNAUTHORIZED(401, "Unauthorized"),
@@ -32,6 +33,7 @@ public enum ProblemType {
     UNKNOWN_REPO(404, "Unknown repo"),
     NOT_GRANTED(404, "Not granted"),
     NOT_PARKED(404, "No such parked record"),
+    NO_MACHINE_KEY(404, "No key registered for the machine"),
     NOT_FOUND(404, "No such endpoint"),
     METHOD_NOT_ALLOWED(405, "Method not allowed"),
     NOT_ACCEPTABLE(406, "Not acceptable"),
@@ -42,6 +44,7 @@ public enum ProblemType {
     MACHINE_HAS_GRANTS(409, "Machine still holds grants"),
     TOO_MANY_GRANTS(409, "Too many grants on the machine"),
     RECORD_TOO_LARGE(409, "Record too large"),
+    MACHINE_KEY_REGISTERED(409, "Another key is registered for the machine"),
     BODY_TOO_LARGE(413, "Request body too large"),
     URI_TOO_LONG(414, "Request URL too long"),
     UNSUPPORTED_MEDIA_TYPE(415, "Unsupported media type"),

@@ -64,6 +64,29 @@ public final class GrantClient {
                 + query(revokeGrants ? "revokeGrants=true" : null, param("reason", reason)), Duration.ofSeconds(35));
     }
 
+    /**
+     * {@code PUT /api/v1/machines/{machine}/key}: registers the machine's public key (PEM or base64 DER);
+     * {@code rekey} replaces another key registered before.
+     */
+    public Reply registerKey(String machine, String publicKey, boolean rekey, String reason) {
+        ObjectNode body = Json.mapper().createObjectNode().put("publicKey", publicKey);
+        if (reason != null) {
+            body.put("reason", reason);
+        }
+        return http.put("/api/v1/machines/" + machine + "/key" + (rekey ? "?rekey=true" : ""), body.toString(),
+                Duration.ofSeconds(30));
+    }
+
+    /** {@code GET /api/v1/signing-key}: grant-service's public key, which gates verify grant snapshots with. */
+    public Reply signingKey() {
+        return http.get("/api/v1/signing-key");
+    }
+
+    /** {@code GET /api/v1/machines/{machine}/key}. */
+    public Reply machineKey(String machine) {
+        return http.get("/api/v1/machines/" + machine + "/key");
+    }
+
     /** One page of {@code GET /api/v1/audit}; null arguments do not filter. */
     public Reply audit(String machine, String repo, String device, Instant since, Instant until, String after, int limit) {
         return http.get("/api/v1/audit" + query(param("machine", machine), param("repo", repo), param("device", device),

@@ -19,6 +19,12 @@ public final class InventoryClient {
         return http.get("/api/v1/machines/" + machine);
     }
 
+    /** {@code PUT /api/v1/machines/{machine}/key}: the same registration as grant-service's (each service verifies with its own). */
+    public Reply registerKey(String machine, String publicKey, boolean rekey, String reason) {
+        String body = Json.mapper().createObjectNode().put("publicKey", publicKey).put("reason", reason).toString();
+        return http.put("/api/v1/machines/" + machine + "/key" + (rekey ? "?rekey=true" : ""), body, java.time.Duration.ofSeconds(30));
+    }
+
     public Reply rawInventory(String machine) {
         return http.get("/api/v1/machines/" + machine + "/inventory");
     }

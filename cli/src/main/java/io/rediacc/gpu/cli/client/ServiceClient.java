@@ -55,6 +55,10 @@ public final class ServiceClient {
         return send("POST", path, json, timeout);
     }
 
+    public Reply put(String path, String json, Duration timeout) {
+        return send("PUT", path, json, timeout);
+    }
+
     public Reply delete(String path, Duration timeout) {
         return send("DELETE", path, null, timeout);
     }

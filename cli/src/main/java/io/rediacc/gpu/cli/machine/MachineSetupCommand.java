@@ -70,6 +70,10 @@ public class MachineSetupCommand implements Callable<Integer> {
             description = "The rediacc-gpu-node .deb to install, or a directory holding it (default: deploy/debian/target of the build rdc comes from)")
     Path packageFile;
 
+    @Option(names = "--rekey", description = "Register the machine's key even when another key is registered for it"
+            + " (a reinstalled machine); audited. Without it a different key is refused.")
+    boolean rekey;
+
     @Option(names = "--wait", paramLabel = "<duration>", defaultValue = "3m",
             description = "How long to wait for the fleet to see the machine ready: 0 (do not wait), 30s, 3m (default)")
     String wait;
@@ -99,7 +103,7 @@ public class MachineSetupCommand implements Callable<Integer> {
         session.out().println("setup of " + name + " over SSH (" + ssh.target() + ")");
         session.out().flush();
         SetupRun run = new SetupRun(session, name, ssh, root, searchPath, installNvidiaToolkit, waitFor);
-        for (SetupStep step : SetupSteps.all(machinePackage)) {
+        for (SetupStep step : SetupSteps.all(machinePackage, rekey)) {
             step.run(run);
         }
         return ExitCodes.OK;

@@ -1,6 +1,7 @@
 package io.rediacc.gpu.contracts.events;
 
 import io.rediacc.gpu.contracts.identity.Identifiers;
+import io.rediacc.gpu.contracts.signing.DropReason;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -24,7 +25,32 @@ public final class RecordBounds {
     /** Longest device node path, platform or free-text field kept from a record. */
     public static final int MAX_TEXT = 4096;
 
+    /**
+     * Longest heartbeat liveness is computed with: a gate announcing more (up to {@link #MAX_HEARTBEAT_SECONDS})
+     * still counts as gone after a few of these, so one record cannot keep a gate "live" for hours.
+     */
+    public static final int LIVENESS_HEARTBEAT_CAP_SECONDS = 300;
+
+    private static final String UNDER_KEY = " was published under key \"";
+    private static final String AHEAD = " ahead of this service's clock";
+
     private RecordBounds() {
+    }
+
+    /** The heartbeat liveness is computed with: the announced one, at most {@link #LIVENESS_HEARTBEAT_CAP_SECONDS}. */
+    public static int livenessHeartbeatSeconds(int announced) {
+        return Math.min(announced, LIVENESS_HEARTBEAT_CAP_SECONDS);
+    }
+
+    /** The drop counter's reason for one of this class's refusals. */
+    public static DropReason reasonOf(String refusal) {
+        if (refusal != null && refusal.contains(UNDER_KEY)) {
+            return DropReason.KEY_MISMATCH;
+        }
+        if (refusal != null && refusal.contains(AHEAD)) {
+            return DropReason.FUTURE;
+        }
+        return DropReason.INVALID;
     }
 
     /** Why the inventory is refused, or null: key, machine, times and sizes (names are checked entry by entry). */
@@ -33,7 +59,7 @@ public final class RecordBounds {
             return "inventory names an invalid machine \"" + abbreviate(inventory.machine()) + "\"";
         }
         if (!inventory.machine().equals(key)) {
-            return "inventory of machine " + inventory.machine() + " was published under key \"" + abbreviate(key)
+            return "inventory of machine " + inventory.machine() + UNDER_KEY + abbreviate(key)
                     + "\"; the key must be the machine name";
         }
         if (inventory.generatedAt() == null) {
@@ -76,7 +102,7 @@ public final class RecordBounds {
         }
         String expected = Topics.gateStatusKey(status.machine(), status.gateId());
         if (!expected.equals(key)) {
-            return "gate status of " + expected + " was published under key \"" + abbreviate(key)
+            return "gate status of " + expected + UNDER_KEY + abbreviate(key)
                     + "\"; the key must be machine/gateId";
         }
         if (status.heartbeatSeconds() < 0 || status.heartbeatSeconds() > MAX_HEARTBEAT_SECONDS) {
@@ -109,8 +135,7 @@ public final class RecordBounds {
 
     private static String future(String what, String field, Instant at, Instant now, Duration skew) {
         if (at != null && at.isAfter(now.plus(skew))) {
-            return what + " has " + field + " " + at + ", more than " + skew.toSeconds() + " s ahead of this"
-                    + " service's clock (" + now + "); check the sender's clock (NTP)";
+            return what + " has " + field + " " + at + ", more than " + skew.toSeconds() + " s" + AHEAD + " (" + now + "); check the sender's clock (NTP)";
         }
         return null;
     }

@@ -22,6 +22,19 @@ public interface GateConfig {
     @WithDefault("/var/lib/rediacc/gate")
     Path stateDir();
 
+    /**
+     * The machine's key pair, which signs every record the gate publishes; default: {@code gpu/machine-key.pem}
+     * beside the manifest's directory ({@code /etc/rediacc/gpu/machine-key.pem}), made by {@code node-agent prepare}.
+     */
+    java.util.Optional<Path> signingKey();
+
+    /**
+     * grant-service's public key (PEM, or its key pair file): the gate applies only grant snapshots signed
+     * by it; default {@code grant-service-key.pub} in the manifest's directory
+     * ({@code /etc/rediacc/gate/grant-service-key.pub}). The gate does not start without it.
+     */
+    java.util.Optional<Path> grantsKey();
+
     /** This gate instance's id; with the machine name it keys the gate's status record. */
     @WithDefault("gate")
     String id();

@@ -51,9 +51,16 @@ public final class GrantsFeed implements AutoCloseable {
     /** Records not read yet, as the consumer last knew it after a poll; NaN before it knows. */
     private volatile double lagRecords = Double.NaN;
 
-    /** @param kafka client settings (bootstrap servers, security); the feed's own settings override them */
-    public GrantsFeed(GrantStore store, Map<String, Object> kafka, String groupId, Duration apiTimeout) {
+    private final SignedSnapshots signed;
+
+    /**
+     * @param kafka  client settings (bootstrap servers, security); the feed's own settings override them
+     * @param signed which snapshots are grant-service's: no other is applied
+     */
+    public GrantsFeed(GrantStore store, Map<String, Object> kafka, String groupId, Duration apiTimeout,
+                      SignedSnapshots signed) {
         this.store = store;
+        this.signed = signed;
         this.consumerConfig = KafkaClientSettings.from(kafka);
         consumerConfig.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
         consumerConfig.put(ConsumerConfig.CLIENT_ID_CONFIG, groupId);
@@ -120,7 +127,7 @@ public final class GrantsFeed implements AutoCloseable {
                 }
             }
             for (ConsumerRecord<String, byte[]> record : c.poll(end.isEmpty() ? POLL : CATCH_UP_POLL)) {
-                if (store.machine().equals(record.key()) && record.value() != null) {
+                if (store.machine().equals(record.key()) && record.value() != null && signed.trusted(record)) {
                     applyRecord(record);
                 }
             }

@@ -3,6 +3,7 @@ package io.rediacc.gpu.gate.messaging;
 import io.rediacc.gpu.contracts.events.CloudEventHeaders;
 import io.rediacc.gpu.contracts.events.EventJson;
 import io.rediacc.gpu.contracts.events.Topics;
+import io.rediacc.gpu.contracts.signing.RecordSigner;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -29,10 +30,16 @@ public final class GateEventsProducer implements AutoCloseable {
 
     private final KafkaProducer<String, byte[]> producer;
     private final String source;
+    private final RecordSigner signer;
     private final ThreadPoolExecutor sender;
 
-    /** @param kafka client settings (bootstrap servers, security); the producer's own settings override them */
-    public GateEventsProducer(Map<String, Object> kafka, String clientId, String source, Duration apiTimeout) {
+    /**
+     * @param kafka  client settings (bootstrap servers, security); the producer's own settings override them
+     * @param signer the machine's key: every record is signed (docs/EVENTS.md, "Signed records")
+     */
+    public GateEventsProducer(Map<String, Object> kafka, String clientId, String source, RecordSigner signer,
+                              Duration apiTimeout) {
+        this.signer = signer;
         Properties config = io.rediacc.gpu.gate.grants.KafkaClientSettings.from(kafka);
         config.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
         config.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -62,8 +69,11 @@ public final class GateEventsProducer implements AutoCloseable {
 
     private void doSend(Topics.TopicSpec topic, String key, String subject, Object event) {
         try {
-            ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic.name(), key, EventJson.toBytes(event));
-            CloudEventHeaders.of(topic, source, subject).forEach((name, value) -> record.headers().add(name, value));
+            byte[] value = EventJson.toBytes(event);
+            ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic.name(), key, value);
+            Map<String, byte[]> headers = CloudEventHeaders.of(topic, source, subject);
+            signer.sign(topic.name(), key, headers, value);
+            headers.forEach((name, v) -> record.headers().add(name, v));
             producer.send(record, (metadata, error) -> {
                 if (error != null) {
                     LOG.warnf("could not publish to %s: %s", topic.name(), error.getMessage());

@@ -4,11 +4,14 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.rediacc.gpu.contracts.identity.Identifiers;
 import io.rediacc.gpu.contracts.identity.InvalidIdentifierException;
 import io.rediacc.gpu.contracts.events.DaemonStatus;
+import io.rediacc.gpu.contracts.signing.KeyPairFile;
+import io.rediacc.gpu.contracts.signing.RecordSigner;
 import io.rediacc.gpu.gate.daemon.DaemonChecks;
 import io.rediacc.gpu.gate.daemon.DaemonFacts;
 import io.rediacc.gpu.gate.grants.GrantSnapshotFile;
 import io.rediacc.gpu.gate.grants.GrantStore;
 import io.rediacc.gpu.gate.grants.GrantsFeed;
+import io.rediacc.gpu.gate.grants.SignedSnapshots;
 import io.rediacc.gpu.contracts.manifest.ManifestLoader;
 import io.rediacc.gpu.gate.manifest.ManifestWatcher;
 import io.rediacc.gpu.contracts.manifest.RepoEntry;
@@ -57,8 +60,9 @@ public final class Gate implements AutoCloseable {
         String clientId = "gate-" + machine + "-" + gateId;
         this.grants = new GrantStore(machine, new GrantSnapshotFile(settings.stateDir(), machine));
         this.metrics = new GateMetrics(registry, grants);
-        this.producer = new GateEventsProducer(settings.kafka(), clientId,
-                "/docker-gate/" + machine + "/" + gateId, settings.kafkaApiTimeout());
+        KeyPairFile.Loaded key = KeyPairFile.ensure(settings.signingKey());
+        this.producer = new GateEventsProducer(settings.kafka(), clientId, "/docker-gate/" + machine + "/" + gateId,
+                new RecordSigner(key.pair().getPrivate(), key.pair().getPublic()), settings.kafkaApiTimeout());
         this.daemons = new DaemonChecks(transport, settings.daemonCheck(), settings.daemonConnectTimeout(),
                 settings.daemonInspectTimeout(), registry, this::daemonStateChanged);
         this.status = new GateStatusPublisher(producer, grants, gateId, settings.heartbeat(),
@@ -71,8 +75,21 @@ public final class Gate implements AutoCloseable {
                 new RefusalLog(gateId, metrics, decisions), transport, settings.daemonConnectTimeout(),
                 settings.daemonInspectTimeout(), settings.connections());
         this.server = new GateServer(plane);
-        this.feed = new GrantsFeed(grants, settings.kafka(), clientId, settings.kafkaApiTimeout());
+        this.feed = new GrantsFeed(grants, settings.kafka(), clientId, settings.kafkaApiTimeout(),
+                new SignedSnapshots(grantsKey(settings.grantsKey()), registry));
         metrics.watch(feed);
+    }
+
+    /** grant-service's public key: without it no snapshot could be trusted, so the gate does not start. */
+    private static java.security.PublicKey grantsKey(java.nio.file.Path file) {
+        try {
+            return io.rediacc.gpu.contracts.signing.SigningKeys.parsePublic(
+                    java.nio.file.Files.readString(file, java.nio.charset.StandardCharsets.US_ASCII));
+        } catch (java.io.IOException | IllegalArgumentException e) {
+            throw new IllegalArgumentException("gate.grants-key " + file + " cannot be read (" + e.getMessage() + "): put"
+                    + " grant-service's public key there (the .pub beside its grants.signing.key-file); the gate applies"
+                    + " only grant snapshots signed by it", e);
+        }
     }
 
     /** Reads the manifest, loads grants from disk, starts following Kafka and opens the listeners. */

@@ -1,5 +1,6 @@
 package io.rediacc.gpu.gate.service;
 
+import io.rediacc.gpu.contracts.signing.KeyPairFile;
 import io.rediacc.gpu.gate.config.GateConfig;
 import io.rediacc.gpu.gate.daemon.DaemonCheckSettings;
 import io.rediacc.gpu.gate.proxy.ConnectionLimits;
@@ -13,7 +14,8 @@ public record GateSettings(Path manifest, Duration manifestPollInterval, Path st
                            Duration heartbeat, int maxBodyBytes, Duration daemonConnectTimeout,
                            Duration daemonInspectTimeout, int decisionsBurst, double decisionsPerSecond,
                            Duration kafkaApiTimeout, Map<String, Object> kafka, int statusMaxGrants,
-                           DaemonCheckSettings daemonCheck, ConnectionLimits connections) {
+                           DaemonCheckSettings daemonCheck, ConnectionLimits connections, Path signingKey,
+                           Path grantsKey) {
 
     /** The default of {@code gate.status.max-grants}. */
     public static final int STATUS_MAX_GRANTS = 1000;
@@ -22,6 +24,20 @@ public record GateSettings(Path manifest, Duration manifestPollInterval, Path st
         kafka = Map.copyOf(kafka);
         daemonCheck = daemonCheck == null ? DaemonCheckSettings.DEFAULTS : daemonCheck;
         connections = connections == null ? ConnectionLimits.DEFAULTS : connections;
+        // the machine's key pair lies beside the gate's directory: /etc/rediacc/gate/repos.yaml → /etc/rediacc/gpu/machine-key.pem
+        signingKey = signingKey != null ? signingKey
+                : manifest.toAbsolutePath().getParent().resolveSibling("gpu").resolve(Path.of(KeyPairFile.MACHINE_KEY).getFileName());
+        grantsKey = grantsKey != null ? grantsKey : manifest.toAbsolutePath().getParent().resolve(GRANTS_KEY_FILE);
+    }
+
+    /** The file name of grant-service's public key beside the manifest, when {@code gate.grants-key} names none. */
+    public static final String GRANTS_KEY_FILE = "grant-service-key.pub";
+
+    /** The same settings trusting grant snapshots signed by the key in {@code file}. */
+    public GateSettings withGrantsKey(Path file) {
+        return new GateSettings(manifest, manifestPollInterval, stateDir, gateId, heartbeat, maxBodyBytes,
+                daemonConnectTimeout, daemonInspectTimeout, decisionsBurst, decisionsPerSecond, kafkaApiTimeout, kafka,
+                statusMaxGrants, daemonCheck, connections, signingKey, file);
     }
 
     /** Settings with the default status cap ({@value #STATUS_MAX_GRANTS} grants listed), daemon check and connection limits. */
@@ -31,35 +47,35 @@ public record GateSettings(Path manifest, Duration manifestPollInterval, Path st
                         Duration kafkaApiTimeout, Map<String, Object> kafka) {
         this(manifest, manifestPollInterval, stateDir, gateId, heartbeat, maxBodyBytes, daemonConnectTimeout,
                 daemonInspectTimeout, decisionsBurst, decisionsPerSecond, kafkaApiTimeout, kafka, STATUS_MAX_GRANTS,
-                null, null);
+                null, null, null, null);
     }
 
     /** The same settings listing at most {@code max} grants in the status record. */
     public GateSettings withStatusMaxGrants(int max) {
         return new GateSettings(manifest, manifestPollInterval, stateDir, gateId, heartbeat, maxBodyBytes,
                 daemonConnectTimeout, daemonInspectTimeout, decisionsBurst, decisionsPerSecond, kafkaApiTimeout, kafka, max,
-                daemonCheck, connections);
+                daemonCheck, connections, signingKey, grantsKey);
     }
 
     /** The same settings with another daemon check (e.g. a test root's CDI spec directory). */
     public GateSettings withDaemonCheck(DaemonCheckSettings check) {
         return new GateSettings(manifest, manifestPollInterval, stateDir, gateId, heartbeat, maxBodyBytes,
                 daemonConnectTimeout, daemonInspectTimeout, decisionsBurst, decisionsPerSecond, kafkaApiTimeout, kafka,
-                statusMaxGrants, check, connections);
+                statusMaxGrants, check, connections, signingKey, grantsKey);
     }
 
     /** The same settings with other connection limits. */
     public GateSettings withConnections(ConnectionLimits limits) {
         return new GateSettings(manifest, manifestPollInterval, stateDir, gateId, heartbeat, maxBodyBytes,
                 daemonConnectTimeout, daemonInspectTimeout, decisionsBurst, decisionsPerSecond, kafkaApiTimeout, kafka,
-                statusMaxGrants, daemonCheck, limits);
+                statusMaxGrants, daemonCheck, limits, signingKey, grantsKey);
     }
 
     /** The same settings inspecting bodies of at most {@code bytes}. */
     public GateSettings withMaxBodyBytes(int bytes) {
         return new GateSettings(manifest, manifestPollInterval, stateDir, gateId, heartbeat, bytes,
                 daemonConnectTimeout, daemonInspectTimeout, decisionsBurst, decisionsPerSecond, kafkaApiTimeout, kafka,
-                statusMaxGrants, daemonCheck, connections);
+                statusMaxGrants, daemonCheck, connections, signingKey, grantsKey);
     }
 
     /**
@@ -72,7 +88,8 @@ public record GateSettings(Path manifest, Duration manifestPollInterval, Path st
                 config.decisionsBurst(), config.decisionsPerSecond(), config.kafkaApiTimeout(), kafka,
                 config.status().maxGrants(), new DaemonCheckSettings(config.daemonCheck().interval(),
                         config.daemonCheck().retryInterval(), config.daemonCheck().cdiSpecDirs()),
-                connections(config.connections()));
+                connections(config.connections()), config.signingKey().orElse(null),
+                config.grantsKey().orElse(null));
     }
 
     private static ConnectionLimits connections(GateConfig.Connections c) {

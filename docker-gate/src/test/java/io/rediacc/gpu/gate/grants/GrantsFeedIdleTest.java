@@ -30,7 +30,8 @@ class GrantsFeedIdleTest {
         GrantStore store = new GrantStore(machine, new GrantSnapshotFile(dir, machine));
         // The gate's default Kafka API timeout (gate.kafka-api-timeout=10s).
         try (GrantsFeed feed = new GrantsFeed(store, Map.of("bootstrap.servers", KafkaTestResource.broker().bootstrapServers()),
-                "gate-idle-test", Duration.ofSeconds(10))) {
+                "gate-idle-test", Duration.ofSeconds(10),
+                new SignedSnapshots(GrantsTopic.keyPair().getPublic(), new io.micrometer.core.instrument.simple.SimpleMeterRegistry()))) {
             feed.start();
             Await.until("the feed caught up", Duration.ofSeconds(30), () -> store.state().caughtUp());
             Await.until("the first fetch came back", Duration.ofSeconds(30), () -> feed.fetches() > 0);

@@ -28,7 +28,8 @@ class GateMetricsTest {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         GrantStore store = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"));
         GateMetrics metrics = new GateMetrics(registry, store);
-        GrantsFeed feed = new GrantsFeed(store, Map.of("bootstrap.servers", "127.0.0.1:1"), "gate-m1-test", Duration.ofSeconds(1));
+        GrantsFeed feed = new GrantsFeed(store, Map.of("bootstrap.servers", "127.0.0.1:1"), "gate-m1-test", Duration.ofSeconds(1),
+                new io.rediacc.gpu.gate.grants.SignedSnapshots(io.rediacc.gpu.contracts.signing.SigningKeys.generate().getPublic(), registry));
         metrics.watch(feed); // never started: no poll yet
 
         store.apply(new GrantSnapshot("m1", 7, Instant.now(), List.of()));

@@ -115,7 +115,9 @@ public class GateTestResource implements QuarkusTestResourceLifecycleManager {
                 "gate.heartbeat", "2s",
                 "gate.max-body-bytes", "65536",
                 // Every test class refuses on repo gpu-a; the rate limit has its own unit test.
-                "gate.decisions-burst", "100000");
+                "gate.decisions-burst", "100000",
+                // grant-service's key as the tests hold it: GrantsTopic signs every snapshot with it
+                "gate.grants-key", GrantsTopic.keyFile().toString());
     }
 
     @Override

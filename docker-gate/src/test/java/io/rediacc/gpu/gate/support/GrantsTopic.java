@@ -43,15 +43,36 @@ public final class GrantsTopic {
         return new Grant(repoGuid, repoName, device, false, "test", Instant.now());
     }
 
+    /** grant-service's key pair as the tests hold it (made once per build in target/). */
+    public static java.nio.file.Path keyFile() {
+        java.nio.file.Path file = java.nio.file.Path.of("target/test-grant-service-key.pem").toAbsolutePath();
+        io.rediacc.gpu.contracts.signing.KeyPairFile.ensure(file);
+        return file;
+    }
+
+    public static java.security.KeyPair keyPair() {
+        return io.rediacc.gpu.contracts.signing.KeyPairFile.ensure(keyFile()).pair();
+    }
+
     public static void publish(String machine, long version, Grant... grants) {
         GrantSnapshot snapshot = new GrantSnapshot(machine, version, Instant.now(), List.of(grants));
+        publish(machine, EventJson.toBytes(snapshot), keyPair(), Instant.now());
+    }
+
+    /** Publishes {@code value} as a snapshot record of {@code machine} signed by {@code signer} (null: unsigned), as a forger could. */
+    public static void publish(String machine, byte[] value, java.security.KeyPair signer, Instant ceTime) {
         try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(Map.of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KafkaTestResource.broker().bootstrapServers(),
                 ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
                 ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName()))) {
-            ProducerRecord<String, byte[]> record = new ProducerRecord<>(Topics.GRANTS, machine, EventJson.toBytes(snapshot));
-            CloudEventHeaders.of(Topics.GRANTS_TOPIC, "/test/grant-service", machine)
-                    .forEach((k, v) -> record.headers().add(k, v));
+            ProducerRecord<String, byte[]> record = new ProducerRecord<>(Topics.GRANTS, machine, value);
+            Map<String, byte[]> headers = new java.util.LinkedHashMap<>(CloudEventHeaders.of(Topics.GRANTS_TOPIC,
+                    "/test/grant-service", machine, java.util.UUID.randomUUID().toString(), ceTime));
+            if (signer != null) {
+                new io.rediacc.gpu.contracts.signing.RecordSigner(signer.getPrivate(), signer.getPublic())
+                        .sign(Topics.GRANTS, machine, headers, value);
+            }
+            headers.forEach((k, v) -> record.headers().add(k, v));
             producer.send(record).get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

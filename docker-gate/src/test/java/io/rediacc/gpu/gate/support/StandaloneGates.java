@@ -22,7 +22,8 @@ public final class StandaloneGates implements AutoCloseable {
     public static GateSettings settings(Path manifest, Path stateDir, String gateId) {
         return new GateSettings(manifest, Duration.ofMillis(200), stateDir, gateId, Duration.ofSeconds(2), 65536,
                 Duration.ofSeconds(2), Duration.ofSeconds(5), 20, 1, Duration.ofSeconds(2),
-                java.util.Map.of("bootstrap.servers", KafkaTestResource.broker().bootstrapServers()));
+                java.util.Map.of("bootstrap.servers", KafkaTestResource.broker().bootstrapServers()))
+                .withGrantsKey(GrantsTopic.keyFile());
     }
 
     public Gate start(Path manifest, Path stateDir, String gateId) {

@@ -43,6 +43,22 @@ public interface GrantsConfig {
     /** What the consumers accept from Kafka (docs/SECURITY.md, issue 16). */
     Input input();
 
+    /** grant-service's own key pair, which signs every record the relay publishes (gates verify grants with it). */
+    Signing signing();
+
+    interface Signing {
+        /**
+         * The key pair file (private and public key, PEM, as {@code KeyPairFile} writes it). Every replica
+         * must hold the same pair: gates and inventory-service are configured with its public half.
+         */
+        @WithDefault("/etc/rediacc/grant-service/signing-key.pem")
+        java.nio.file.Path keyFile();
+
+        /** Create the pair when the file is missing (the local fleet, tests); production provides the file. */
+        @WithDefault("false")
+        boolean createIfMissing();
+    }
+
     interface Input {
 
         /** How far ahead of this service's clock a record's time may be; a later one is dropped (it would pin "newer"). */

@@ -2,31 +2,68 @@ package io.rediacc.gpu.grants.messaging;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.rediacc.gpu.contracts.events.RecordBounds;
+import io.rediacc.gpu.contracts.signing.DropReason;
+import io.rediacc.gpu.contracts.signing.RecordVerifier;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jboss.logging.Logger;
 
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
 /**
- * Records a consumer refuses (RecordBounds, unreadable JSON): logged with where they are and why,
- * and counted in {@code grants.input.dropped} by topic, so a forging or broken producer shows up.
+ * Records a consumer refuses (unsigned or wrongly signed, RecordBounds, unreadable JSON): counted in
+ * {@code grants.input.dropped} by topic and reason, so a forging or broken producer shows up, and
+ * logged with where they are and why — once a minute per reason and machine, so a flood of forged
+ * records cannot flood the log (the line says how many were dropped since the last one).
  */
 @ApplicationScoped
 public class DroppedRecords {
 
     private static final Logger LOG = Logger.getLogger(DroppedRecords.class);
+    static final long LOG_EVERY_NANOS = 60_000_000_000L;
+
+    private record Logged(long at, long suppressed) {
+    }
 
     private final MeterRegistry metrics;
+    private final Map<String, Logged> lastLogged = new ConcurrentHashMap<>();
 
     public DroppedRecords(MeterRegistry metrics) {
         this.metrics = metrics;
     }
 
+    void drop(ConsumerRecord<String, byte[]> record, RecordVerifier.Refusal refusal) {
+        drop(record, refusal.reason(), refusal.detail());
+    }
+
+    /** A refusal of RecordBounds or the JSON reader: its reason is read from the refusal. */
     void drop(ConsumerRecord<String, byte[]> record, String why) {
-        LOG.warnf("dropping record %s-%d@%d: %s", record.topic(), record.partition(), record.offset(), why);
+        drop(record, RecordBounds.reasonOf(why), why);
+    }
+
+    void drop(ConsumerRecord<String, byte[]> record, DropReason reason, String why) {
         Counter.builder("grants.input.dropped")
-                .description("Records read from Kafka and dropped because they failed the input checks, by topic")
+                .description("Records read from Kafka and dropped because they failed the input checks or their signature, by topic and reason")
                 .tag("topic", record.topic())
+                .tag("reason", reason.tag())
                 .register(metrics)
                 .increment();
+        String machine = SignedRecords.machineOf(record.key());
+        String slot = reason.tag() + "|" + (machine == null ? "?" : machine);
+        if (lastLogged.size() > 10_000) {
+            lastLogged.clear(); // forged keys must not grow this map without bound
+        }
+        long now = System.nanoTime();
+        Logged last = lastLogged.get(slot);
+        if (last != null && now - last.at() < LOG_EVERY_NANOS) {
+            lastLogged.put(slot, new Logged(last.at(), last.suppressed() + 1));
+            return;
+        }
+        lastLogged.put(slot, new Logged(now, 0));
+        LOG.warnf("dropping record %s-%d@%d (%s)%s: %s", record.topic(), record.partition(), record.offset(), reason.tag(),
+                last == null || last.suppressed() == 0 ? "" : " (and " + last.suppressed() + " more like it in the last minute)",
+                why);
     }
 }

@@ -29,8 +29,11 @@ public class GateStatusConsumer {
     private final GateStatusTable table;
     private final GrantsConfig config;
     private final DroppedRecords dropped;
+    private final SignedRecords signed;
 
-    public GateStatusConsumer(GateRegistry registry, GateStatusTable table, GrantsConfig config, DroppedRecords dropped) {
+    public GateStatusConsumer(GateRegistry registry, GateStatusTable table, GrantsConfig config, DroppedRecords dropped,
+                              SignedRecords signed) {
+        this.signed = signed;
         this.registry = registry;
         this.table = table;
         this.config = config;
@@ -39,6 +42,21 @@ public class GateStatusConsumer {
 
     @Incoming(ChannelTopics.GATE_STATUS)
     public Uni<Void> consume(ConsumerRecord<String, byte[]> record) {
+        // whose word it is first: a gate speaks only for its own machine, a tombstone only for the removal path
+        return signed.check(record).onFailure().recoverWithItem(e -> {
+            LOG.warnf("cannot look up the key of %s (%s); the gate's next heartbeat is checked again", record.key(), e.getMessage());
+            return new io.rediacc.gpu.contracts.signing.RecordVerifier.Refusal(
+                    io.rediacc.gpu.contracts.signing.DropReason.UNREGISTERED, "key lookup failed: " + e.getMessage());
+        }).chain(refusal -> {
+            if (refusal != null) {
+                dropped.drop(record, refusal);
+                return Uni.createFrom().voidItem();
+            }
+            return read(record);
+        });
+    }
+
+    private Uni<Void> read(ConsumerRecord<String, byte[]> record) {
         if (record.value() == null) {
             String refused = RecordBounds.gateStatusTombstone(record.key());
             if (refused != null) {

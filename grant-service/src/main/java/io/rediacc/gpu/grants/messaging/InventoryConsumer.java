@@ -32,9 +32,11 @@ public class InventoryConsumer {
     private final DroppedRecords dropped;
 
     private final GrantWrites writes;
+    private final SignedRecords signed;
 
     public InventoryConsumer(InventoryService inventories, GrantWrites writes,
-                             GrantsConfig config, DroppedRecords dropped) {
+                             GrantsConfig config, DroppedRecords dropped, SignedRecords signed) {
+        this.signed = signed;
         this.inventories = inventories;
         this.writes = writes;
         this.config = config;
@@ -43,6 +45,17 @@ public class InventoryConsumer {
 
     @Incoming(ChannelTopics.INVENTORY)
     public Uni<Void> consume(ConsumerRecord<String, byte[]> record) {
+        // whose word it is first: nothing of an unsigned or foreign record is read
+        return signed.check(record).chain(refusal -> {
+            if (refusal != null) {
+                dropped.drop(record, refusal);
+                return Uni.createFrom().voidItem();
+            }
+            return read(record);
+        });
+    }
+
+    private Uni<Void> read(ConsumerRecord<String, byte[]> record) {
         if (record.value() == null) {
             // a removed machine (DELETE /api/v1/machines/{machine}): forget its inventory; grants are not
             // touched here (the removal revoked them, and any other grant stays revocable)

@@ -8,6 +8,7 @@ import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.rediacc.gpu.contracts.events.EventJson;
 import io.rediacc.gpu.grants.config.GrantsConfig;
+import io.rediacc.gpu.grants.signing.ServiceKey;
 import io.smallrye.common.annotation.Identifier;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -114,7 +115,9 @@ public class OutboxRelay {
     }
 
     public OutboxRelay(Pool pool, OutboxSignal signal, GrantsConfig config,
-                       @Identifier("default-kafka-broker") Map<String, Object> kafkaConfig, MeterRegistry metrics) {
+                       @Identifier("default-kafka-broker") Map<String, Object> kafkaConfig, MeterRegistry metrics,
+                       ServiceKey serviceKey) {
+        this.serviceKey = serviceKey;
         this.pool = pool;
         this.signal = signal;
         this.config = config;
@@ -132,6 +135,8 @@ public class OutboxRelay {
                 .description("Outbox records the relay's last pass read but could not publish yet (retried; 0 on a standby replica)")
                 .register(metrics);
     }
+
+    private final ServiceKey serviceKey;
 
     void onStart(@Observes StartupEvent event) {
         producer = new KafkaProducer<>(producerConfig());
@@ -375,16 +380,23 @@ public class OutboxRelay {
         return json == null ? null : json.getBytes(StandardCharsets.UTF_8);
     }
 
-    private static ProducerRecord<String, byte[]> toRecord(Row row) {
+    /** The row as a record, signed with grant-service's key (over topic, key, ce_time and payload) as it leaves. */
+    private ProducerRecord<String, byte[]> toRecord(Row row) {
+        byte[] value = payload(row.getString("payload"));
         ProducerRecord<String, byte[]> record = new ProducerRecord<>(row.getString("topic"), null,
-                row.getString("record_key"), payload(row.getString("payload")));
+                row.getString("record_key"), value);
+        Map<String, byte[]> signed = new java.util.LinkedHashMap<>();
         try {
             Map<String, String> headers = EventJson.mapper().readValue(row.getString("headers"), HEADERS);
-            headers.forEach((name, value) -> record.headers()
-                    .add(new RecordHeader(name, value.getBytes(StandardCharsets.UTF_8))));
-        } catch (IOException e) {
+            headers.forEach((name, v) -> signed.put(name, v.getBytes(StandardCharsets.UTF_8)));
+            // every row this service writes has its ce_time; one without (written by hand) gets the time it leaves
+            signed.putIfAbsent(io.rediacc.gpu.contracts.events.CloudEventHeaders.TIME,
+                    java.time.Instant.now().toString().getBytes(StandardCharsets.UTF_8));
+            serviceKey.signer().sign(record.topic(), record.key(), signed, value);
+        } catch (IOException | IllegalArgumentException e) {
             throw new UnreadableRow("outbox row " + row.getLong("id") + " has unreadable headers: " + e.getMessage());
         }
+        signed.forEach((name, v) -> record.headers().add(new RecordHeader(name, v)));
         return record;
     }
 

@@ -14,7 +14,8 @@ public record KnownGate(GateStatus status, Instant publishedAt) {
     /** Live while the last status is younger than {@code heartbeats} of the gate's heartbeat. */
     public boolean live(Instant now, int heartbeats, Duration defaultHeartbeat) {
         Duration heartbeat = status.heartbeatSeconds() > 0
-                ? Duration.ofSeconds(status.heartbeatSeconds()) : defaultHeartbeat;
+                ? Duration.ofSeconds(io.rediacc.gpu.contracts.events.RecordBounds.livenessHeartbeatSeconds(status.heartbeatSeconds()))
+                : defaultHeartbeat;
         return publishedAt.plus(heartbeat.multipliedBy(heartbeats)).isAfter(now);
     }
 

@@ -120,7 +120,11 @@ class InputBoundsTest {
         String metrics = RestAssured.given().get(metricsUrl).asString();
         Matcher m = Pattern.compile("grants_input_dropped_total\\{[^}]*topic=\"" + Pattern.quote(topic) + "\"[^}]*} ([0-9.E]+)")
                 .matcher(metrics);
-        return m.find() ? Double.parseDouble(m.group(1)) : 0;
+        double sum = 0; // one series per drop reason
+        while (m.find()) {
+            sum += Double.parseDouble(m.group(1));
+        }
+        return sum;
     }
 
     private static void await(java.util.function.BooleanSupplier condition, String what) {

@@ -1,6 +1,11 @@
 package io.rediacc.gpu.grants.testing;
 
+import io.rediacc.gpu.contracts.events.CloudEventHeaders;
 import io.rediacc.gpu.contracts.events.EventJson;
+import io.rediacc.gpu.contracts.identity.Identifiers;
+import io.rediacc.gpu.contracts.signing.RecordSigner;
+import io.rediacc.gpu.contracts.signing.SigningKeys;
+import io.restassured.http.ContentType;
 import io.rediacc.gpu.contracts.events.GateStatus;
 import io.rediacc.gpu.contracts.events.Grant;
 import io.rediacc.gpu.contracts.events.MachineInventory;
@@ -12,7 +17,10 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
+import java.security.KeyPair;
 import java.time.Instant;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -79,12 +87,80 @@ public final class Fleet implements AutoCloseable {
                 publishedAt.toEpochMilli());
     }
 
+    /**
+     * Sends a record as the machine its key names would: signed with that machine's key (registered with
+     * the service under test on first use), {@code ce_time} the record's timestamp (null: now).
+     */
     public void send(String topic, String key, byte[] value, Long timestamp) {
+        String machine = machineOf(key);
+        send(topic, key, value, timestamp, machine == null ? null : registeredKey(machine));
+    }
+
+    /** Sends a record signed by {@code signer} (null: unsigned), as a forger would. */
+    public void send(String topic, String key, byte[] value, Long timestamp, KeyPair signer) {
+        Instant time = timestamp == null ? Instant.now() : Instant.ofEpochMilli(timestamp);
+        Map<String, byte[]> headers = new LinkedHashMap<>(CloudEventHeaders.of(Topics.byName(topic), "/test", key,
+                UUID.randomUUID().toString(), time));
+        if (signer != null) {
+            new RecordSigner(signer.getPrivate(), signer.getPublic()).sign(topic, key, headers, value);
+        }
+        sendWithHeaders(topic, key, value, timestamp, headers);
+    }
+
+    /** Sends a record with exactly these headers. */
+    public void sendWithHeaders(String topic, String key, byte[] value, Long timestamp, Map<String, byte[]> headers) {
+        ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic, null, timestamp, key, value);
+        headers.forEach((name, v) -> record.headers().add(name, v));
         try {
-            producer.send(new ProducerRecord<>(topic, null, timestamp, key, value)).get(15, TimeUnit.SECONDS);
+            producer.send(record).get(15, TimeUnit.SECONDS);
         } catch (Exception e) {
             throw new IllegalStateException("cannot publish to " + topic + ": " + e.getMessage(), e);
         }
+    }
+
+    private static final Map<String, KeyPair> KEYS = new ConcurrentHashMap<>();
+    /** Where machine keys are registered: null, the application under test; else a running instance's base URI. */
+    private static volatile String registrar;
+
+    /** Registers machine keys with the instance at {@code baseUri} from now on (tests that run their own replicas). */
+    public static void registerWith(String baseUri) {
+        registrar = baseUri;
+    }
+    private static final Set<String> REGISTERED = ConcurrentHashMap.newKeySet();
+
+    /** The machine's key pair in this JVM (a machine's node-agent and gate share it). */
+    public static KeyPair keyOf(String machine) {
+        return KEYS.computeIfAbsent(machine, m -> SigningKeys.generate());
+    }
+
+    /** The machine's key, registered with the application under test (as rdc machine setup does) on first use. */
+    public static KeyPair registeredKey(String machine) {
+        return registeredKey(machine, new GrantApi(registrar));
+    }
+
+    /** The same, registered through {@code api} (its token: a JWT-mode test has no static operator token). */
+    public static KeyPair registeredKey(String machine, GrantApi api) {
+        KeyPair key = keyOf(machine);
+        if (REGISTERED.add(machine)) {
+            int status = api.request().contentType(ContentType.JSON)
+                    .body(Map.of("publicKey", SigningKeys.publicPem(key.getPublic())))
+                    .put("/api/v1/machines/{machine}/key", machine).statusCode();
+            if (status != 200) {
+                REGISTERED.remove(machine);
+                throw new IllegalStateException("registering the key of " + machine + " answered " + status);
+            }
+        }
+        return key;
+    }
+
+    /** The machine a record key names (machine, or machine/gateId), null when none. */
+    static String machineOf(String key) {
+        if (key == null) {
+            return null;
+        }
+        int slash = key.indexOf('/');
+        String machine = slash < 0 ? key : key.substring(0, slash);
+        return Identifiers.isMachine(machine) ? machine : null;
     }
 
     @Override

@@ -57,6 +57,7 @@ public final class TestMachine {
     }
 
     private void publish(GrantApi api) {
+        Fleet.registeredKey(name, api); // as rdc machine setup registers it, with the test's own credentials
         fleet().publishInventory(inventory());
     }
 

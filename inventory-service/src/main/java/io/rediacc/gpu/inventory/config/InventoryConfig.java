@@ -41,6 +41,19 @@ public interface InventoryConfig {
     @WithDefault("2m")
     Duration maxClockSkew();
 
+    /** Who may speak for whom on the topics (docs/SECURITY.md, "Signed records"). */
+    Signing signing();
+
+    interface Signing {
+        /** grant-service's public key (PEM): a tombstone counts only when it signed it (the machine-removal path). */
+        @WithDefault("/etc/rediacc/inventory-service/grant-service-key.pub")
+        java.nio.file.Path serviceKey();
+
+        /** Tests only: create a key pair at {@code service-key} when it is missing. */
+        @WithDefault("false")
+        boolean createIfMissing();
+    }
+
     /** Age after which an inventory counts as stale: {@code heartbeat × staleAfterHeartbeats}. */
     default Duration staleAfter() {
         return heartbeat().multipliedBy(staleAfterHeartbeats());

@@ -4,6 +4,7 @@ import io.rediacc.gpu.contracts.events.Topics;
 import io.rediacc.gpu.inventory.config.InventoryConfig;
 import io.rediacc.gpu.inventory.metrics.IngestMetrics;
 import io.rediacc.gpu.inventory.service.GateStatusIngestService;
+import io.rediacc.gpu.inventory.signing.RecordSignatures;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -18,7 +19,11 @@ public class GateStatusConsumer {
 
     private final InventoryConfig config;
 
-    public GateStatusConsumer(GateStatusIngestService ingest, IngestMetrics metrics, InventoryConfig config) {
+    private final RecordSignatures signatures;
+
+    public GateStatusConsumer(GateStatusIngestService ingest, IngestMetrics metrics, InventoryConfig config,
+                              RecordSignatures signatures) {
+        this.signatures = signatures;
         this.ingest = ingest;
         this.metrics = metrics;
         this.config = config;
@@ -26,6 +31,20 @@ public class GateStatusConsumer {
 
     @Incoming(Topics.GATE_STATUS)
     public Uni<Void> consume(ConsumerRecord<String, byte[]> record) {
+        return signatures.keysOf(java.util.List.of(record))
+                .onFailure().recoverWithItem(e -> java.util.Map.of())
+                .chain(keys -> {
+                    var refusal = signatures.check(record, keys);
+                    if (refusal != null) {
+                        metrics.dropped(Topics.GATE_STATUS, refusal.reason(), record.key(),
+                                record.partition() + "@" + record.offset(), refusal.detail());
+                        return Uni.createFrom().voidItem();
+                    }
+                    return read(record);
+                });
+    }
+
+    private Uni<Void> read(ConsumerRecord<String, byte[]> record) {
         return RecordIngest.ingest(record, Topics.GATE_STATUS, "gate status", metrics, ingest::remove,
                 (r, recordTime) -> {
                     var status = RecordDecoder.gateStatus(r.key(), r.value(), recordTime, config.maxClockSkew());

@@ -1,6 +1,9 @@
 package io.rediacc.gpu.inventory.messaging;
 
+import io.rediacc.gpu.contracts.events.RecordBounds;
 import io.rediacc.gpu.contracts.events.Topics;
+import io.rediacc.gpu.contracts.signing.RecordVerifier;
+import io.rediacc.gpu.inventory.signing.RecordSignatures;
 import io.rediacc.gpu.inventory.config.InventoryConfig;
 import io.rediacc.gpu.inventory.metrics.IngestMetrics;
 import io.rediacc.gpu.inventory.service.IngestOutcome;
@@ -38,8 +41,11 @@ public class InventoryConsumer {
     private final IngestMetrics metrics;
 
     private final InventoryConfig config;
+    private final RecordSignatures signatures;
 
-    public InventoryConsumer(InventoryIngestService ingest, IngestMetrics metrics, InventoryConfig config) {
+    public InventoryConsumer(InventoryIngestService ingest, IngestMetrics metrics, InventoryConfig config,
+                             RecordSignatures signatures) {
+        this.signatures = signatures;
         this.ingest = ingest;
         this.metrics = metrics;
         this.config = config;
@@ -55,15 +61,30 @@ public class InventoryConsumer {
 
     /** Applies one poll's records, each machine's in offset order; completes once they are committed to the database. */
     public Uni<Void> ingest(List<ConsumerRecord<String, byte[]>> records) {
+        return signatures.keysOf(records)
+                .onFailure().recoverWithItem(e -> {
+                    LOG.errorf("cannot look up machine keys (%s); this poll's records count as unregistered, the next"
+                            + " heartbeats replace them", e.getMessage());
+                    return Map.of();
+                })
+                .chain(keys -> ingest(records, keys));
+    }
+
+    private Uni<Void> ingest(List<ConsumerRecord<String, byte[]>> records, Map<String, java.security.PublicKey> keys) {
         Instant receivedAt = Instant.now();
         List<InventoryChange> changes = new ArrayList<>(records.size());
         for (ConsumerRecord<String, byte[]> record : records) {
+            RecordVerifier.Refusal refusal = signatures.check(record, keys);
+            if (refusal != null) {
+                metrics.dropped(TOPIC, refusal.reason(), record.key(), record.partition() + "@" + record.offset(),
+                        refusal.detail());
+                continue;
+            }
             try {
                 changes.add(decode(record));
             } catch (RejectedRecordException e) {
-                LOG.warnf("skipping inventory record key=%s partition=%d offset=%d: %s",
-                        record.key(), record.partition(), record.offset(), e.getMessage());
-                metrics.rejected(TOPIC);
+                metrics.dropped(TOPIC, RecordBounds.reasonOf(e.getMessage()), record.key(),
+                        record.partition() + "@" + record.offset(), e.getMessage());
             }
         }
         if (changes.isEmpty()) {

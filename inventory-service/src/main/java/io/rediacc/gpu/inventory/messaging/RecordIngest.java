@@ -46,9 +46,8 @@ final class RecordIngest {
                 applied = apply.apply(record, recordTime);
             }
         } catch (RejectedRecordException e) {
-            LOG.warnf("skipping %s record key=%s partition=%d offset=%d: %s",
-                    what, record.key(), record.partition(), record.offset(), e.getMessage());
-            metrics.rejected(topic);
+            metrics.dropped(topic, io.rediacc.gpu.contracts.events.RecordBounds.reasonOf(e.getMessage()), record.key(),
+                    record.partition() + "@" + record.offset(), what + ": " + e.getMessage());
             return Uni.createFrom().voidItem();
         }
         return applied

@@ -41,6 +41,34 @@ public class IngestMetrics {
         counter(topic, "rejected").increment();
     }
 
+    /**
+     * A record dropped before it was read or applied, by reason (unsigned, foreign-key, future-time...):
+     * {@code inventory.input.dropped}; also counted as {@code rejected}. Logged once a minute per reason and
+     * machine (the line says how many more were dropped), so a flood of forged records cannot flood the log.
+     */
+    public void dropped(String topic, io.rediacc.gpu.contracts.signing.DropReason reason, String key, String partitionOffset,
+                        String why) {
+        rejected(topic);
+        Counter.builder("inventory.input.dropped").description("Records dropped before they were applied, by reason")
+                .tag("topic", topic).tag("reason", reason.tag()).register(registry).increment();
+        String slot = reason.tag() + "|" + (key == null ? "?" : key.split("/", 2)[0]);
+        if (lastLogged.size() > 10_000) {
+            lastLogged.clear(); // forged keys must not grow this map without bound
+        }
+        long now = System.nanoTime();
+        long[] last = lastLogged.get(slot);
+        if (last != null && now - last[0] < 60_000_000_000L) {
+            last[1]++;
+            return;
+        }
+        lastLogged.put(slot, new long[]{now, 0});
+        LOG.warnf("dropping %s record %s (%s)%s: %s", topic, partitionOffset, reason.tag(),
+                last == null || last[1] == 0 ? "" : " (and " + last[1] + " more like it in the last minute)", why);
+    }
+
+    private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(IngestMetrics.class);
+    private final java.util.Map<String, long[]> lastLogged = new java.util.concurrent.ConcurrentHashMap<>();
+
     /** A record given up after retries (the next heartbeat replaces it). */
     public void failed(String topic) {
         counter(topic, "failed").increment();

@@ -110,7 +110,8 @@ public class GateStatusIngestService {
         gate.appliedVersion = status.appliedVersion();
         gate.state = status.state();
         gate.heartbeatSeconds = status.heartbeatSeconds() > 0
-                ? status.heartbeatSeconds() : (int) config.heartbeat().toSeconds();
+                ? io.rediacc.gpu.contracts.events.RecordBounds.livenessHeartbeatSeconds(status.heartbeatSeconds())
+                : (int) config.heartbeat().toSeconds();
         gate.syncedAt = Timestamps.stored(status.syncedAt());
         gate.reportedAt = gate.syncedAt != null ? gate.syncedAt : recordTime;
         gate.lastSeenAt = Timestamps.latest(gate.reportedAt, recordTime);

@@ -169,7 +169,13 @@ class InventoryBatchIngestTest {
     }
 
     private static ConsumerRecord<String, byte[]> raw(String key, byte[] value, Instant at) {
+        // signed as its author would sign it (the machine's registered key; a tombstone: grant-service's)
+        java.util.Map<String, byte[]> signed = new java.util.LinkedHashMap<>(io.rediacc.gpu.contracts.events.CloudEventHeaders.of(
+                Topics.INVENTORY_TOPIC, "/tests", key, java.util.UUID.randomUUID().toString(), at));
+        io.rediacc.gpu.inventory.support.TestKeys.sign(Topics.INVENTORY, key, signed, value);
+        RecordHeaders headers = new RecordHeaders();
+        signed.forEach(headers::add);
         return new ConsumerRecord<>(Topics.INVENTORY, 0, OFFSETS.incrementAndGet(), at.toEpochMilli(),
-                TimestampType.CREATE_TIME, -1, -1, key, value, new RecordHeaders(), Optional.empty());
+                TimestampType.CREATE_TIME, -1, -1, key, value, headers, Optional.empty());
     }
 }

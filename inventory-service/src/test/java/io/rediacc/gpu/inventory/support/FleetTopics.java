@@ -43,10 +43,23 @@ public final class FleetTopics {
         send(topic, key, value, null);
     }
 
+    /** A record with exactly these headers (a forger's). */
+    public static synchronized void withHeaders(Topics.TopicSpec topic, String key, byte[] value, Map<String, byte[]> headers) {
+        ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic.name(), key, value);
+        headers.forEach((name, bytes) -> record.headers().add(name, bytes));
+        try {
+            producer().send(record).get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot publish to " + topic.name(), e);
+        }
+    }
+
     private static synchronized void send(Topics.TopicSpec topic, String key, byte[] value, Instant recordTime) {
         ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic.name(), null,
                 recordTime == null ? null : recordTime.toEpochMilli(), key, value);
-        CloudEventHeaders.of(topic, "/inventory-service-tests", key).forEach((name, bytes) -> record.headers().add(name, bytes));
+        Map<String, byte[]> headers = new java.util.LinkedHashMap<>(CloudEventHeaders.of(topic, "/inventory-service-tests", key));
+        TestKeys.sign(topic.name(), key, headers, value);
+        headers.forEach((name, bytes) -> record.headers().add(name, bytes));
         try {
             producer().send(record).get(30, TimeUnit.SECONDS);
         } catch (Exception e) {

@@ -16,6 +16,7 @@ public class TopicHistoryBeforeStart implements QuarkusTestResourceLifecycleMana
 
     @Override
     public Map<String, String> start() {
+        TestKeys.registerBeforeStart(MACHINE); // as an operator did when the machine was set up
         FleetTopics.inventory(Inventories.nvidiaHost(MACHINE, Instant.now()));
         return Map.of();
     }

@@ -6,12 +6,12 @@ import picocli.CommandLine.Command;
 
 import java.util.concurrent.Callable;
 
-/** {@code node-agent [setup|run|fixture]}; without a command it runs the long-running mode. */
+/** {@code node-agent [setup|prepare|key|run|fixture]}; without a command it runs the long-running mode. */
 @TopCommand
 @Command(name = "node-agent", mixinStandardHelpOptions = true, versionProvider = AgentVersion.class,
         description = "Detects this machine's GPUs, writes /etc/rediacc/gpu/inventory.json and CDI specs (setup), "
                 + "and publishes the machine's inventory to Kafka (run, the default).",
-        subcommands = {SetupCommand.class, PrepareCommand.class, RunCommand.class})
+        subcommands = {SetupCommand.class, PrepareCommand.class, KeyCommand.class, RunCommand.class})
 public class AgentCommand implements Callable<Integer> {
 
     @CommandLine.Spec

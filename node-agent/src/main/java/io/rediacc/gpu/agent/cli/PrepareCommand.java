@@ -6,6 +6,7 @@ import io.rediacc.gpu.agent.machine.MachinePrepare;
 import io.rediacc.gpu.agent.setup.SetupService;
 import io.rediacc.gpu.agent.toolkit.ToolkitPolicy;
 import io.rediacc.gpu.contracts.identity.InvalidIdentifierException;
+import io.rediacc.gpu.contracts.signing.KeyPairFile;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -78,7 +79,18 @@ public class PrepareCommand implements Callable<Integer> {
         out.println("@machine " + result.inventory().machine());
         out.println("@inventory-generated-at " + result.inventory().generatedAt());
         out.println("@repos " + result.inventory().repos().size());
+        publicKey(settings.host()).ifPresent(key -> out.println("@public-key " + key));
         out.flush();
         return result.anyBad() ? 1 : 0;
+    }
+
+    /** The machine's public key for rdc to register: X.509 DER in base64, one line. */
+    static java.util.Optional<String> publicKey(io.rediacc.gpu.agent.host.HostRoot host) {
+        try {
+            var pair = KeyPairFile.read(host.path(KeyPairFile.MACHINE_KEY));
+            return java.util.Optional.of(java.util.Base64.getEncoder().encodeToString(pair.getPublic().getEncoded()));
+        } catch (RuntimeException e) {
+            return java.util.Optional.empty(); // the machine key step said why
+        }
     }
 }

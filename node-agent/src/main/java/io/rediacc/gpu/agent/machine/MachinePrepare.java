@@ -12,6 +12,8 @@ import io.rediacc.gpu.agent.setup.SetupReport;
 import io.rediacc.gpu.agent.setup.SetupService;
 import io.rediacc.gpu.agent.toolkit.ToolkitPolicy;
 import io.rediacc.gpu.contracts.events.MachineInventory;
+import io.rediacc.gpu.contracts.signing.KeyPairFile;
+import io.rediacc.gpu.contracts.signing.SigningKeys;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -72,6 +74,7 @@ public final class MachinePrepare {
             report.accept(diff.isEmpty() ? Step.unchanged("node-agent setup", summary)
                     : Step.changed("node-agent setup", summary + "; " + String.join(", ", diff)));
         }
+        report.accept(machineKey(host));
         RepoDaemon.Listing daemons = RepoDaemon.read(settings.reposManifest());
         daemons.problems().forEach(p -> report.accept(Step.failed("repo daemons", p)));
         if (daemons.daemons().isEmpty() && daemons.problems().isEmpty()) {
@@ -127,6 +130,22 @@ public final class MachinePrepare {
         });
         before.keySet().stream().filter(k -> !after.containsKey(k)).forEach(k -> out.add("removed " + k));
         return out;
+    }
+
+    // ---- the machine's signing key: created once, never replaced (re-keying is an operator's act)
+
+    public static Step machineKey(HostRoot host) {
+        try {
+            KeyPairFile.Loaded key = KeyPairFile.ensure(host.path(KeyPairFile.MACHINE_KEY));
+            String id = SigningKeys.keyId(key.pair().getPublic());
+            return key.created()
+                    ? Step.changed("machine key", "wrote " + KeyPairFile.MACHINE_KEY + " (Ed25519, key id " + id
+                            + ", readable by root and group " + KeyPairFile.GROUP + ") and " + KeyPairFile.MACHINE_PUBLIC_KEY)
+                    : Step.unchanged("machine key", KeyPairFile.MACHINE_KEY + " (key id " + id + ")");
+        } catch (RuntimeException e) {
+            return Step.failed("machine key", host.toHostPaths(String.valueOf(e.getMessage()))
+                    + "; node-agent and docker-gate sign every record with it");
+        }
     }
 
     // ---- repo daemons

@@ -2,7 +2,10 @@ package io.rediacc.gpu.agent.publish;
 
 import io.rediacc.gpu.agent.config.AgentConfig;
 import io.rediacc.gpu.agent.config.AgentSettings;
+import io.rediacc.gpu.agent.host.HostRoot;
 import io.rediacc.gpu.agent.inventory.InventoryAssembler;
+import io.rediacc.gpu.contracts.signing.KeyPairFile;
+import io.rediacc.gpu.contracts.signing.RecordSigner;
 import io.smallrye.common.annotation.Identifier;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -62,7 +65,17 @@ public class InventoryAgent {
         long delivery = Long.parseLong(props.get(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG).toString());
         long block = Long.parseLong(props.get(ProducerConfig.MAX_BLOCK_MS_CONFIG).toString());
         InventoryPublisher publisher = new InventoryPublisher(new KafkaProducer<>(props), "/node-agent/" + machine,
-                config.publish().backoffMin(), config.publish().backoffMax(), Duration.ofMillis(delivery + block + 5000));
+                signer(settings.host()), config.publish().backoffMin(), config.publish().backoffMax(), Duration.ofMillis(delivery + block + 5000));
         return new RunningAgent(settings, assembler, publisher, heartbeat, config.debounce());
+    }
+
+    /**
+     * The machine's key ({@link KeyPairFile#MACHINE_KEY} under the root): prepare creates it; an agent
+     * started without it (a simulation, a test root) creates it too, and consumers drop its records
+     * until an operator registers the public key.
+     */
+    static RecordSigner signer(HostRoot host) {
+        KeyPairFile.Loaded key = KeyPairFile.ensure(host.path(KeyPairFile.MACHINE_KEY));
+        return new RecordSigner(key.pair().getPrivate(), key.pair().getPublic());
     }
 }

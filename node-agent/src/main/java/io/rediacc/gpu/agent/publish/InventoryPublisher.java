@@ -4,6 +4,7 @@ import io.rediacc.gpu.contracts.events.CloudEventHeaders;
 import io.rediacc.gpu.contracts.events.EventJson;
 import io.rediacc.gpu.contracts.events.MachineInventory;
 import io.rediacc.gpu.contracts.events.Topics;
+import io.rediacc.gpu.contracts.signing.RecordSigner;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeader;
@@ -12,6 +13,7 @@ import org.jboss.logging.Logger;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -27,6 +29,7 @@ public final class InventoryPublisher implements AutoCloseable {
 
     private final Producer<String, byte[]> producer;
     private final String source;
+    private final RecordSigner signer;
     private final Duration backoffMin;
     private final Duration backoffMax;
     private final Duration sendTimeout;
@@ -38,12 +41,14 @@ public final class InventoryPublisher implements AutoCloseable {
 
     /**
      * @param source      the CloudEvents source of every record, e.g. {@code /node-agent/m1}
+     * @param signer      the machine's key: every record is signed (docs/EVENTS.md, "Signed records")
      * @param sendTimeout longest wait for one acknowledgement (the producer's own delivery timeout plus slack)
      */
-    public InventoryPublisher(Producer<String, byte[]> producer, String source, Duration backoffMin, Duration backoffMax,
-                              Duration sendTimeout) {
+    public InventoryPublisher(Producer<String, byte[]> producer, String source, RecordSigner signer, Duration backoffMin,
+                              Duration backoffMax, Duration sendTimeout) {
         this.producer = producer;
         this.source = source;
+        this.signer = signer;
         this.backoffMin = backoffMin;
         this.backoffMax = backoffMax;
         this.sendTimeout = sendTimeout;
@@ -126,10 +131,12 @@ public final class InventoryPublisher implements AutoCloseable {
     }
 
     private ProducerRecord<String, byte[]> record(MachineInventory inventory) {
+        byte[] value = EventJson.toBytes(inventory);
+        Map<String, byte[]> ce = CloudEventHeaders.of(Topics.INVENTORY_TOPIC, source, inventory.machine());
+        signer.sign(Topics.INVENTORY, inventory.machine(), ce, value);
         List<org.apache.kafka.common.header.Header> headers = new ArrayList<>();
-        CloudEventHeaders.of(Topics.INVENTORY_TOPIC, source, inventory.machine())
-                .forEach((k, v) -> headers.add(new RecordHeader(k, v)));
-        return new ProducerRecord<>(Topics.INVENTORY, null, inventory.machine(), EventJson.toBytes(inventory), headers);
+        ce.forEach((k, v) -> headers.add(new RecordHeader(k, v)));
+        return new ProducerRecord<>(Topics.INVENTORY, null, inventory.machine(), value, headers);
     }
 
     private static String rootMessage(Throwable e) {

@@ -9,6 +9,12 @@ import io.rediacc.gpu.agent.toolkit.ToolkitPolicy;
 import io.rediacc.gpu.contracts.events.CloudEventHeaders;
 import io.rediacc.gpu.contracts.events.MachineInventory;
 import io.rediacc.gpu.contracts.events.RepoInfo;
+import io.rediacc.gpu.contracts.events.Topics;
+import io.rediacc.gpu.contracts.signing.DropReason;
+import io.rediacc.gpu.contracts.signing.KeyPairFile;
+import io.rediacc.gpu.contracts.signing.RecordSignature;
+import io.rediacc.gpu.contracts.signing.RecordVerifier;
+import io.rediacc.gpu.contracts.signing.SigningKeys;
 import io.rediacc.gpu.testsupport.EmbeddedKafka;
 import io.rediacc.gpu.testsupport.KafkaTestResource;
 import jakarta.inject.Inject;
@@ -18,7 +24,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.KeyPair;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -64,6 +72,15 @@ class InventoryPublishingTest {
             assertThat(InventoryTopic.header(first, CloudEventHeaders.SOURCE)).isEqualTo("/node-agent/" + machine);
             assertThat(InventoryTopic.header(first, CloudEventHeaders.SUBJECT)).isEqualTo(machine);
             assertThat(InventoryTopic.header(first, CloudEventHeaders.ID)).isNotBlank();
+            // signed with the machine's own key, which setup's root now holds
+            KeyPair key = KeyPairFile.read(f.root().resolve(KeyPairFile.MACHINE_KEY.substring(1)));
+            assertThat(InventoryTopic.header(first, RecordSignature.KEY_ID)).isEqualTo(SigningKeys.keyId(key.getPublic()));
+            assertThat(new RecordVerifier(Duration.ofMinutes(2)).verify(Topics.INVENTORY, first.key(),
+                    h -> first.headers().lastHeader(h) == null ? null : first.headers().lastHeader(h).value(), first.value(),
+                    key.getPublic(), machine, Instant.now())).isNull();
+            assertThat(new RecordVerifier(Duration.ofMinutes(2)).verify(Topics.INVENTORY, first.key(),
+                    h -> first.headers().lastHeader(h) == null ? null : first.headers().lastHeader(h).value(), first.value(),
+                    SigningKeys.generate().getPublic(), machine, Instant.now()).reason()).isEqualTo(DropReason.FOREIGN_KEY);
             String digestBefore = published.cdiDevices().stream().filter(d -> d.name().equals("nvidia.com/gpu=all"))
                     .findFirst().orElseThrow().specDigest();
 

@@ -8,11 +8,15 @@ public final class SetupSteps {
     private SetupSteps() {
     }
 
-    /** From SSH to a machine the fleet sees enforced; {@code machinePackage} is the rediacc-gpu-node .deb to install. */
-    public static List<SetupStep> all(DebPackage machinePackage) {
+    /** From SSH to a machine the fleet sees enforced; {@code machinePackage} is the rediacc-gpu-node .deb to install,
+     * {@code rekey} lets a different machine key replace the registered one. */
+    public static List<SetupStep> all(DebPackage machinePackage, boolean rekey) {
         return List.of(
                 new ConnectStep(),
                 new PackageStep(machinePackage),
+                // before prepare starts the services: their first records must already count, their grants be verifiable
+                new MachineKeyStep(rekey),
+                new GrantsKeyStep(),
                 new PrepareStep(),
                 new FleetStep());
     }

@@ -1,0 +1,80 @@
+package io.rediacc.gpu.grants.repository;
+
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.Optional;
+
+/** The {@code machine_keys} table and its history: each machine's registered public key. */
+@ApplicationScoped
+public class MachineKeyStore {
+
+    /** One machine's registered key. */
+    public record StoredKey(String machine, String publicKeyPem, String keyId, String registeredBy, Instant registeredAt) {
+    }
+
+    /** What a registration did: {@code previousKeyId} is null for a first registration; {@code changed} false when the same key was registered again. */
+    public record Outcome(StoredKey key, String previousKeyId, boolean changed) {
+    }
+
+    /** Why a registration was not written: the machine holds another key and re-keying was not asked for. */
+    public record Held(StoredKey current) {
+    }
+
+    private static final String LOCK = "select pg_advisory_xact_lock(hashtextextended('machine-key:' || $1, 0))";
+    private static final String FIND = "select machine, public_key, key_id, registered_by, registered_at from machine_keys where machine = $1";
+    private static final String UPSERT = """
+            insert into machine_keys (machine, public_key, key_id, registered_by, registered_at) values ($1, $2, $3, $4, $5)
+            on conflict (machine) do update set public_key = excluded.public_key, key_id = excluded.key_id,
+                registered_by = excluded.registered_by, registered_at = excluded.registered_at""";
+    private static final String HISTORY = """
+            insert into machine_key_history (machine, key_id, previous_key_id, actor, at, reason) values ($1, $2, $3, $4, $5, $6)""";
+
+    private final Pool pool;
+
+    public MachineKeyStore(Pool pool) {
+        this.pool = pool;
+    }
+
+    public Uni<Optional<StoredKey>> find(String machine) {
+        return pool.preparedQuery(FIND).execute(Tuple.of(machine))
+                .map(rows -> rows.iterator().hasNext() ? Optional.of(stored(rows.iterator().next())) : Optional.empty());
+    }
+
+    /**
+     * Registers {@code pem} for the machine under a lock of its own: a first key is written, the same key
+     * again changes nothing, another key replaces the registered one only when {@code rekey}; each write is
+     * kept in {@code machine_key_history}. The item is an {@link Outcome}, or {@link Held} when refused.
+     */
+    public Uni<Object> register(String machine, String pem, String keyId, boolean rekey, String actor, String reason) {
+        Instant now = Instant.now();
+        OffsetDateTime at = OffsetDateTime.ofInstant(now, ZoneOffset.UTC);
+        return pool.withTransaction(c -> c.preparedQuery(LOCK).execute(Tuple.of(machine))
+                .chain(() -> c.preparedQuery(FIND).execute(Tuple.of(machine)))
+                .chain(rows -> {
+                    StoredKey current = rows.iterator().hasNext() ? stored(rows.iterator().next()) : null;
+                    if (current != null && current.keyId().equals(keyId)) {
+                        return Uni.createFrom().item((Object) new Outcome(current, current.keyId(), false));
+                    }
+                    if (current != null && !rekey) {
+                        return Uni.createFrom().item((Object) new Held(current));
+                    }
+                    String previous = current == null ? null : current.keyId();
+                    return c.preparedQuery(UPSERT).execute(Tuple.of(machine, pem, keyId, actor, at))
+                            .chain(() -> c.preparedQuery(HISTORY).execute(Tuple.from(java.util.Arrays.asList(
+                                    machine, keyId, previous, actor, at, reason))))
+                            .map(x -> (Object) new Outcome(new StoredKey(machine, pem, keyId, actor, now), previous, true));
+                }));
+    }
+
+    private static StoredKey stored(Row row) {
+        return new StoredKey(row.getString("machine"), row.getString("public_key"), row.getString("key_id"),
+                row.getString("registered_by"), row.getOffsetDateTime("registered_at").toInstant());
+    }
+}

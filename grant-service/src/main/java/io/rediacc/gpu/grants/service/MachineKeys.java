@@ -1,0 +1,126 @@
+package io.rediacc.gpu.grants.service;
+
+import io.rediacc.gpu.api.problem.ApiProblem;
+import io.rediacc.gpu.api.problem.ProblemType;
+import io.rediacc.gpu.contracts.identity.Identifiers;
+import io.rediacc.gpu.contracts.identity.InvalidIdentifierException;
+import io.rediacc.gpu.contracts.signing.SigningKeys;
+import io.rediacc.gpu.grants.repository.MachineKeyStore;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+
+import java.security.PublicKey;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The machines' registered public keys: registration (trusted on the operator's word; a different key
+ * for a registered machine only with {@code rekey}, audited) and the lookups the consumers verify
+ * records with. Lookups are cached for {@link #CACHE_FOR}: a re-key on another replica reaches this
+ * one within that time; an unregistered machine is not cached, so its first registration counts at once.
+ */
+@ApplicationScoped
+public class MachineKeys {
+
+    private static final Logger LOG = Logger.getLogger(MachineKeys.class);
+    static final Duration CACHE_FOR = Duration.ofSeconds(30);
+
+    private record Cached(PublicKey key, long until) {
+    }
+
+    /** A registered key as the API shows it. */
+    public record Registered(String machine, String keyId, String publicKey, String registeredBy, java.time.Instant registeredAt,
+                             String previousKeyId, boolean changed) {
+    }
+
+    private final MachineKeyStore store;
+    private final Map<String, Cached> cache = new ConcurrentHashMap<>();
+
+    public MachineKeys(MachineKeyStore store) {
+        this.store = store;
+    }
+
+    /** The machine's registered key, or empty. */
+    public Uni<Optional<PublicKey>> lookup(String machine) {
+        Cached c = cache.get(machine);
+        if (c != null && c.until() > System.nanoTime()) {
+            return Uni.createFrom().item(Optional.of(c.key()));
+        }
+        return store.find(machine).map(found -> found.map(k -> {
+            PublicKey key = SigningKeys.parsePublic(k.publicKeyPem());
+            cache.put(machine, new Cached(key, System.nanoTime() + CACHE_FOR.toNanos()));
+            return key;
+        }));
+    }
+
+    public Uni<Registered> show(String machine) {
+        Identifiers.machine(machine);
+        return store.find(machine).map(found -> found.map(k -> view(k, null, false))
+                .orElseThrow(() -> new ApiProblem(ProblemType.NO_MACHINE_KEY,
+                        "machine " + machine + " has no registered key",
+                        "register it: rdc machine setup " + machine + " (or PUT /api/v1/machines/" + machine + "/key)",
+                        Map.of("machine", machine))));
+    }
+
+    /** Registers {@code keyText} (PEM, or the base64 X.509 DER that {@code node-agent prepare} prints). */
+    public Uni<Registered> register(String machine, String keyText, boolean rekey, String actor, String reason) {
+        try {
+            Identifiers.machine(machine);
+        } catch (InvalidIdentifierException e) {
+            throw new ApiProblem(ProblemType.INVALID_IDENTIFIER, e.getMessage(), "use the machine's name as rdc machine list shows it");
+        }
+        PublicKey key = parse(keyText);
+        String pem = SigningKeys.publicPem(key);
+        String keyId = SigningKeys.keyId(key);
+        return store.register(machine, pem, keyId, rekey, actor, reason).map(result -> {
+            if (result instanceof MachineKeyStore.Held held) {
+                throw new ApiProblem(ProblemType.MACHINE_KEY_REGISTERED,
+                        "machine " + machine + " already has key " + held.current().keyId() + " (registered by "
+                                + held.current().registeredBy() + " at " + held.current().registeredAt() + "), not " + keyId,
+                        "if the machine was reinstalled or its key replaced on purpose, re-key it: rdc machine setup "
+                                + machine + " --rekey (PUT ...?rekey=true); else the key offered is not the machine's",
+                        Map.of("machine", machine, "registeredKeyId", held.current().keyId(), "offeredKeyId", keyId));
+            }
+            MachineKeyStore.Outcome outcome = (MachineKeyStore.Outcome) result;
+            cache.remove(machine);
+            if (outcome.changed()) {
+                if (outcome.previousKeyId() == null) {
+                    LOG.infof("machine %s: key %s registered by %s", machine, keyId, actor);
+                } else {
+                    LOG.warnf("machine %s RE-KEYED by %s: key %s replaces %s%s", machine, actor, keyId,
+                            outcome.previousKeyId(), reason == null ? "" : " (" + reason + ")");
+                }
+            }
+            return view(outcome.key(), outcome.changed() ? outcome.previousKeyId() : null, outcome.changed());
+        });
+    }
+
+    private static Registered view(MachineKeyStore.StoredKey k, String previous, boolean changed) {
+        return new Registered(k.machine(), k.keyId(), k.publicKeyPem(), k.registeredBy(), k.registeredAt(), previous, changed);
+    }
+
+    static PublicKey parse(String text) {
+        if (text == null || text.isBlank()) {
+            throw new ApiProblem(ProblemType.INVALID_KEY, "no public key given",
+                    "send {\"publicKey\": \"<PEM or base64>\"} with the machine's " + "/etc/rediacc/gpu/machine-key.pub");
+        }
+        try {
+            String t = text.strip();
+            if (!t.startsWith("-----BEGIN")) {
+                if (t.length() > 4096) {
+                    throw new SigningKeys.InvalidKeyText("the key is " + t.length() + " characters; an Ed25519 key is about 60");
+                }
+                t = "-----BEGIN PUBLIC KEY-----\n" + t + "\n-----END PUBLIC KEY-----\n";
+                Base64.getDecoder().decode(text.strip());
+            }
+            return SigningKeys.parsePublic(t);
+        } catch (IllegalArgumentException e) {
+            throw new ApiProblem(ProblemType.INVALID_KEY, "the public key cannot be read: " + e.getMessage(),
+                    "send the machine's /etc/rediacc/gpu/machine-key.pub (PEM) or the base64 line node-agent prepare prints");
+        }
+    }
+}
