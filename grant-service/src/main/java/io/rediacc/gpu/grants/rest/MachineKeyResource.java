@@ -45,7 +45,7 @@ public class MachineKeyResource {
 
     @GET
     @RolesAllowed(Roles.VIEWER)
-    @Operation(summary = "A machine's registered key")
+    @Operation(operationId = "getMachineKey", summary = "A machine's registered key")
     @APIResponse(responseCode = "200", description = "the key", content = @Content(schema = @Schema(implementation = MachineKeys.Registered.class)))
     @APIResponse(responseCode = "404", description = "no key registered", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
     public Uni<MachineKeys.Registered> show(@PathParam("machine") String machine) {
@@ -55,7 +55,7 @@ public class MachineKeyResource {
     @PUT
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed(Roles.OPERATOR)
-    @Operation(summary = "Register a machine's public key",
+    @Operation(operationId = "registerMachineKey", summary = "Register a machine's public key",
             description = "Trusted on the operator's word: from now on only records signed by this key speak for the "
                     + "machine. The same key again changes nothing (changed=false); another key for a machine that has "
                     + "one is refused (409 machine-key-registered) unless rekey=true, and every change is kept in the "

@@ -28,7 +28,7 @@ public class SigningKeyResource {
 
     @GET
     @RolesAllowed(Roles.VIEWER)
-    @Operation(summary = "grant-service's public key", description = "Every record the relay publishes is signed with the"
+    @Operation(operationId = "getSigningKey", summary = "grant-service's public key", description = "Every record the relay publishes is signed with the"
             + " private half; gates apply only grant snapshots it signed (gate.grants-key).")
     public SigningKeyView show() {
         return new SigningKeyView(key.signer().keyId(), key.publicPem());

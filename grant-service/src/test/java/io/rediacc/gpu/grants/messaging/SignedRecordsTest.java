@@ -42,6 +42,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 @WithTestResource(PostgresTestResource.class)
 class SignedRecordsTest {
 
+    /** /q/metrics is on the management interface, not on the API's port. */
+    @io.quarkus.test.common.http.TestHTTPResource(value = "/metrics", management = true) // under the management root, /q
+    java.net.URL metricsUrl;
+
+
     private final GrantApi api = new GrantApi();
 
     @Test
@@ -186,15 +191,15 @@ class SignedRecordsTest {
         await(() -> gates.equals(api.machineGrants(machine).<List<String>>path("gates.gateId")), "gates " + gates);
     }
 
-    private static void awaitDrops(String topic, Map<String, Double> before, Map<String, Integer> wanted) {
+    private void awaitDrops(String topic, Map<String, Double> before, Map<String, Integer> wanted) {
         await(() -> wanted.entrySet().stream().allMatch(e ->
                 dropped(topic).getOrDefault(e.getKey(), 0.0) >= before.getOrDefault(e.getKey(), 0.0) + e.getValue()),
                 "drops " + wanted + " on " + topic + " (before " + before + ", now " + dropped(topic) + ")");
     }
 
     /** grants_input_dropped_total of the topic by reason. */
-    private static Map<String, Double> dropped(String topic) {
-        String metrics = RestAssured.given().get("/q/metrics").asString();
+    private Map<String, Double> dropped(String topic) {
+        String metrics = RestAssured.given().get(metricsUrl).asString();
         Map<String, Double> byReason = new LinkedHashMap<>();
         Matcher m = Pattern.compile("grants_input_dropped_total\\{([^}]*)} ([0-9.E]+)").matcher(metrics);
         while (m.find()) {

@@ -79,7 +79,7 @@ public class DashboardApi {
     @GET
     @Path("whoami")
     @Produces(MediaType.APPLICATION_JSON)
-    @Operation(summary = "The caller's principal and roles (the dashboard's login check)")
+    @Operation(operationId = "dashboardWhoami", summary = "The caller's principal and roles (the dashboard's login check)")
     public Caller whoami(@Context SecurityIdentity identity) {
         return new Caller(identity.getPrincipal().getName(), identity.getRoles().stream().sorted().toList());
     }
@@ -91,7 +91,7 @@ public class DashboardApi {
     @GET
     @Path("fleet")
     @Produces(MediaType.TEXT_HTML)
-    @Operation(summary = "The fleet view (HTML fragment)")
+    @Operation(operationId = "dashboardFleet", summary = "The fleet view (HTML fragment)")
     public Uni<String> fleet(@QueryParam("vendor") String vendor, @QueryParam("model") String model,
                              @QueryParam("show") String show, @QueryParam("page") String page) {
         String v = blankToNull(params.filter("vendor", vendor));
@@ -112,7 +112,7 @@ public class DashboardApi {
     @GET
     @Path("machines/{machine}")
     @Produces(MediaType.TEXT_HTML)
-    @Operation(summary = "One machine's view (HTML fragment)")
+    @Operation(operationId = "dashboardMachine", summary = "One machine's view (HTML fragment)")
     public Uni<String> machine(@PathParam("machine") String machine) {
         String name = params.machine(machine);
         // one statement at a time: each query uses its own pool connection, but keep the order readable
@@ -124,7 +124,7 @@ public class DashboardApi {
     @GET
     @Path("repos/{repo}")
     @Produces(MediaType.TEXT_HTML)
-    @Operation(summary = "One repo's view across machines (HTML fragment)")
+    @Operation(operationId = "dashboardRepo", summary = "One repo's view across machines (HTML fragment)")
     public Uni<String> repo(@PathParam("repo") String repo) {
         String name = repoName(repo);
         Instant now = Instant.now();
@@ -138,7 +138,7 @@ public class DashboardApi {
     @GET
     @Path("refusals")
     @Produces(MediaType.TEXT_HTML)
-    @Operation(summary = "Recent refusals by repo and rule (HTML fragment)")
+    @Operation(operationId = "dashboardRefusals", summary = "Recent refusals by repo and rule (HTML fragment)")
     public Uni<String> refusals(@QueryParam("repo") String repo) {
         String name = repo == null || repo.isBlank() ? null : repoName(repo);
         return queries.refusals(name, null, REFUSAL_GROUPS)
@@ -153,7 +153,7 @@ public class DashboardApi {
     @GET
     @Path("events")
     @Produces(MediaType.SERVER_SENT_EVENTS)
-    @Operation(summary = "Live changes of inventories, gates, grants and refusals (server-sent events)")
+    @Operation(operationId = "dashboardEvents", summary = "Live changes of inventories, gates, grants and refusals (server-sent events)")
     public Multi<OutboundSseEvent> events(@Context Sse sse) {
         Multi<OutboundSseEvent> ready = Multi.createFrom().item(() -> sse.newEventBuilder().name("ready").data("live").build());
         Multi<OutboundSseEvent> live = changes.stream()

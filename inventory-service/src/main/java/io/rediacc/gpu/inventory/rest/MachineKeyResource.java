@@ -44,7 +44,7 @@ public class MachineKeyResource {
 
     @GET
     @RolesAllowed(Roles.VIEWER)
-    @Operation(summary = "A machine's registered key")
+    @Operation(operationId = "getMachineKey", summary = "A machine's registered key")
     @APIResponse(responseCode = "404", description = "no key registered")
     public Uni<MachineKeys.Registered> show(@PathParam("machine") String machine) {
         String name = params.machine(machine);
@@ -60,7 +60,7 @@ public class MachineKeyResource {
     @PUT
     @Consumes(MediaType.APPLICATION_JSON)
     @RolesAllowed(Roles.OPERATOR)
-    @Operation(summary = "Register a machine's public key", description = "Trusted on the operator's word; the same key "
+    @Operation(operationId = "registerMachineKey", summary = "Register a machine's public key", description = "Trusted on the operator's word; the same key "
             + "again changes nothing; another key for a machine that has one only with rekey=true (409 otherwise).")
     @APIResponse(responseCode = "200", description = "registered (changed says whether anything was written)")
     @APIResponse(responseCode = "400", description = "invalid machine, key or rekey")

@@ -16,6 +16,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 @FleetResources
 class MetricsUriTagTest {
 
+    /** /q/metrics is on the management interface, not on the API's port. */
+    @io.quarkus.test.common.http.TestHTTPResource(value = "/metrics", management = true) // under the management root, /q
+    java.net.URL metricsUrl;
+
     @Test
     void answeredRequestsAreTaggedByTheirTemplateAndUnmatchedOnesNotAtAll() {
         String machine = Inventories.uniqueMachine("tagged-7e1");
@@ -27,7 +31,9 @@ class MetricsUriTagTest {
         assertThat(RestAssured.given().put("/api/v1/machines/secret-host-7e1").statusCode()).isBetween(400, 499);
         assertThat(RestAssured.given().get("/api/v1/machines/secret-host-7e1").statusCode()).isEqualTo(401);
 
-        String metrics = RestAssured.given().get("/q/metrics").asString();
+        var scrape = RestAssured.given().get(metricsUrl);
+        assertThat(scrape.statusCode()).as("the management port's /q/metrics").isEqualTo(200);
+        String metrics = scrape.asString();
 
         assertThat(metrics).contains("uri=\"/api/v1/machines/{machine}/gpus\"");
         assertThat(metrics).doesNotContain(machine).doesNotContain("secret-host-7e1").doesNotContain("path-7e1b2");
