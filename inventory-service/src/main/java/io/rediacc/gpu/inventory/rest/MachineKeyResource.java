@@ -15,7 +15,10 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.SecurityContext;
+import io.rediacc.gpu.api.problem.ProblemBody;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
@@ -45,7 +48,9 @@ public class MachineKeyResource {
     @GET
     @RolesAllowed(Roles.VIEWER)
     @Operation(operationId = "getMachineKey", summary = "A machine's registered key")
-    @APIResponse(responseCode = "404", description = "no key registered")
+    @APIResponse(responseCode = "200", description = "the key", content = @Content(schema = @Schema(implementation = MachineKeys.Registered.class)))
+    @APIResponse(responseCode = "400", description = "invalid machine name (invalid-parameter)", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
+    @APIResponse(responseCode = "404", description = "no key registered (unknown-machine)", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
     public Uni<MachineKeys.Registered> show(@PathParam("machine") String machine) {
         String name = params.machine(machine);
         return keys.show(name).map(k -> {
@@ -62,9 +67,10 @@ public class MachineKeyResource {
     @RolesAllowed(Roles.OPERATOR)
     @Operation(operationId = "registerMachineKey", summary = "Register a machine's public key", description = "Trusted on the operator's word; the same key "
             + "again changes nothing; another key for a machine that has one only with rekey=true (409 otherwise).")
-    @APIResponse(responseCode = "200", description = "registered (changed says whether anything was written)")
-    @APIResponse(responseCode = "400", description = "invalid machine, key or rekey")
-    @APIResponse(responseCode = "409", description = "the machine has another key and rekey is not true")
+    @APIResponse(responseCode = "200", description = "registered (changed says whether anything was written)",
+            content = @Content(schema = @Schema(implementation = MachineKeys.Registered.class)))
+    @APIResponse(responseCode = "400", description = "invalid machine, key or rekey (invalid-parameter)", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
+    @APIResponse(responseCode = "409", description = "the machine has another key and rekey is not true (machine-key-registered)", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
     public Uni<MachineKeys.Registered> register(@PathParam("machine") String machine, @QueryParam("rekey") String rekey,
                                                 KeyRegistration body, @Context SecurityContext security) {
         String name = params.machine(machine);
