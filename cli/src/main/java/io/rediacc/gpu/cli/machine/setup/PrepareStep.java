@@ -34,6 +34,8 @@ final class PrepareStep implements SetupStep {
                 reported[0] = value(line);
             } else if (line.startsWith("@repos ")) {
                 run.repos = Integer.parseInt(value(line));
+            } else if (line.startsWith("@public-key ")) {
+                // prepare's own machine-key step says it too; MachineKeyStep registered that key already
             } else {
                 run.progress(line);
             }
