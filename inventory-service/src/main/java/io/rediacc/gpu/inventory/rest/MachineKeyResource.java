@@ -69,15 +69,16 @@ public class MachineKeyResource {
             + "again changes nothing; another key for a machine that has one only with rekey=true (409 otherwise).")
     @APIResponse(responseCode = "200", description = "registered (changed says whether anything was written)",
             content = @Content(schema = @Schema(implementation = MachineKeys.Registered.class)))
-    @APIResponse(responseCode = "400", description = "invalid machine, key or rekey (invalid-parameter)", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
+    @APIResponse(responseCode = "400", description = "invalid machine or rekey (invalid-parameter), or key (invalid-key)", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
     @APIResponse(responseCode = "409", description = "the machine has another key and rekey is not true (machine-key-registered)", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
     public Uni<MachineKeys.Registered> register(@PathParam("machine") String machine, @QueryParam("rekey") String rekey,
                                                 KeyRegistration body, @Context SecurityContext security) {
         String name = params.machine(machine);
         boolean again = params.flag("rekey", rekey);
         if (body == null || body.publicKey() == null || body.publicKey().isBlank()) {
-            throw new InvalidParameterException("no public key given", "send {\"publicKey\": \"<PEM>\"} with the machine's"
-                    + " /etc/rediacc/gpu/machine-key.pub");
+            // the same code as grant-service's registration (docs/ERRORS.md)
+            throw new io.rediacc.gpu.api.problem.ApiProblem(io.rediacc.gpu.api.problem.ProblemType.INVALID_KEY, "no public key given",
+                    "send {\"publicKey\": \"<PEM>\"} with the machine's /etc/rediacc/gpu/machine-key.pub");
         }
         if (body.reason() != null && (body.reason().length() > 500 || body.reason().chars().anyMatch(Character::isISOControl))) {
             throw new InvalidParameterException("the reason must be at most 500 characters without control characters",
@@ -97,7 +98,8 @@ public class MachineKeyResource {
             }
             return SigningKeys.parsePublic(t);
         } catch (IllegalArgumentException e) {
-            throw new InvalidParameterException("the public key cannot be read: " + e.getMessage(),
+            throw new io.rediacc.gpu.api.problem.ApiProblem(io.rediacc.gpu.api.problem.ProblemType.INVALID_KEY,
+                    "the public key cannot be read: " + e.getMessage(),
                     "send the machine's /etc/rediacc/gpu/machine-key.pub (PEM) or the base64 line node-agent key prints");
         }
     }
