@@ -52,7 +52,9 @@ public final class KeyPairFile {
         try {
             String text = SigningKeys.publicPem(pair.getPublic());
             if (!Files.exists(pub) || !Files.readString(pub, StandardCharsets.US_ASCII).equals(text)) {
-                Path tmp = pub.resolveSibling(pub.getFileName() + ".new");
+                // a temporary file of its own: processes writing the same public half at once must not
+                // move each other's file away (RecordSignatureTest races them)
+                Path tmp = Files.createTempFile(pub.getParent(), pub.getFileName() + ".", ".new");
                 Files.writeString(tmp, text, StandardCharsets.US_ASCII);
                 Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rw-r--r--"));
                 Files.move(tmp, pub, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
