@@ -347,6 +347,13 @@ class KafkaAclIT {
         } catch (ExecutionException e) {
             return e.getCause();
         } catch (KafkaException e) {
+            // an idempotent producer refused its producer id fails send() itself, with the refusal as the cause
+            // ("Cannot execute transactional method because we are in an error state"): report the refusal
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t instanceof AuthorizationException) {
+                    return t;
+                }
+            }
             return e;
         }
     }
@@ -367,6 +374,13 @@ class KafkaAclIT {
             }
             throw new AssertionError(user + " neither read nor was refused " + topic + " within " + WAIT);
         } catch (KafkaException e) {
+            // an idempotent producer refused its producer id fails send() itself, with the refusal as the cause
+            // ("Cannot execute transactional method because we are in an error state"): report the refusal
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t instanceof AuthorizationException) {
+                    return t;
+                }
+            }
             return e;
         }
     }
@@ -422,6 +436,13 @@ class KafkaAclIT {
             return readInGroup(user, group, false, topic).isEmpty()
                     ? new AssertionError(user + " neither read nor was refused " + topic + " in group " + group) : null;
         } catch (KafkaException e) {
+            // an idempotent producer refused its producer id fails send() itself, with the refusal as the cause
+            // ("Cannot execute transactional method because we are in an error state"): report the refusal
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t instanceof AuthorizationException) {
+                    return t;
+                }
+            }
             return e;
         }
     }
