@@ -68,7 +68,9 @@ public final class CdsTraining {
 
     private static void run(List<String> args) {
         PrintWriter discard = new PrintWriter(Writer.nullWriter());
-        RdcMain.commandLine().setOut(discard).setErr(discard).execute(args.toArray(String[]::new));
+        String[] a = args.toArray(String[]::new);
+        // through RdcMain, as a command runs: its classes belong in the archive too
+        RdcMain.commandLineFor(a).setOut(discard).setErr(discard).execute(a);
     }
 
     private static List<String> concat(List<String> a, List<String> b) {

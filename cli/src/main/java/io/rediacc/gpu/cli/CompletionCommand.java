@@ -19,7 +19,8 @@ public class CompletionCommand implements Runnable {
 
     @Override
     public void run() {
-        spec.commandLine().getOut().print(AutoComplete.bash("rdc", spec.root().commandLine()));
+        // the whole tree: this command's own was built for "rdc completion" alone (CommandTree)
+        spec.commandLine().getOut().print(AutoComplete.bash("rdc", CommandTree.commandLine()));
         spec.commandLine().getOut().flush();
     }
 }

@@ -1,9 +1,6 @@
 package io.rediacc.gpu.cli;
 
-import io.rediacc.gpu.cli.audit.AuditCommand;
-import io.rediacc.gpu.cli.machine.MachineCommand;
 import io.rediacc.gpu.cli.output.OutputFormat;
-import io.rediacc.gpu.cli.repo.RepoCommand;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
 import picocli.CommandLine.Option;
@@ -19,7 +16,6 @@ import java.util.Properties;
 @Command(name = "rdc", mixinStandardHelpOptions = true, versionProvider = RdcCommand.Version.class,
         description = "Fleet-wide GPU device grants for Docker: list machines and their GPUs, grant and revoke "
                 + "CDI device names to repos.",
-        subcommands = {MachineCommand.class, RepoCommand.class, AuditCommand.class, CompletionCommand.class},
         footerHeading = "%nExamples:%n",
         footer = {
                 "  rdc machine list",

@@ -20,11 +20,18 @@ public final class RdcMain {
             }
             System.exit(ExitCodes.OK);
         }
-        System.exit(commandLine().execute(args));
+        // only the branch of the tree the arguments name: building picocli's model of every command was
+        // most of a command's own start-up (CommandTree)
+        System.exit(commandLineFor(args).execute(args));
     }
 
-    /** rdc's command tree with rdc's error handling and help layout. */
+    /** The branch of rdc's command tree that {@code args} name, with rdc's error handling and help layout. */
+    public static CommandLine commandLineFor(String... args) {
+        return CommandTree.commandLine(args);
+    }
+
+    /** rdc's whole command tree with rdc's error handling and help layout. */
     public static CommandLine commandLine() {
-        return RdcCommandLine.configure(new CommandLine(new RdcCommand()));
+        return CommandTree.commandLine();
     }
 }

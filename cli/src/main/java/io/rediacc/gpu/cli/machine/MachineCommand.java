@@ -5,8 +5,6 @@ import picocli.CommandLine.Command;
 /** {@code rdc machine}. */
 @Command(name = "machine", mixinStandardHelpOptions = true,
         description = "The machines of the fleet and their GPUs.",
-        subcommands = {MachineListCommand.class, MachineGpuCommand.class, MachineSetupCommand.class,
-                MachineRemoveCommand.class},
         footerHeading = "%nExamples:%n",
         footer = {"  rdc machine list", "  rdc machine gpu list gpu-host-1", "  rdc machine setup gpu-host-1 --host root@10.0.0.5",
                 "  rdc machine remove gpu-host-9 --revoke-grants"})

@@ -1,6 +1,6 @@
 package io.rediacc.gpu.cli.support;
 
-import io.rediacc.gpu.cli.RdcMain;
+import io.rediacc.gpu.cli.CommandTree;
 import picocli.CommandLine;
 
 import java.io.IOException;
@@ -19,7 +19,8 @@ import java.util.function.Function;
  * test's own, so a developer's ~/.config/rdc cannot leak into a test.
  *
  * <p>Two ways to run: {@link #Rdc(StandInService, StandInService)} runs rdc's command tree
- * ({@link RdcMain#commandLine()}) in this JVM (fast: most tests); {@link #Rdc(Function,
+ * (the branch {@link CommandTree#commandLine(String...)} builds for the arguments, as rdc does) in
+ * this JVM (fast: most tests); {@link #Rdc(Function,
  * StandInService, StandInService)} takes another launcher, e.g. the packaged rdc as a process
  * ({@code RdcLauncherIT}).
  */
@@ -93,7 +94,7 @@ public final class Rdc {
     private static LaunchResult inProcess(String[] args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine commandLine = RdcMain.commandLine()
+        CommandLine commandLine = CommandTree.commandLine(args)
                 .setOut(new PrintWriter(out, true))
                 .setErr(new PrintWriter(err, true));
         int exit = commandLine.execute(args);
