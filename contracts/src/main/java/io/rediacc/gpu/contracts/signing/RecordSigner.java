@@ -6,18 +6,17 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.PrivateKey;
 import java.security.PublicKey;
-import java.security.Signature;
 import java.util.Base64;
 import java.util.Map;
 
 /** Signs records with one key (a machine's, or grant-service's): adds {@link RecordSignature}'s two headers. */
 public final class RecordSigner {
 
-    private final PrivateKey key;
+    private final Ed25519Math.SigningKey key;
     private final String keyId;
 
     public RecordSigner(PrivateKey key, PublicKey publicKey) {
-        this.key = key;
+        this.key = new Ed25519Math.SigningKey(key);
         this.keyId = SigningKeys.keyId(publicKey);
     }
 
@@ -42,10 +41,7 @@ public final class RecordSigner {
 
     private byte[] signature(byte[] bytes) {
         try {
-            Signature s = Signature.getInstance(SigningKeys.ALGORITHM);
-            s.initSign(key);
-            s.update(bytes);
-            return s.sign();
+            return key.sign(bytes);
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("cannot sign with " + SigningKeys.ALGORITHM + ": " + e.getMessage(), e);
         }

@@ -5,7 +5,6 @@ import io.rediacc.gpu.contracts.events.CloudEventHeaders;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.PublicKey;
-import java.security.Signature;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -80,10 +79,7 @@ public final class RecordVerifier {
 
     private static boolean valid(PublicKey key, byte[] bytes, byte[] signature) {
         try {
-            Signature s = Signature.getInstance(SigningKeys.ALGORITHM);
-            s.initVerify(key);
-            s.update(bytes);
-            return s.verify(signature);
+            return Ed25519Math.verify(key, bytes, signature);
         } catch (GeneralSecurityException | RuntimeException e) {
             return false;
         }
