@@ -1,6 +1,7 @@
 package io.rediacc.gpu.cli.client;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rediacc.gpu.contracts.api.MachineKeyRegistration;
 import io.rediacc.gpu.contracts.cdi.CdiName;
 import io.rediacc.gpu.contracts.identity.RepoRef;
 
@@ -69,12 +70,8 @@ public final class GrantClient {
      * {@code rekey} replaces another key registered before.
      */
     public Reply registerKey(String machine, String publicKey, boolean rekey, String reason) {
-        ObjectNode body = Json.mapper().createObjectNode().put("publicKey", publicKey);
-        if (reason != null) {
-            body.put("reason", reason);
-        }
-        return http.put("/api/v1/machines/" + machine + "/key" + (rekey ? "?rekey=true" : ""), body.toString(),
-                Duration.ofSeconds(30));
+        return http.put("/api/v1/machines/" + machine + "/key" + (rekey ? "?rekey=true" : ""),
+                Json.write(new MachineKeyRegistration(publicKey, reason)), Duration.ofSeconds(30));
     }
 
     /** {@code GET /api/v1/signing-key}: grant-service's public key, which gates verify grant snapshots with. */

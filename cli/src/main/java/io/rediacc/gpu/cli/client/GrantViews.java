@@ -5,39 +5,13 @@ import io.rediacc.gpu.contracts.events.Grant;
 import java.time.Instant;
 import java.util.List;
 
-/** What rdc reads from grant-service's answers (fields it does not show are ignored). */
+/**
+ * What rdc reads from grant-service's answers (fields it does not show are ignored) where no shared
+ * record exists; grant, revoke and a repo's grants are read with the service's own records (contracts.api).
+ */
 public final class GrantViews {
 
     private GrantViews() {
-    }
-
-    /** {@code POST /api/v1/repos/{repo}/grants}. */
-    public record GrantResult(String machine, String repo, String repoGuid, String device, boolean exclusive, long version,
-                              boolean created, boolean enforced, String enforcement, List<String> laggingGates,
-                              List<Overlap> overlaps, Instant expiresAt) {
-        public GrantResult {
-            laggingGates = laggingGates == null ? List.of() : laggingGates;
-            overlaps = overlaps == null ? List.of() : overlaps;
-        }
-    }
-
-    /** Another repo's grant that shares a card with the device just granted. */
-    public record Overlap(String repo, String device, boolean exclusive) {
-    }
-
-    /** {@code DELETE /api/v1/repos/{repo}/grants/{device}}. */
-    public record RevokeResult(String machine, String repo, String repoGuid, String device, long version, boolean enforced,
-                               String enforcement, List<String> laggingGates) {
-    }
-
-    /** {@code GET /api/v1/repos/{repo}/grants}. */
-    public record RepoGrants(String machine, String repo, String repoGuid, boolean repoGone, List<RepoGrant> grants) {
-        public RepoGrants {
-            grants = grants == null ? List.of() : grants;
-        }
-    }
-
-    public record RepoGrant(String device, boolean exclusive, String grantedBy, Instant grantedAt, Instant expiresAt) {
     }
 
     /** One entry of {@code GET /api/v1/audit}. */

@@ -1,5 +1,7 @@
 package io.rediacc.gpu.cli.client;
 
+import io.rediacc.gpu.contracts.api.MachineKeyRegistration;
+
 /** inventory-service's API, as rdc uses it. */
 public final class InventoryClient {
 
@@ -21,8 +23,8 @@ public final class InventoryClient {
 
     /** {@code PUT /api/v1/machines/{machine}/key}: the same registration as grant-service's (each service verifies with its own). */
     public Reply registerKey(String machine, String publicKey, boolean rekey, String reason) {
-        String body = Json.mapper().createObjectNode().put("publicKey", publicKey).put("reason", reason).toString();
-        return http.put("/api/v1/machines/" + machine + "/key" + (rekey ? "?rekey=true" : ""), body, java.time.Duration.ofSeconds(30));
+        return http.put("/api/v1/machines/" + machine + "/key" + (rekey ? "?rekey=true" : ""),
+                Json.write(new MachineKeyRegistration(publicKey, reason)), java.time.Duration.ofSeconds(30));
     }
 
     public Reply rawInventory(String machine) {

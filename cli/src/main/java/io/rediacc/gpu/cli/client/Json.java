@@ -45,6 +45,15 @@ public final class Json {
         }
     }
 
+    /** A request body: the record as JSON with the events' conventions (absent fields left out). */
+    static String write(Object body) {
+        try {
+            return mapper().writeValueAsString(body);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot write " + body.getClass().getSimpleName() + " as JSON", e);
+        }
+    }
+
     static JsonNode treeOrNull(String body) {
         if (body == null || body.isBlank()) {
             return null;

@@ -1,23 +1,20 @@
 package io.rediacc.gpu.cli.repo;
 
+import io.rediacc.gpu.cli.Failure;
 import io.rediacc.gpu.cli.Session;
 import io.rediacc.gpu.cli.client.GrantClient;
-import io.rediacc.gpu.cli.client.GrantViews.GrantResult;
 import io.rediacc.gpu.cli.client.Reply;
+import io.rediacc.gpu.cli.repo.DeviceChangeOptions.DeviceChange;
+import io.rediacc.gpu.contracts.api.GrantResponse;
 import io.rediacc.gpu.contracts.cdi.CdiName;
 import io.rediacc.gpu.contracts.identity.RepoRef;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-import io.rediacc.gpu.cli.Failure;
-
-import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 
@@ -39,19 +36,11 @@ public class GrantCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "<repo-ref>", description = "The repo: name, or name@machine")
-    String repo;
-
-    @Option(names = "--device", required = true, paramLabel = "<cdi-name>",
-            description = "A CDI device name, e.g. nvidia.com/gpu=0; repeat for several")
-    List<String> devices;
+    @Mixin
+    DeviceChangeOptions change;
 
     @Option(names = "--exclusive", description = "Reserve each name for this repo alone")
     boolean exclusive;
-
-    @Option(names = "--reason", paramLabel = "<text>",
-            description = "Why (a ticket, a note): recorded in the history (rdc audit)")
-    String reason;
 
     @Option(names = "--expires-in", paramLabel = "<duration>",
             description = "Revoke the grant after this long: 30m, 8h, 7d (grant-service revokes it itself)")
@@ -61,28 +50,23 @@ public class GrantCommand implements Callable<Integer> {
             description = "Revoke the grant at this time (ISO-8601, e.g. 2026-12-01T18:00:00Z); instead of --expires-in")
     String until;
 
-    @Option(names = "--wait", paramLabel = "<duration>",
-            description = "How long grant-service waits for the gates: 0, 500ms, 5s, 1m (default: the service's, 5s)")
-    String wait;
-
     @Override
     public Integer call() {
         Session session = Session.of(spec);
-        RepoRef ref = CommandInput.repo(repo);
-        List<CdiName> names = CommandInput.devices(devices, session.err());
-        Duration waitFor = CommandInput.wait(wait);
+        DeviceChange asked = change.read(session.err());
         String expiry = CommandInput.expiresIn(expiresIn);
         Instant at = CommandInput.instant("--until", until);
         if (expiry != null && at != null) {
             throw Failure.usage("give --expires-in or --until, not both");
         }
         GrantClient grants = session.grants();
-        return DeviceOutcome.run(session, names, name -> grants.grant(ref, name, exclusive, waitFor, reason, expiry, at),
-                (name, reply) -> line(name, reply, ref));
+        return DeviceOutcome.run(session, asked.devices(),
+                name -> grants.grant(asked.repo(), name, exclusive, asked.waitFor(), asked.reason(), expiry, at),
+                (name, reply) -> line(name, reply, asked.repo()));
     }
 
     private static String line(CdiName device, Reply reply, RepoRef ref) {
-        GrantResult result = reply.as(GrantResult.class);
+        GrantResponse result = reply.as(GrantResponse.class);
         String repoRef = DeviceOutcome.repoRef(result.repo(), result.machine(), ref);
         String mode = result.exclusive() ? " (exclusive)" : "";
         String line = switch (reply.status()) {

@@ -3,12 +3,12 @@ package io.rediacc.gpu.cli.repo;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.rediacc.gpu.cli.ExitCodes;
 import io.rediacc.gpu.cli.Session;
-import io.rediacc.gpu.cli.client.GrantViews.RepoGrant;
-import io.rediacc.gpu.cli.client.GrantViews.RepoGrants;
 import io.rediacc.gpu.cli.client.Json;
 import io.rediacc.gpu.cli.output.Documents;
 import io.rediacc.gpu.cli.output.OutputFormat;
 import io.rediacc.gpu.cli.output.Table;
+import io.rediacc.gpu.contracts.api.RepoGrantsView;
+import io.rediacc.gpu.contracts.api.RepoGrantsView.RepoGrant;
 import io.rediacc.gpu.contracts.identity.RepoRef;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -37,10 +37,10 @@ public class RepoGpuListCommand implements Callable<Integer> {
         Session session = Session.of(spec);
         RepoRef ref = CommandInput.repo(repo);
         JsonNode answer = session.grants().repoGrants(ref).orFail().json();
-        return session.show(answer, out -> table(session, Json.mapper().convertValue(answer, RepoGrants.class), out));
+        return session.show(answer, out -> table(session, Json.mapper().convertValue(answer, RepoGrantsView.class), out));
     }
 
-    private static void table(Session session, RepoGrants grants, java.io.PrintWriter out) {
+    private static void table(Session session, RepoGrantsView grants, java.io.PrintWriter out) {
         String who = grants.repo() + "@" + grants.machine();
         if (grants.grants().isEmpty()) {
             out.println(who + " has no GPU grants.");

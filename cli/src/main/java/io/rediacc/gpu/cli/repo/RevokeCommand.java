@@ -2,19 +2,16 @@ package io.rediacc.gpu.cli.repo;
 
 import io.rediacc.gpu.cli.Session;
 import io.rediacc.gpu.cli.client.GrantClient;
-import io.rediacc.gpu.cli.client.GrantViews.RevokeResult;
 import io.rediacc.gpu.cli.client.Reply;
+import io.rediacc.gpu.cli.repo.DeviceChangeOptions.DeviceChange;
+import io.rediacc.gpu.contracts.api.RevokeResponse;
 import io.rediacc.gpu.contracts.cdi.CdiName;
 import io.rediacc.gpu.contracts.identity.RepoRef;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Spec;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.Callable;
 
 /** {@code rdc repo gpu revoke <repo-ref> --device <cdi-name>...}. */
@@ -32,34 +29,20 @@ public class RevokeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "<repo-ref>", description = "The repo: name, or name@machine")
-    String repo;
-
-    @Option(names = "--device", required = true, paramLabel = "<cdi-name>",
-            description = "A granted CDI device name, e.g. nvidia.com/gpu=0; repeat for several")
-    List<String> devices;
-
-    @Option(names = "--reason", paramLabel = "<text>",
-            description = "Why (a ticket, a note): recorded in the history (rdc audit)")
-    String reason;
-
-    @Option(names = "--wait", paramLabel = "<duration>",
-            description = "How long grant-service waits for the gates: 0, 500ms, 5s, 1m (default: the service's, 5s)")
-    String wait;
+    @Mixin
+    DeviceChangeOptions change;
 
     @Override
     public Integer call() {
         Session session = Session.of(spec);
-        RepoRef ref = CommandInput.repo(repo);
-        List<CdiName> names = CommandInput.devices(devices, session.err());
-        Duration waitFor = CommandInput.wait(wait);
+        DeviceChange asked = change.read(session.err());
         GrantClient grants = session.grants();
-        return DeviceOutcome.run(session, names, name -> grants.revoke(ref, name, waitFor, reason),
-                (name, reply) -> line(name, reply, ref));
+        return DeviceOutcome.run(session, asked.devices(), name -> grants.revoke(asked.repo(), name, asked.waitFor(), asked.reason()),
+                (name, reply) -> line(name, reply, asked.repo()));
     }
 
     private static String line(CdiName device, Reply reply, RepoRef ref) {
-        RevokeResult result = reply.as(RevokeResult.class);
+        RevokeResponse result = reply.as(RevokeResponse.class);
         String repoRef = DeviceOutcome.repoRef(result.repo(), result.machine(), ref);
         String line = "revoked " + device + " from " + repoRef + (reply.status() == 202 ? ", not yet enforced" : "");
         if (result.enforcement() != null) {

@@ -61,6 +61,30 @@ public final class SigningKeys {
         }
     }
 
+    /** The longest key text read as base64 X.509 DER; an Ed25519 key's is 60 characters. */
+    static final int MAX_OFFERED_LENGTH = 4096;
+
+    /**
+     * Reads a public key as an operator offers it for registration (grant-service and inventory-service
+     * take the same): PEM, or the base64 X.509 DER line {@code node-agent prepare} prints. The length is
+     * checked before anything is decoded; the message says what is wrong.
+     */
+    public static PublicKey parseOffered(String text) {
+        String t = text == null ? "" : text.strip();
+        if (t.startsWith("-----BEGIN")) {
+            return parsePublic(t);
+        }
+        if (t.length() > MAX_OFFERED_LENGTH) {
+            throw new InvalidKeyText("the key is " + t.length() + " characters; an " + ALGORITHM + " key is about 60");
+        }
+        try {
+            Base64.getDecoder().decode(t);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidKeyText("neither PEM nor base64 (" + e.getMessage() + ")");
+        }
+        return parsePublic("-----BEGIN " + PUBLIC_LABEL + "-----\n" + t + "\n-----END " + PUBLIC_LABEL + "-----\n");
+    }
+
     public static PrivateKey parsePrivate(String pem) {
         byte[] der = der(pem, PRIVATE_LABEL);
         try {

@@ -2,18 +2,23 @@ package io.rediacc.gpu.grants.messaging;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.rediacc.gpu.contracts.events.EventJson;
 import io.rediacc.gpu.contracts.events.RecordBounds;
 import io.rediacc.gpu.contracts.signing.DropReason;
 import io.rediacc.gpu.contracts.signing.RecordVerifier;
+import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jboss.logging.Logger;
 
+import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 /**
- * Records a consumer refuses (unsigned or wrongly signed, RecordBounds, unreadable JSON): counted in
+ * Records a consumer refuses (unsigned or wrongly signed, RecordBounds, unreadable JSON) and the
+ * checks that refuse them ({@link #admit}): counted in
  * {@code grants.input.dropped} by topic and reason, so a forging or broken producer shows up, and
  * logged with where they are and why — once a minute per reason and machine, so a flood of forged
  * records cannot flood the log (the line says how many were dropped since the last one).
@@ -32,6 +37,55 @@ public class DroppedRecords {
 
     public DroppedRecords(MeterRegistry metrics) {
         this.metrics = metrics;
+    }
+
+    /** The checks RecordBounds makes of one kind of record: null when the value may be applied, else why not. */
+    @FunctionalInterface
+    interface Bounds<T> {
+        String refusal(String key, T value, Instant publishedAt, Instant now);
+    }
+
+    /** A record's value that is readable and within its bounds, and when it was published. */
+    record Admitted<T>(T value, Instant publishedAt) {
+    }
+
+    /**
+     * Reads the record unless its signature check refused it (then drops it): the first step every
+     * consumer takes, so nothing of an unsigned or foreign record is read.
+     */
+    Uni<Void> readUnlessRefused(ConsumerRecord<String, byte[]> record, RecordVerifier.Refusal refusal,
+                                Function<ConsumerRecord<String, byte[]>, Uni<Void>> read) {
+        if (refusal != null) {
+            drop(record, refusal);
+            return Uni.createFrom().voidItem();
+        }
+        return read.apply(record);
+    }
+
+    /**
+     * A record's value as {@code type}, published at its Kafka timestamp (now when it has none) and
+     * within {@code bounds}; null after dropping it as not {@code what}, JSON null or out of bounds.
+     */
+    <T> Admitted<T> admit(ConsumerRecord<String, byte[]> record, Class<T> type, String what, Bounds<T> bounds) {
+        T value;
+        try {
+            value = EventJson.fromBytes(record.value(), type);
+        } catch (RuntimeException e) {
+            drop(record, "not " + what + " (" + e.getMessage() + ")");
+            return null;
+        }
+        if (value == null) {
+            drop(record, "the value is JSON null");
+            return null;
+        }
+        Instant now = Instant.now();
+        Instant publishedAt = record.timestamp() > 0 ? Instant.ofEpochMilli(record.timestamp()) : now;
+        String refused = bounds.refusal(record.key(), value, publishedAt, now);
+        if (refused != null) {
+            drop(record, refused);
+            return null;
+        }
+        return new Admitted<>(value, publishedAt);
     }
 
     void drop(ConsumerRecord<String, byte[]> record, RecordVerifier.Refusal refusal) {

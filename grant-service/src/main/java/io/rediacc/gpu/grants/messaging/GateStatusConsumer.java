@@ -1,6 +1,5 @@
 package io.rediacc.gpu.grants.messaging;
 
-import io.rediacc.gpu.contracts.events.EventJson;
 import io.rediacc.gpu.contracts.events.GateStatus;
 import io.rediacc.gpu.contracts.events.RecordBounds;
 import io.rediacc.gpu.grants.config.ChannelTopics;
@@ -47,13 +46,7 @@ public class GateStatusConsumer {
             LOG.warnf("cannot look up the key of %s (%s); the gate's next heartbeat is checked again", record.key(), e.getMessage());
             return new io.rediacc.gpu.contracts.signing.RecordVerifier.Refusal(
                     io.rediacc.gpu.contracts.signing.DropReason.UNREGISTERED, "key lookup failed: " + e.getMessage());
-        }).chain(refusal -> {
-            if (refusal != null) {
-                dropped.drop(record, refusal);
-                return Uni.createFrom().voidItem();
-            }
-            return read(record);
-        });
+        }).chain(refusal -> dropped.readUnlessRefused(record, refusal, this::read));
     }
 
     private Uni<Void> read(ConsumerRecord<String, byte[]> record) {
@@ -66,24 +59,13 @@ public class GateStatusConsumer {
             }
             return Uni.createFrom().voidItem();
         }
-        GateStatus status;
-        try {
-            status = EventJson.fromBytes(record.value(), GateStatus.class);
-        } catch (RuntimeException e) {
-            dropped.drop(record, "not a gate status (" + e.getMessage() + ")");
+        var admitted = dropped.admit(record, GateStatus.class, "a gate status",
+                (key, value, at, now) -> RecordBounds.gateStatus(key, value, at, now, config.input().maxClockSkew()));
+        if (admitted == null) {
             return Uni.createFrom().voidItem();
         }
-        if (status == null) {
-            dropped.drop(record, "the value is JSON null");
-            return Uni.createFrom().voidItem();
-        }
-        Instant now = Instant.now();
-        Instant publishedAt = record.timestamp() > 0 ? Instant.ofEpochMilli(record.timestamp()) : now;
-        String refused = RecordBounds.gateStatus(record.key(), status, publishedAt, now, config.input().maxClockSkew());
-        if (refused != null) {
-            dropped.drop(record, refused);
-            return Uni.createFrom().voidItem();
-        }
+        GateStatus status = admitted.value();
+        Instant publishedAt = admitted.publishedAt();
         if (!registry.record(status, publishedAt, config.input().maxGates())) {
             dropped.drop(record, "the registry holds " + config.input().maxGates()
                     + " gates already (grants.input.max-gates); gate " + record.key() + " is not added");

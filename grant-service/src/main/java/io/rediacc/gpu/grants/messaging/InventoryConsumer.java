@@ -1,6 +1,5 @@
 package io.rediacc.gpu.grants.messaging;
 
-import io.rediacc.gpu.contracts.events.EventJson;
 import io.rediacc.gpu.contracts.events.MachineInventory;
 import io.rediacc.gpu.contracts.events.RecordBounds;
 import io.rediacc.gpu.grants.config.ChannelTopics;
@@ -15,7 +14,6 @@ import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.jboss.logging.Logger;
 
 import java.time.Duration;
-import java.time.Instant;
 
 /**
  * Reads {@code gpu.inventory.v1} into the service's tables. A record that is not an inventory is
@@ -46,13 +44,7 @@ public class InventoryConsumer {
     @Incoming(ChannelTopics.INVENTORY)
     public Uni<Void> consume(ConsumerRecord<String, byte[]> record) {
         // whose word it is first: nothing of an unsigned or foreign record is read
-        return signed.check(record).chain(refusal -> {
-            if (refusal != null) {
-                dropped.drop(record, refusal);
-                return Uni.createFrom().voidItem();
-            }
-            return read(record);
-        });
+        return signed.check(record).chain(refusal -> dropped.readUnlessRefused(record, refusal, this::read));
     }
 
     private Uni<Void> read(ConsumerRecord<String, byte[]> record) {
@@ -69,24 +61,12 @@ public class InventoryConsumer {
                         return null;
                     });
         }
-        MachineInventory inventory;
-        try {
-            inventory = EventJson.fromBytes(record.value(), MachineInventory.class);
-        } catch (RuntimeException e) {
-            dropped.drop(record, "not a machine inventory (" + e.getMessage() + ")");
+        var admitted = dropped.admit(record, MachineInventory.class, "a machine inventory",
+                (key, value, at, now) -> RecordBounds.inventory(key, value, at, now, config.input().maxClockSkew()));
+        if (admitted == null) {
             return Uni.createFrom().voidItem();
         }
-        if (inventory == null) {
-            dropped.drop(record, "the value is JSON null");
-            return Uni.createFrom().voidItem();
-        }
-        Instant now = Instant.now();
-        Instant recordTime = record.timestamp() > 0 ? Instant.ofEpochMilli(record.timestamp()) : now;
-        String refused = RecordBounds.inventory(record.key(), inventory, recordTime, now, config.input().maxClockSkew());
-        if (refused != null) {
-            dropped.drop(record, refused);
-            return Uni.createFrom().voidItem();
-        }
+        MachineInventory inventory = admitted.value();
         return inventories.apply(inventory)
                 .onFailure().retry().withBackOff(Duration.ofMillis(200), Duration.ofSeconds(5)).atMost(8)
                 .onFailure().recoverWithItem(e -> {

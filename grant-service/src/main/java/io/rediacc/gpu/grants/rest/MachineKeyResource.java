@@ -1,5 +1,7 @@
 package io.rediacc.gpu.grants.rest;
 
+import io.rediacc.gpu.contracts.api.MachineKeyRegistration;
+import io.rediacc.gpu.contracts.api.RegisteredMachineKey;
 import io.rediacc.gpu.api.problem.ProblemBody;
 import io.rediacc.gpu.api.problem.ApiProblem;
 import io.rediacc.gpu.api.problem.ProblemType;
@@ -31,10 +33,6 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 @Tag(name = "machines")
 public class MachineKeyResource {
 
-    /** The body of a registration: the key as PEM or base64 X.509 DER, and why (kept in the key's history). */
-    public record KeyRegistration(String publicKey, String reason) {
-    }
-
     private final MachineKeys keys;
     private final ApiAuthConfig auth;
 
@@ -46,9 +44,9 @@ public class MachineKeyResource {
     @GET
     @RolesAllowed(Roles.VIEWER)
     @Operation(operationId = "getMachineKey", summary = "A machine's registered key")
-    @APIResponse(responseCode = "200", description = "the key", content = @Content(schema = @Schema(implementation = MachineKeys.Registered.class)))
+    @APIResponse(responseCode = "200", description = "the key", content = @Content(schema = @Schema(implementation = RegisteredMachineKey.class)))
     @APIResponse(responseCode = "404", description = "no key registered", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
-    public Uni<MachineKeys.Registered> show(@PathParam("machine") String machine) {
+    public Uni<RegisteredMachineKey> show(@PathParam("machine") String machine) {
         return keys.show(machine);
     }
 
@@ -61,11 +59,11 @@ public class MachineKeyResource {
                     + "one is refused (409 machine-key-registered) unless rekey=true, and every change is kept in the "
                     + "key's history with its actor and reason.")
     @APIResponse(responseCode = "200", description = "registered (changed says whether anything was written)",
-            content = @Content(schema = @Schema(implementation = MachineKeys.Registered.class)))
+            content = @Content(schema = @Schema(implementation = RegisteredMachineKey.class)))
     @APIResponse(responseCode = "400", description = "invalid machine name, key or rekey", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
     @APIResponse(responseCode = "409", description = "the machine has another key and rekey is not true", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
-    public Uni<MachineKeys.Registered> register(@PathParam("machine") String machine, @QueryParam("rekey") String rekey,
-                                                KeyRegistration body, @HeaderParam(Actor.HEADER) String actor,
+    public Uni<RegisteredMachineKey> register(@PathParam("machine") String machine, @QueryParam("rekey") String rekey,
+                                                MachineKeyRegistration body, @HeaderParam(Actor.HEADER) String actor,
                                                 @Context SecurityContext security) {
         String who = Actor.of(security, actor, auth.mode());
         boolean again = flag(rekey);

@@ -5,6 +5,9 @@ import io.rediacc.gpu.api.problem.ProblemType;
 import io.rediacc.gpu.api.problem.ProblemBody;
 import io.rediacc.gpu.api.security.ApiAuthConfig;
 import io.rediacc.gpu.api.security.Roles;
+import io.rediacc.gpu.contracts.api.GrantResponse;
+import io.rediacc.gpu.contracts.api.RepoGrantsView;
+import io.rediacc.gpu.contracts.api.RevokeResponse;
 import io.rediacc.gpu.contracts.cdi.CdiName;
 import io.rediacc.gpu.contracts.identity.RepoRef;
 import io.rediacc.gpu.grants.config.GrantsConfig;
@@ -95,7 +98,7 @@ public class RepoGrantsResource {
         return grants.grant(ref, body.machine(), device, exclusive, who, reason, expiresAt)
                 .chain(change -> enforcement.await(change.machine(), change.version(), waitFor).map(enforced -> {
                     int status = !change.changed() ? 200 : !enforced.enforced() ? 202 : change.created() ? 201 : 200;
-                    Response.ResponseBuilder response = Response.status(status).entity(GrantResponse.of(change, enforced));
+                    Response.ResponseBuilder response = Response.status(status).entity(Answers.grant(change, enforced));
                     if (change.created()) {
                         response.location(UriBuilder.fromPath("/api/v1/repos/{repo}/grants")
                                 .build(change.repoName() + "@" + change.machine()));
@@ -135,7 +138,7 @@ public class RepoGrantsResource {
         return grants.revoke(ref, machine, name, who, GrantTerms.reason(reason))
                 .chain(change -> enforcement.await(change.machine(), change.version(), waitFor)
                         .map(enforced -> Response.status(enforced.enforced() ? 200 : 202)
-                                .entity(RevokeResponse.of(change, enforced)).build()));
+                                .entity(Answers.revoke(change, enforced)).build()));
     }
 
     @GET
@@ -146,7 +149,7 @@ public class RepoGrantsResource {
     @APIResponse(responseCode = "404", description = "unknown repo or machine (a repo gone from its machine is listed with repoGone while it holds grants)", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
     @APIResponse(responseCode = "409", description = "the repo name exists on several machines", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
     public Uni<RepoGrantsView> list(@PathParam("repo") String repo, @QueryParam("machine") String machine) {
-        return grants.repoGrants(RepoRef.parse(repo), machine).map(RepoGrantsView::of);
+        return grants.repoGrants(RepoRef.parse(repo), machine).map(Answers::repoGrants);
     }
 
     private Duration waitFor(String wait) {

@@ -1,5 +1,7 @@
 package io.rediacc.gpu.grants.service;
 
+import io.rediacc.gpu.contracts.api.Overlap;
+
 import java.time.Instant;
 import java.util.List;
 

@@ -3,7 +3,7 @@ package io.rediacc.gpu.grants.service;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import io.rediacc.gpu.grants.config.LatencyHistograms;
+import io.rediacc.gpu.api.metrics.LatencyHistograms;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.Duration;

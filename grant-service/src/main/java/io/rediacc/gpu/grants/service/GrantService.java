@@ -2,6 +2,7 @@ package io.rediacc.gpu.grants.service;
 
 import io.rediacc.gpu.api.problem.ApiProblem;
 import io.quarkus.hibernate.reactive.panache.Panache;
+import io.rediacc.gpu.contracts.api.Overlap;
 import io.rediacc.gpu.contracts.cdi.CdiName;
 import io.rediacc.gpu.contracts.events.Grant;
 import io.rediacc.gpu.contracts.events.GrantEvent;

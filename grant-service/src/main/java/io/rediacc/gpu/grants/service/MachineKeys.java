@@ -2,6 +2,7 @@ package io.rediacc.gpu.grants.service;
 
 import io.rediacc.gpu.api.problem.ApiProblem;
 import io.rediacc.gpu.api.problem.ProblemType;
+import io.rediacc.gpu.contracts.api.RegisteredMachineKey;
 import io.rediacc.gpu.contracts.identity.Identifiers;
 import io.rediacc.gpu.contracts.identity.InvalidIdentifierException;
 import io.rediacc.gpu.contracts.signing.SigningKeys;
@@ -12,7 +13,6 @@ import org.jboss.logging.Logger;
 
 import java.security.PublicKey;
 import java.time.Duration;
-import java.util.Base64;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -30,11 +30,6 @@ public class MachineKeys {
     static final Duration CACHE_FOR = Duration.ofSeconds(30);
 
     private record Cached(PublicKey key, long until) {
-    }
-
-    /** A registered key as the API shows it. */
-    public record Registered(String machine, String keyId, String publicKey, String registeredBy, java.time.Instant registeredAt,
-                             String previousKeyId, boolean changed) {
     }
 
     private final MachineKeyStore store;
@@ -57,7 +52,7 @@ public class MachineKeys {
         }));
     }
 
-    public Uni<Registered> show(String machine) {
+    public Uni<RegisteredMachineKey> show(String machine) {
         Identifiers.machine(machine);
         return store.find(machine).map(found -> found.map(k -> view(k, null, false))
                 .orElseThrow(() -> new ApiProblem(ProblemType.NO_MACHINE_KEY,
@@ -67,7 +62,7 @@ public class MachineKeys {
     }
 
     /** Registers {@code keyText} (PEM, or the base64 X.509 DER that {@code node-agent prepare} prints). */
-    public Uni<Registered> register(String machine, String keyText, boolean rekey, String actor, String reason) {
+    public Uni<RegisteredMachineKey> register(String machine, String keyText, boolean rekey, String actor, String reason) {
         try {
             Identifiers.machine(machine);
         } catch (InvalidIdentifierException e) {
@@ -99,8 +94,8 @@ public class MachineKeys {
         });
     }
 
-    private static Registered view(MachineKeyStore.StoredKey k, String previous, boolean changed) {
-        return new Registered(k.machine(), k.keyId(), k.publicKeyPem(), k.registeredBy(), k.registeredAt(), previous, changed);
+    private static RegisteredMachineKey view(MachineKeyStore.StoredKey k, String previous, boolean changed) {
+        return new RegisteredMachineKey(k.machine(), k.keyId(), k.publicKeyPem(), k.registeredBy(), k.registeredAt(), previous, changed);
     }
 
     static PublicKey parse(String text) {
@@ -109,15 +104,7 @@ public class MachineKeys {
                     "send {\"publicKey\": \"<PEM or base64>\"} with the machine's " + "/etc/rediacc/gpu/machine-key.pub");
         }
         try {
-            String t = text.strip();
-            if (!t.startsWith("-----BEGIN")) {
-                if (t.length() > 4096) {
-                    throw new SigningKeys.InvalidKeyText("the key is " + t.length() + " characters; an Ed25519 key is about 60");
-                }
-                t = "-----BEGIN PUBLIC KEY-----\n" + t + "\n-----END PUBLIC KEY-----\n";
-                Base64.getDecoder().decode(text.strip());
-            }
-            return SigningKeys.parsePublic(t);
+            return SigningKeys.parseOffered(text);
         } catch (IllegalArgumentException e) {
             throw new ApiProblem(ProblemType.INVALID_KEY, "the public key cannot be read: " + e.getMessage(),
                     "send the machine's /etc/rediacc/gpu/machine-key.pub (PEM) or the base64 line node-agent prepare prints");

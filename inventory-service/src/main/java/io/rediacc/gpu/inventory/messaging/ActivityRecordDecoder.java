@@ -1,13 +1,11 @@
 package io.rediacc.gpu.inventory.messaging;
 
-import io.rediacc.gpu.contracts.events.EventJson;
 import io.rediacc.gpu.contracts.events.GateDecision;
 import io.rediacc.gpu.contracts.events.GrantEvent;
 import io.rediacc.gpu.contracts.events.GrantSnapshot;
 import io.rediacc.gpu.contracts.events.RecordBounds;
 import io.rediacc.gpu.contracts.identity.Identifiers;
 
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -22,13 +20,13 @@ final class ActivityRecordDecoder {
     }
 
     static GrantSnapshot grantSnapshot(String key, byte[] value) {
-        GrantSnapshot s = read(value, GrantSnapshot.class);
+        GrantSnapshot s = RecordDecoder.read(value, GrantSnapshot.class);
         machine("grant snapshot", key, s.machine());
         return s;
     }
 
     static GrantEvent grantEvent(String key, byte[] value, Instant recordTime, Duration skew) {
-        GrantEvent e = read(value, GrantEvent.class);
+        GrantEvent e = RecordDecoder.read(value, GrantEvent.class);
         machine("grant event", key, e.machine());
         if (e.id() == null || e.id().isBlank() || e.type() == null) {
             throw new RejectedRecordException("grant event of machine \"" + e.machine() + "\" has no id or type");
@@ -40,7 +38,7 @@ final class ActivityRecordDecoder {
     }
 
     static GateDecision gateDecision(String key, byte[] value, Instant recordTime, Duration skew) {
-        GateDecision d = read(value, GateDecision.class);
+        GateDecision d = RecordDecoder.read(value, GateDecision.class);
         machine("gate decision", key, d.machine());
         repo("gate decision", d.repoName());
         if (d.rule() == null || d.rule().isBlank() || d.message() == null) {
@@ -83,18 +81,6 @@ final class ActivityRecordDecoder {
                 throw new RejectedRecordException(what + " has a text field of " + v.length() + " characters; at most "
                         + RecordBounds.MAX_TEXT + " are kept");
             }
-        }
-    }
-
-    private static <T> T read(byte[] value, Class<T> type) {
-        try {
-            T event = EventJson.fromBytes(value, type);
-            if (event == null) {
-                throw new RejectedRecordException("record value is JSON null");
-            }
-            return event;
-        } catch (UncheckedIOException | IllegalArgumentException e) {
-            throw new RejectedRecordException(e.getMessage());
         }
     }
 }

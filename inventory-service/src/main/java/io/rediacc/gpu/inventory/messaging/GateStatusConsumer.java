@@ -10,6 +10,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 
+import java.util.List;
+
 /** Reads {@code gpu.gate-status.v1}: what each gate enforces now, and that it is alive. */
 @ApplicationScoped
 public class GateStatusConsumer {
@@ -31,17 +33,8 @@ public class GateStatusConsumer {
 
     @Incoming(Topics.GATE_STATUS)
     public Uni<Void> consume(ConsumerRecord<String, byte[]> record) {
-        return signatures.keysOf(java.util.List.of(record))
-                .onFailure().recoverWithItem(e -> java.util.Map.of())
-                .chain(keys -> {
-                    var refusal = signatures.check(record, keys);
-                    if (refusal != null) {
-                        metrics.dropped(Topics.GATE_STATUS, refusal.reason(), record.key(),
-                                record.partition() + "@" + record.offset(), refusal.detail());
-                        return Uni.createFrom().voidItem();
-                    }
-                    return read(record);
-                });
+        return RecordIngest.signed(List.of(record), Topics.GATE_STATUS, signatures, metrics)
+                .chain(signed -> signed.isEmpty() ? Uni.createFrom().voidItem() : read(record));
     }
 
     private Uni<Void> read(ConsumerRecord<String, byte[]> record) {

@@ -2,7 +2,6 @@ package io.rediacc.gpu.inventory.messaging;
 
 import io.rediacc.gpu.contracts.events.RecordBounds;
 import io.rediacc.gpu.contracts.events.Topics;
-import io.rediacc.gpu.contracts.signing.RecordVerifier;
 import io.rediacc.gpu.inventory.signing.RecordSignatures;
 import io.rediacc.gpu.inventory.config.InventoryConfig;
 import io.rediacc.gpu.inventory.metrics.IngestMetrics;
@@ -61,30 +60,17 @@ public class InventoryConsumer {
 
     /** Applies one poll's records, each machine's in offset order; completes once they are committed to the database. */
     public Uni<Void> ingest(List<ConsumerRecord<String, byte[]>> records) {
-        return signatures.keysOf(records)
-                .onFailure().recoverWithItem(e -> {
-                    LOG.errorf("cannot look up machine keys (%s); this poll's records count as unregistered, the next"
-                            + " heartbeats replace them", e.getMessage());
-                    return Map.of();
-                })
-                .chain(keys -> ingest(records, keys));
+        return RecordIngest.signed(records, TOPIC, signatures, metrics).chain(this::ingestSigned);
     }
 
-    private Uni<Void> ingest(List<ConsumerRecord<String, byte[]>> records, Map<String, java.security.PublicKey> keys) {
+    private Uni<Void> ingestSigned(List<ConsumerRecord<String, byte[]>> records) {
         Instant receivedAt = Instant.now();
         List<InventoryChange> changes = new ArrayList<>(records.size());
         for (ConsumerRecord<String, byte[]> record : records) {
-            RecordVerifier.Refusal refusal = signatures.check(record, keys);
-            if (refusal != null) {
-                metrics.dropped(TOPIC, refusal.reason(), record.key(), record.partition() + "@" + record.offset(),
-                        refusal.detail());
-                continue;
-            }
             try {
                 changes.add(decode(record));
             } catch (RejectedRecordException e) {
-                metrics.dropped(TOPIC, RecordBounds.reasonOf(e.getMessage()), record.key(),
-                        record.partition() + "@" + record.offset(), e.getMessage());
+                RecordIngest.dropped(metrics, TOPIC, record, RecordBounds.reasonOf(e.getMessage()), e.getMessage());
             }
         }
         if (changes.isEmpty()) {

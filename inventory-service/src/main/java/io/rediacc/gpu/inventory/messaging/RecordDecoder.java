@@ -82,7 +82,8 @@ final class RecordDecoder {
                 status.repos(), status.heartbeatSeconds(), status.syncedAt(), 0, null, true, status.daemons());
     }
 
-    private static <T> T read(byte[] value, Class<T> type) {
+    /** A record's value as {@code type}; unreadable or JSON null is a {@link RejectedRecordException}. */
+    static <T> T read(byte[] value, Class<T> type) {
         try {
             T event = EventJson.fromBytes(value, type);
             if (event == null) {

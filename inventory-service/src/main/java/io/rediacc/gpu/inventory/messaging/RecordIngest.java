@@ -1,15 +1,23 @@
 package io.rediacc.gpu.inventory.messaging;
 
+import io.rediacc.gpu.contracts.events.RecordBounds;
+import io.rediacc.gpu.contracts.signing.DropReason;
+import io.rediacc.gpu.contracts.signing.RecordVerifier;
 import io.rediacc.gpu.inventory.metrics.IngestMetrics;
 import io.rediacc.gpu.inventory.service.IngestOutcome;
+import io.rediacc.gpu.inventory.signing.RecordSignatures;
 import io.smallrye.mutiny.Uni;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jboss.logging.Logger;
 
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 
 /**
- * What every consumer of this service does with a record: a tombstone removes its key, a value is
+ * What every consumer of this service does with a record: its signature is checked first ({@link #signed}
+ * for the machines' topics), a tombstone removes its key, a value is
  * decoded and applied (both with retries), a record that cannot be read is skipped and counted, and
  * a record that still fails after the retries is logged and counted — the producer's next
  * heartbeat replaces it, so the consumer never stops on one record.
@@ -31,6 +39,39 @@ final class RecordIngest {
     private RecordIngest() {
     }
 
+    /**
+     * The records whose signature holds, in their order, with the machines' keys looked up once for
+     * them all; the others are dropped and counted. When the keys cannot be looked up, every machine's
+     * record counts as unregistered: the machines' next heartbeats replace them.
+     */
+    static Uni<List<ConsumerRecord<String, byte[]>>> signed(List<ConsumerRecord<String, byte[]>> records, String topic,
+                                                            RecordSignatures signatures, IngestMetrics metrics) {
+        return signatures.keysOf(records)
+                .onFailure().recoverWithItem(e -> {
+                    LOG.errorf("cannot look up machine keys (%s); this poll's %s records count as unregistered, the next"
+                            + " heartbeats replace them", e.getMessage(), topic);
+                    return Map.of();
+                })
+                .map(keys -> {
+                    List<ConsumerRecord<String, byte[]>> signed = new ArrayList<>(records.size());
+                    for (ConsumerRecord<String, byte[]> record : records) {
+                        RecordVerifier.Refusal refusal = signatures.check(record, keys);
+                        if (refusal == null) {
+                            signed.add(record);
+                        } else {
+                            dropped(metrics, topic, record, refusal.reason(), refusal.detail());
+                        }
+                    }
+                    return signed;
+                });
+    }
+
+    /** Counts and logs (rate-limited) a record dropped before it was applied. */
+    static void dropped(IngestMetrics metrics, String topic, ConsumerRecord<String, byte[]> record, DropReason reason,
+                        String why) {
+        metrics.dropped(topic, reason, record.key(), record.partition() + "@" + record.offset(), why);
+    }
+
     /** {@code what} names the record in logs, e.g. "inventory" or "gate status". */
     static Uni<Void> ingest(ConsumerRecord<String, byte[]> record, String topic, String what, IngestMetrics metrics,
                             Remove remove, Apply apply) {
@@ -46,8 +87,7 @@ final class RecordIngest {
                 applied = apply.apply(record, recordTime);
             }
         } catch (RejectedRecordException e) {
-            metrics.dropped(topic, io.rediacc.gpu.contracts.events.RecordBounds.reasonOf(e.getMessage()), record.key(),
-                    record.partition() + "@" + record.offset(), what + ": " + e.getMessage());
+            dropped(metrics, topic, record, RecordBounds.reasonOf(e.getMessage()), what + ": " + e.getMessage());
             return Uni.createFrom().voidItem();
         }
         return applied

@@ -1,5 +1,7 @@
 package io.rediacc.gpu.inventory.rest;
 
+import io.rediacc.gpu.contracts.api.MachineKeyRegistration;
+import io.rediacc.gpu.contracts.api.RegisteredMachineKey;
 import io.rediacc.gpu.api.security.Roles;
 import io.rediacc.gpu.contracts.signing.SigningKeys;
 import io.rediacc.gpu.inventory.signing.MachineKeys;
@@ -33,10 +35,6 @@ import java.security.PublicKey;
 @Tag(name = "machines")
 public class MachineKeyResource {
 
-    /** The body: the key as PEM or base64 X.509 DER, and why. */
-    public record KeyRegistration(String publicKey, String reason) {
-    }
-
     private final MachineKeys keys;
     private final ListParameters params;
 
@@ -48,10 +46,10 @@ public class MachineKeyResource {
     @GET
     @RolesAllowed(Roles.VIEWER)
     @Operation(operationId = "getMachineKey", summary = "A machine's registered key")
-    @APIResponse(responseCode = "200", description = "the key", content = @Content(schema = @Schema(implementation = MachineKeys.Registered.class)))
+    @APIResponse(responseCode = "200", description = "the key", content = @Content(schema = @Schema(implementation = RegisteredMachineKey.class)))
     @APIResponse(responseCode = "400", description = "invalid machine name (invalid-parameter)", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
     @APIResponse(responseCode = "404", description = "no key registered (unknown-machine)", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
-    public Uni<MachineKeys.Registered> show(@PathParam("machine") String machine) {
+    public Uni<RegisteredMachineKey> show(@PathParam("machine") String machine) {
         String name = params.machine(machine);
         return keys.show(name).map(k -> {
             if (k == null) {
@@ -68,11 +66,11 @@ public class MachineKeyResource {
     @Operation(operationId = "registerMachineKey", summary = "Register a machine's public key", description = "Trusted on the operator's word; the same key "
             + "again changes nothing; another key for a machine that has one only with rekey=true (409 otherwise).")
     @APIResponse(responseCode = "200", description = "registered (changed says whether anything was written)",
-            content = @Content(schema = @Schema(implementation = MachineKeys.Registered.class)))
+            content = @Content(schema = @Schema(implementation = RegisteredMachineKey.class)))
     @APIResponse(responseCode = "400", description = "invalid machine or rekey (invalid-parameter), or key (invalid-key)", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
     @APIResponse(responseCode = "409", description = "the machine has another key and rekey is not true (machine-key-registered)", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
-    public Uni<MachineKeys.Registered> register(@PathParam("machine") String machine, @QueryParam("rekey") String rekey,
-                                                KeyRegistration body, @Context SecurityContext security) {
+    public Uni<RegisteredMachineKey> register(@PathParam("machine") String machine, @QueryParam("rekey") String rekey,
+                                                MachineKeyRegistration body, @Context SecurityContext security) {
         String name = params.machine(machine);
         boolean again = params.flag("rekey", rekey);
         if (body == null || body.publicKey() == null || body.publicKey().isBlank()) {
@@ -90,17 +88,12 @@ public class MachineKeyResource {
     }
 
     private static PublicKey parse(String text) {
-        String t = text.strip();
         try {
-            if (!t.startsWith("-----BEGIN")) {
-                java.util.Base64.getDecoder().decode(t);
-                t = "-----BEGIN PUBLIC KEY-----\n" + t + "\n-----END PUBLIC KEY-----\n";
-            }
-            return SigningKeys.parsePublic(t);
+            return SigningKeys.parseOffered(text);
         } catch (IllegalArgumentException e) {
             throw new io.rediacc.gpu.api.problem.ApiProblem(io.rediacc.gpu.api.problem.ProblemType.INVALID_KEY,
                     "the public key cannot be read: " + e.getMessage(),
-                    "send the machine's /etc/rediacc/gpu/machine-key.pub (PEM) or the base64 line node-agent key prints");
+                    "send the machine's /etc/rediacc/gpu/machine-key.pub (PEM) or the base64 line node-agent prepare prints");
         }
     }
 }

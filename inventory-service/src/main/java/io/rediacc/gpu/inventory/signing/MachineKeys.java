@@ -1,5 +1,6 @@
 package io.rediacc.gpu.inventory.signing;
 
+import io.rediacc.gpu.contracts.api.RegisteredMachineKey;
 import io.rediacc.gpu.contracts.signing.SigningKeys;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -30,11 +31,6 @@ public class MachineKeys {
 
     private static final Logger LOG = Logger.getLogger(MachineKeys.class);
     static final Duration CACHE_FOR = Duration.ofSeconds(30);
-
-    /** A registered key as the API shows it. */
-    public record Registered(String machine, String keyId, String publicKey, String registeredBy, Instant registeredAt,
-                             String previousKeyId, boolean changed) {
-    }
 
     /** A registration refused because the machine holds another key. */
     public static final class KeyHeld extends io.rediacc.gpu.api.problem.ApiProblem {
@@ -91,13 +87,13 @@ public class MachineKeys {
         });
     }
 
-    public Uni<Registered> show(String machine) {
+    public Uni<RegisteredMachineKey> show(String machine) {
         return pool.preparedQuery(FIND).execute(Tuple.of(machine))
                 .map(rows -> rows.iterator().hasNext() ? view(rows.iterator().next(), null, false) : null);
     }
 
     /** Registers the key (parsed already); {@link KeyHeld} when another is registered and {@code rekey} is false. */
-    public Uni<Registered> register(String machine, PublicKey key, boolean rekey, String actor, String reason) {
+    public Uni<RegisteredMachineKey> register(String machine, PublicKey key, boolean rekey, String actor, String reason) {
         String pem = SigningKeys.publicPem(key);
         String keyId = SigningKeys.keyId(key);
         OffsetDateTime at = OffsetDateTime.ofInstant(Instant.now(), ZoneOffset.UTC);
@@ -121,13 +117,13 @@ public class MachineKeys {
                                 if (previous != null) {
                                     LOG.warnf("machine %s RE-KEYED by %s: key %s replaces %s", machine, actor, keyId, previous);
                                 }
-                                return new Registered(machine, keyId, pem, actor, at.toInstant(), previous, true);
+                                return new RegisteredMachineKey(machine, keyId, pem, actor, at.toInstant(), previous, true);
                             });
                 }));
     }
 
-    private static Registered view(Row row, String previous, boolean changed) {
-        return new Registered(row.getString("machine"), row.getString("key_id"), row.getString("public_key"),
+    private static RegisteredMachineKey view(Row row, String previous, boolean changed) {
+        return new RegisteredMachineKey(row.getString("machine"), row.getString("key_id"), row.getString("public_key"),
                 row.getString("registered_by"), row.getOffsetDateTime("registered_at").toInstant(), previous, changed);
     }
 }

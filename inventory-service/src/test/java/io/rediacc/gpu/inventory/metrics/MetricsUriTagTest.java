@@ -7,9 +7,12 @@ import io.rediacc.gpu.inventory.support.Inventories;
 import io.restassured.RestAssured;
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
+
 import static io.rediacc.gpu.inventory.support.FleetApi.asViewer;
 import static io.rediacc.gpu.inventory.support.FleetApi.awaitMachine;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 /** /q/metrics tags requests by matched route template only: no machine name or junk path becomes a tag. */
 @QuarkusTest
@@ -37,5 +40,26 @@ class MetricsUriTagTest {
 
         assertThat(metrics).contains("uri=\"/api/v1/machines/{machine}/gpus\"");
         assertThat(metrics).doesNotContain(machine).doesNotContain("secret-host-7e1").doesNotContain("path-7e1b2");
+    }
+
+    /** The buckets of api-security's LatencyHistograms, the same as grant-service's: one PromQL query sums both. */
+    @Test
+    void httpLatencyIsAHistogramWithTheSharedBuckets() {
+        asViewer().get("/api/v1/gpus").then().statusCode(200);
+
+        List<Double> bounds = RestAssured.given().get(metricsUrl).asString().lines()
+                .filter(line -> line.startsWith("http_server_requests_seconds_bucket{"))
+                .filter(line -> line.contains("uri=\"/api/v1/gpus\"") && line.contains("method=\"GET\"")
+                        && line.contains("status=\"200\""))
+                .map(line -> line.replaceFirst(".*le=\"([^\"]+)\".*", "$1"))
+                .filter(le -> !le.equals("+Inf"))
+                .map(Double::valueOf)
+                .toList();
+
+        assertThat(bounds).as("le bounds in seconds").hasSize(13);
+        double[] expected = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
+        for (int i = 0; i < expected.length; i++) {
+            assertThat(bounds.get(i)).as("bucket %d", i).isCloseTo(expected[i], within(1e-9));
+        }
     }
 }

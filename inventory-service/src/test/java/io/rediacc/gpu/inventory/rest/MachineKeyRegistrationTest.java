@@ -29,4 +29,15 @@ class MachineKeyRegistrationTest {
         Response shown = given().auth().oauth2(FleetApi.OPERATOR_TOKEN).get("/api/v1/machines/{m}/key", "key-test-1");
         assertThat(shown.statusCode()).as(shown.asString()).isEqualTo(404);
     }
+
+    /** The rule grant-service applies too (SigningKeys.parseOffered): an oversized key line is refused by its length. */
+    @Test
+    void anOversizedKeyLineIsRefusedByItsLength() {
+        Response r = given().auth().oauth2(FleetApi.OPERATOR_TOKEN).contentType("application/json")
+                .body(Map.of("publicKey", "A".repeat(6_000))).put("/api/v1/machines/{m}/key", "key-test-2");
+
+        assertThat(r.statusCode()).as(r.asString()).isEqualTo(400);
+        assertThat(r.<String>path("error")).isEqualTo("invalid-key");
+        assertThat(r.<String>path("detail")).contains("the key is 6000 characters");
+    }
 }

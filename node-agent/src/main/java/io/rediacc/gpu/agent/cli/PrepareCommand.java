@@ -1,20 +1,12 @@
 package io.rediacc.gpu.agent.cli;
 
 import io.rediacc.gpu.agent.config.AgentConfig;
-import io.rediacc.gpu.agent.config.AgentSettings;
 import io.rediacc.gpu.agent.machine.MachinePrepare;
 import io.rediacc.gpu.agent.setup.SetupService;
-import io.rediacc.gpu.agent.toolkit.ToolkitPolicy;
-import io.rediacc.gpu.contracts.identity.InvalidIdentifierException;
 import io.rediacc.gpu.contracts.signing.KeyPairFile;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Spec;
 
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.util.concurrent.Callable;
 
 /**
  * {@code node-agent prepare}: what {@code rdc machine setup} runs on the machine once the package
@@ -28,58 +20,27 @@ import java.util.concurrent.Callable;
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:every step done", "1:a step failed or refused (its line says what to do)",
                 "2:invalid options, root or machine name", "3:the machine's files could not be written"})
-public class PrepareCommand implements Callable<Integer> {
-
-    @Mixin
-    ToolkitOption toolkit;
-
-    @Mixin
-    MachineOptions target;
-
-    @Spec
-    CommandLine.Model.CommandSpec spec;
-
-    private final AgentConfig config;
-    private final SetupService setup;
+public class PrepareCommand extends MachinePassCommand {
 
     public PrepareCommand(AgentConfig config, SetupService setup) {
-        this.config = config;
-        this.setup = setup;
+        super(config, setup);
     }
 
     @Override
     public Integer call() {
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
-        ToolkitPolicy policy;
-        AgentSettings settings;
-        try {
-            policy = toolkit.policy(config);
-            settings = target.settings(config);
-        } catch (IllegalArgumentException e) {
-            err.println("node-agent prepare: " + e.getMessage());
-            err.flush();
-            return 2;
+        PrintWriter out = out();
+        Outcome<MachinePrepare.Result> pass = pass((settings, policy) -> new MachinePrepare(setup).run(settings, policy, step -> {
+            out.println(step.line());
+            out.flush();
+        }));
+        if (pass.failed()) {
+            return pass.exitCode();
         }
-        MachinePrepare.Result result;
-        try {
-            result = new MachinePrepare(setup).run(settings, policy, step -> {
-                out.println(step.line());
-                out.flush();
-            });
-        } catch (InvalidIdentifierException e) {
-            err.println("node-agent prepare: " + e.getMessage() + " (set it with --machine or agent.machine)");
-            err.flush();
-            return 2;
-        } catch (IOException e) {
-            err.println("node-agent prepare: " + WriteFailure.describe(e, settings.host()));
-            err.flush();
-            return WriteFailure.EXIT_CODE;
-        }
+        MachinePrepare.Result result = pass.result();
         out.println("@machine " + result.inventory().machine());
         out.println("@inventory-generated-at " + result.inventory().generatedAt());
         out.println("@repos " + result.inventory().repos().size());
-        publicKey(settings.host()).ifPresent(key -> out.println("@public-key " + key));
+        publicKey(pass.settings().host()).ifPresent(key -> out.println("@public-key " + key));
         out.flush();
         return result.anyBad() ? 1 : 0;
     }

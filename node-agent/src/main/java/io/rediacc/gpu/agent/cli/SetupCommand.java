@@ -1,20 +1,12 @@
 package io.rediacc.gpu.agent.cli;
 
 import io.rediacc.gpu.agent.config.AgentConfig;
-import io.rediacc.gpu.agent.config.AgentSettings;
 import io.rediacc.gpu.agent.setup.SetupReport;
 import io.rediacc.gpu.agent.setup.SetupService;
-import io.rediacc.gpu.agent.toolkit.ToolkitPolicy;
 import io.rediacc.gpu.contracts.events.MachineInventory;
-import io.rediacc.gpu.contracts.identity.InvalidIdentifierException;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Spec;
 
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.util.concurrent.Callable;
 
 /** {@code node-agent setup}: one pass of detection and writing, then exit. */
 @Command(name = "setup", mixinStandardHelpOptions = true,
@@ -24,49 +16,20 @@ import java.util.concurrent.Callable;
         exitCodeList = {"0:done", "1:done, but a toolkit install or spec generation failed (see the summary; inventory.json was written)",
                 "2:invalid options, root or machine name (nothing written)",
                 "3:the machine's files could not be written (permissions, a file in the way)"})
-public class SetupCommand implements Callable<Integer> {
-
-    @Mixin
-    ToolkitOption toolkit;
-
-    @Mixin
-    MachineOptions target;
-
-    @Spec
-    CommandLine.Model.CommandSpec spec;
-
-    private final AgentConfig config;
-    private final SetupService setup;
+public class SetupCommand extends MachinePassCommand {
 
     public SetupCommand(AgentConfig config, SetupService setup) {
-        this.config = config;
-        this.setup = setup;
+        super(config, setup);
     }
 
     @Override
-    public Integer call() throws Exception {
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
-        ToolkitPolicy policy;
-        AgentSettings settings;
-        try {
-            policy = toolkit.policy(config);
-            settings = target.settings(config);
-        } catch (IllegalArgumentException e) {
-            err.println("node-agent setup: " + e.getMessage());
-            return 2;
+    public Integer call() {
+        Outcome<SetupReport> pass = pass(setup::run);
+        if (pass.failed()) {
+            return pass.exitCode();
         }
-        SetupReport report;
-        try {
-            report = setup.run(settings, policy);
-        } catch (InvalidIdentifierException e) {
-            err.println("node-agent setup: " + e.getMessage() + " (set it with --machine or agent.machine)");
-            return 2;
-        } catch (IOException e) {
-            err.println("node-agent setup: " + WriteFailure.describe(e, settings.host()));
-            return WriteFailure.EXIT_CODE;
-        }
-        print(report, out, err);
+        SetupReport report = pass.result();
+        print(report, out(), err());
         return report.failed() ? 1 : 0;
     }
 

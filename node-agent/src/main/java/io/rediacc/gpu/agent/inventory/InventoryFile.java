@@ -62,15 +62,6 @@ public final class InventoryFile {
 
     /** The file's record; empty when there is none, or it cannot be read as one (the reason goes to {@code problem}). */
     public static Optional<MachineInventory> read(HostRoot host, StringBuilder problem) {
-        try {
-            return Optional.of(EventJson.fromBytes(Files.readAllBytes(path(host)), MachineInventory.class));
-        } catch (NoSuchFileException e) {
-            return Optional.empty();
-        } catch (IOException | RuntimeException e) {
-            if (problem != null) {
-                problem.append(HostRoot.INVENTORY).append(": ").append(e.getMessage());
-            }
-            return Optional.empty();
-        }
+        return readWithBytes(host, problem).map(Map.Entry::getValue);
     }
 }

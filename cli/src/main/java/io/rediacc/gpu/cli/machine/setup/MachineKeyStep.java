@@ -1,10 +1,10 @@
 package io.rediacc.gpu.cli.machine.setup;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.rediacc.gpu.cli.ExitCodes;
 import io.rediacc.gpu.cli.Failure;
 import io.rediacc.gpu.cli.client.Reply;
 import io.rediacc.gpu.cli.ssh.Ssh;
+import io.rediacc.gpu.contracts.api.RegisteredMachineKey;
 
 /**
  * The machine's key: {@code node-agent key} there makes it when missing and prints its public half,
@@ -39,12 +39,11 @@ final class MachineKeyStep implements SetupStep {
         }
         String reason = rekey ? "rdc machine setup --rekey" : "rdc machine setup";
         // both services verify records with their own copy of the registration (docs/ARCHITECTURE.md, "Machine keys")
-        JsonNode atGrants = registered(run.session().grants().registerKey(name, key[0], rekey, reason), name);
-        JsonNode atInventory = registered(run.session().inventory().registerKey(name, key[0], rekey, reason), name);
-        String id = atGrants.path("keyId").asText();
-        boolean changed = atGrants.path("changed").asBoolean(false) || atInventory.path("changed").asBoolean(false);
-        String previous = atGrants.hasNonNull("previousKeyId") ? atGrants.path("previousKeyId").asText()
-                : atInventory.hasNonNull("previousKeyId") ? atInventory.path("previousKeyId").asText() : null;
+        RegisteredMachineKey atGrants = registered(run.session().grants().registerKey(name, key[0], rekey, reason), name);
+        RegisteredMachineKey atInventory = registered(run.session().inventory().registerKey(name, key[0], rekey, reason), name);
+        String id = atGrants.keyId();
+        boolean changed = atGrants.changed() || atInventory.changed();
+        String previous = atGrants.previousKeyId() != null ? atGrants.previousKeyId() : atInventory.previousKeyId();
         if (!changed) {
             run.progress("key registration: unchanged - key " + id + " is " + name + "'s registered key");
         } else if (previous != null) {
@@ -55,11 +54,11 @@ final class MachineKeyStep implements SetupStep {
         }
     }
 
-    private static JsonNode registered(Reply r, String name) {
+    private static RegisteredMachineKey registered(Reply r, String name) {
         if (r.status() == 409) {
             throw new Failure(ExitCodes.MACHINE_FAILED, "key registration: refused by " + r.service() + " - " + r.error().line()
                     + "; run rdc machine setup " + name + " --rekey only if the machine was reinstalled on purpose");
         }
-        return r.orFail().json();
+        return r.orFail().as(RegisteredMachineKey.class);
     }
 }

@@ -1,4 +1,4 @@
-package io.rediacc.gpu.inventory.metrics;
+package io.rediacc.gpu.api.metrics;
 
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.config.MeterFilter;

@@ -1,4 +1,4 @@
-package io.rediacc.gpu.grants.service;
+package io.rediacc.gpu.contracts.api;
 
 /**
  * Another repo's grant on the same machine whose device shares a card with the device just granted

@@ -1,15 +1,12 @@
-package io.rediacc.gpu.grants.rest;
+package io.rediacc.gpu.contracts.api;
 
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
-import io.rediacc.gpu.grants.service.Enforcement;
-import io.rediacc.gpu.grants.service.GrantChange;
-import io.rediacc.gpu.grants.service.Overlap;
 
 import java.time.Instant;
 import java.util.List;
 
 /**
- * Answer to a grant call.
+ * Answer to a grant call ({@code POST /api/v1/repos/{repo}/grants}).
  *
  * @param created     a new grant was written (false: it existed already, or only its exclusive flag changed)
  * @param enforced    every live gate of the machine applies {@code version}
@@ -22,9 +19,8 @@ public record GrantResponse(String machine, String repo, String repoGuid, String
                             long version, boolean created, boolean enforced, String enforcement,
                             List<String> laggingGates, List<Overlap> overlaps, Instant expiresAt) {
 
-    static GrantResponse of(GrantChange change, Enforcement enforcement) {
-        return new GrantResponse(change.machine(), change.repoName(), change.repoGuid(), change.device(),
-                change.exclusive(), change.version(), change.created(), enforcement.enforced(),
-                enforcement.sentence(), enforcement.laggingGates(), change.overlaps(), change.expiresAt());
+    public GrantResponse {
+        laggingGates = laggingGates == null ? List.of() : laggingGates;
+        overlaps = overlaps == null ? List.of() : overlaps;
     }
 }
