@@ -9,10 +9,13 @@
 #  c) a new gate catching up on MACHINES machines' grant snapshots on gpu.grants.v1 (8 grants each):
 #     launch → "in sync" and the feed's own read (end offsets known → in sync), alternating with
 #     a plain consumer reading the compacted topic to its end in a fresh JVM. Target < 2 s.
-# Env: ROUNDS (3), INGEST_ROUNDS (ROUNDS), MACHINES (10000), DURATION (8s), JFR (1: record the services with JFR).
+# Env: ROUNDS (3), INGEST_ROUNDS (ROUNDS), MACHINES (10000), DURATION (8s), JFR (1: record the services with JFR),
+#      INV_JAVA_OPTS (inventory-service's JVM flags; unset: those its Dockerfile ships, empty: JVM defaults).
 source "$(dirname "$0")/lib/common.sh"
 MACHINES="${MACHINES:-10000}"; DURATION="${DURATION:-8s}"
 RESULTS="$RUN_DIR/results.txt"; : >"$RESULTS"
+# the service runs with the JVM flags its image ships (JVM_FLAGS in its Dockerfile); INV_JAVA_OPTS= (empty) runs JVM defaults
+INV_JAVA_OPTS="${INV_JAVA_OPTS-$(sed -n 's/^ENV JVM_FLAGS="\(.*\)"$/\1/p' "$REPO_ROOT/inventory-service/src/main/docker/Dockerfile.jvm")}"
 ensure_tools; ensure_drivers; build_service inventory-service; build_service docker-gate
 log "run dir $RUN_DIR; $(machine_line); load $(load_now)"
 start_kafka
@@ -109,7 +112,7 @@ col() { awk -v c="$2" '{print $c}' "$RUN_DIR/$1" | median; }
   printf '| gate catch-up: feed started (gate start logged) → in sync, ms | %s | plain consumer, fresh JVM, consumer creation → end of gpu.grants.v1: %s ms | < 2,000 |\n' "$(col gate-rounds.txt 7)" "$(col gate-rounds.txt 5)"
   printf '| gate catch-up: feed read (end offsets → in sync), ms | %s | plain consumer, fresh JVM, reading gpu.grants.v1 to its end: %s ms | < 2,000 |\n' "$(col gate-rounds.txt 3)" "$(col gate-rounds.txt 5)"
   echo
-  echo "inventory-service RSS after the reads: $INV_RSS MiB"
+  echo "inventory-service RSS after the reads: $INV_RSS MiB (JVM flags: '${INV_JAVA_OPTS:-defaults}')"
   echo "per-round data: ingest (round rate anchor_rate anchor_records anchor_ms), read (round m_rps m_p50 m_p99 bad g_rps g_p50 g_p99 bad live_rps live_p50 live_p99), gate (round launch_sync feed_read launch_started cold_ms records serves_sync)"
   for f in ingest-rounds read-rounds gate-rounds; do echo "$f:"; sed 's/^/    /' "$RUN_DIR/$f.txt"; done
 } | tee "$RUN_DIR/summary.md"
