@@ -13,6 +13,14 @@ PGHOST="${PGHOST:-127.0.0.1}"; PGPORT="${PGPORT:-5432}"; PGUSER="${PGUSER:-redia
 export PGHOST PGPORT PGUSER PGPASSWORD
 BENCH_PIDS=()
 BENCH_DBS=()
+# Signed records (docs/SECURITY.md, "Signed records"): the simulated machines' keys are derived from this
+# per-run seed (bench/java/BenchKeys.java), so every driver of the run signs with the keys the run registered;
+# BENCH_GRANTS_KEY is the pair grant-service (or FleetSim in its place) signs grant snapshots with, its .pub
+# what the gates and inventory-service are given.
+BENCH_KEY_SEED="$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+BENCH_GRANTS_KEY="$RUN_DIR/grant-service-key.pem"
+BENCH_GRANTS_PUB="$RUN_DIR/grant-service-key.pub"
+export BENCH_KEY_SEED BENCH_GRANTS_KEY
 
 log() { printf '[%s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 
@@ -80,6 +88,7 @@ ensure_drivers() {
     touch "$WORK/classes-$src/.ok"
   fi
   DRIVER_CP="$WORK/classes-$src:$CP"
+  [ -s "$BENCH_GRANTS_KEY" ] || driver FleetSim keypair "$BENCH_GRANTS_KEY"
 }
 
 driver() { # driver <MainClass> args...
@@ -110,6 +119,36 @@ build_service() {
   fi
   printf -v "$var" '%s' "$dir/$module/target/quarkus-app/quarkus-run.jar"
   log "$module: ${!var} (${BENCH_REF})"
+}
+
+# Whether BENCH_REF's services verify signed records (commits before contracts' signing do not: no keys to
+# register, no signing-key settings to give them).
+signed_ref() { git -C "$REPO_ROOT" cat-file -e "$BENCH_REF:contracts/src/main/java/io/rediacc/gpu/contracts/signing/RecordSigner.java" 2>/dev/null; }
+
+# register_keys url token pattern from to : registers the simulated machines' keys as rdc machine setup does
+# (PUT /api/v1/machines/{m}/key, operator token or "-"), 32 at once; logged with its time, never inside a
+# measured window.
+register_keys() {
+  signed_ref || return 0
+  local out; out="$(driver FleetSim register "$@")" || { log "key registration failed"; return 1; }
+  log "$out"
+  echo "$out" >>"$RUN_DIR/key-registration.txt"
+}
+
+# assert_no_drops what metrics-url : fails the bench loudly when the service dropped any input record (unsigned,
+# unregistered machine, bad signature...): a bench that measures dropped records measures nothing.
+# Counters: grants_input_dropped_total, inventory_input_dropped_total, gate_grants_dropped_total.
+assert_no_drops() {
+  local what="$1" url="$2" body
+  body="$(curl -fsS "$url" 2>/dev/null)" || { log "FAILED: cannot read $what's metrics at $url"; exit 1; }
+  local lines; lines="$(grep -E '^(grants_input_dropped_total|inventory_input_dropped_total|gate_grants_dropped_total)(\{| )' <<<"$body" || true)"
+  local sum; sum="$(awk '{s+=$NF} END {printf "%d", s}' <<<"$lines")"
+  if [ "${sum:-0}" != 0 ]; then
+    log "FAILED: $what dropped $sum input record(s); the figures of this run are void:"
+    grep -v ' 0\.0$' <<<"$lines" | sed 's/^/    /' >&2
+    exit 1
+  fi
+  log "$what dropped no input records"
 }
 
 # a free port below the kernel's ephemeral range, so the gate's port-0 listeners cannot take it first
@@ -230,29 +269,35 @@ wrk_run() {
     END { if (bad=="") bad=0; printf "%s %.3f %.3f %s\n", rps, p50, p99, bad }' "$out"
 }
 
-# A docker-gate from the committed tree. start_gate name manifest statedir [java opts...]; sets GATE_PID, GATE_MGMT.
+# A docker-gate from the committed tree. start_gate name manifest statedir [java opts...]; sets GATE_PID, GATE_MGMT,
+# GATE_METRICS. It applies only grant snapshots signed by BENCH_GRANTS_KEY (gate.grants-key) and signs its own
+# records with GATE_SIGNING_KEY (default: a fresh pair beside the state dir; "FleetSim keyfile" writes a
+# simulated machine's, for a gate whose records a service reads).
 start_gate() {
   local name="$1" manifest="$2" state="$3"; shift 3
   GATE_MGMT="$(free_port)"
   mkdir -p "$state"
   start_bg "$name" java "$@" $(jfr_opt "$name") -Dquarkus.http.port="$GATE_MGMT" -Dkafka.bootstrap.servers="$KAFKA" \
-    -Dgate.manifest="$manifest" -Dgate.state-dir="$state" -Dgate.heartbeat=5s -jar "$DOCKER_GATE_JAR"
-  GATE_PID=$LAST_PID; JFR_PIDS+=("$GATE_PID")
+    -Dgate.manifest="$manifest" -Dgate.state-dir="$state" -Dgate.heartbeat=5s \
+    -Dgate.grants-key="$BENCH_GRANTS_PUB" -Dgate.signing-key="${GATE_SIGNING_KEY:-$state-machine-key.pem}" -jar "$DOCKER_GATE_JAR"
+  GATE_PID=$LAST_PID; JFR_PIDS+=("$GATE_PID"); GATE_METRICS="http://127.0.0.1:$GATE_MGMT/q/metrics"
 }
 
-# grant-service from the committed tree on database $1; sets GS_URL, GS_PID. Authentication off
+# grant-service from the committed tree on database $1; sets GS_URL, GS_PID, GS_METRICS. It signs with BENCH_GRANTS_KEY. Authentication off
 # (api.auth.mode=none, or grants.auth.mode=none for a BENCH_REF before api-security): the drivers send no
 # token, and a token lookup is not what these benches measure. The write rate limit is off for the same reason
 # (api.rate-limit.enabled=false): a bench drives far more writes than one operator may.
 start_grant_service() {
-  local db="$1" port auth_off=-Dapi.auth.mode=none; port="$(free_port)"
+  local db="$1" port mgmt auth_off=-Dapi.auth.mode=none signing=(); port="$(free_port)"; mgmt="$(free_port)"
   # commits before api-security named the key grants.auth.mode (the new service refuses unknown grants.* keys)
   git -C "$REPO_ROOT" cat-file -e "$BENCH_REF:api-security" 2>/dev/null || auth_off=-Dgrants.auth.mode=none
-  start_bg grant-service java ${GS_JAVA_OPTS:-} $(jfr_opt grant-service) -Dquarkus.http.port="$port" -Dquarkus.management.port="$(free_port)" -Dkafka.bootstrap.servers="$KAFKA" \
+  signed_ref && signing=(-Dgrants.signing.key-file="$BENCH_GRANTS_KEY")
+  start_bg grant-service java ${GS_JAVA_OPTS:-} $(jfr_opt grant-service) -Dquarkus.http.port="$port" -Dquarkus.management.port="$mgmt" -Dkafka.bootstrap.servers="$KAFKA" \
     -Dquarkus.datasource.reactive.url="postgresql://$PGHOST:$PGPORT/$db" \
     -Dquarkus.datasource.username="$PGUSER" -Dquarkus.datasource.password="$PGPASSWORD" \
-    "$auth_off" -Dapi.rate-limit.enabled=false -jar "$GRANT_SERVICE_JAR"
+    "$auth_off" -Dapi.rate-limit.enabled=false "${signing[@]}" -jar "$GRANT_SERVICE_JAR"
   GS_PID=$LAST_PID; GS_URL="http://127.0.0.1:$port"; JFR_PIDS+=("$GS_PID")
+  GS_METRICS="http://127.0.0.1:$mgmt/q/metrics"
   wait_http "$GS_URL/q/health/ready" 180 || { tail -30 "$RUN_DIR/grant-service.log" >&2; return 1; }
   log "grant-service at $GS_URL (pid $GS_PID)"
 }
@@ -272,7 +317,8 @@ pgbench_run() {
   awk '/^tps = / {tps=$3} /^latency average/ {lat=$4} END {printf "%s %s\n", tps, lat}' "$out"
 }
 
-# nginx answering like a Docker daemon (/_ping, POST /containers/create); sets NGX_PORT.
+# nginx answering like a Docker daemon (/_ping, /info, POST /containers/create; 404 to the rest, as to an unknown
+# volume); sets NGX_PORT.
 start_nginx_daemon() {
   NGX_PORT="$(free_port)"; local ngx="$RUN_DIR/nginx"; mkdir -p "$ngx/tmp"
   local id; id="$(printf 'b%.0s' $(seq 1 64))"
@@ -295,6 +341,11 @@ http {
     add_header Ostype linux always;
     add_header Server "Docker/27.5.1 (linux)" always;
     location ~ ^(/v[0-9.]+)?/_ping\$ { default_type text/plain; return 200 "OK"; }
+    # what the gate verifies of a repo daemon (runc by default, CDI specs only from /etc/cdi)
+    location ~ ^(/v[0-9.]+)?/info\$ {
+      default_type application/json;
+      return 200 '{"ServerVersion":"27.5.1","DefaultRuntime":"runc","Runtimes":{"runc":{"path":"runc"}},"CDISpecDirs":["/etc/cdi"],"DockerRootDir":"$ngx/docker-root"}\n';
+    }
     location ~ ^(/v[0-9.]+)?/containers/create\$ {
       default_type application/json;
       return 201 '{"Id":"$id","Warnings":[]}\n';
