@@ -70,17 +70,42 @@ ensure_tools() {
   fi
 }
 
-# The drivers' class path (bench/pom.xml) and the compiled drivers (bench/java/*.java).
+# The drivers' class path: the project's contracts (event records, topics, signing) built from the bench's own
+# commit (DRIVERS_REF, default HEAD) in bench/.work/build, never an io.rediacc.gpu artifact from ~/.m2 — so a fresh
+# clone needs no `mvn install` — with the contracts' runtime dependencies, and bench/pom.xml's third-party jars
+# (the Kafka broker, the PostgreSQL driver, log4j). Then the compiled drivers (bench/java/*.java).
+DRIVERS_REF="${DRIVERS_REF:-HEAD}"
 ensure_drivers() {
-  local stamp
-  stamp="$(cat "$BENCH_DIR/pom.xml" | md5sum | cut -c1-12)"
-  if [ ! -s "$WORK/cp-$stamp.txt" ]; then
-    log "resolving the drivers' class path"
-    mvn -B -q -f "$BENCH_DIR/pom.xml" dependency:build-classpath -Dmdep.outputFile="$WORK/cp-$stamp.txt" >"$WORK/mvn-cp.log" 2>&1
+  local commit key dir
+  commit="$(git -C "$REPO_ROOT" rev-parse "$DRIVERS_REF^{commit}")"
+  key="$(git -C "$REPO_ROOT" ls-tree "$commit" -- pom.xml contracts | md5sum | cut -c1-12)"
+  dir="$WORK/build/drivers-contracts-$key"
+  if [ ! -s "$dir/cp.txt" ]; then
+    log "building contracts for the drivers (commit ${commit:0:12})"
+    rm -rf "$dir"; mkdir -p "$dir/src"
+    git -C "$REPO_ROOT" archive "$commit" | tar -x -C "$dir/src"
+    local mvn_args=(-B -q -f "$dir/src/pom.xml" -pl contracts -Dmaven.test.skip=true package dependency:build-classpath
+      -Dmdep.includeScope=runtime -Dmdep.outputFile="$dir/deps.txt")
+    mvn -o "${mvn_args[@]}" >"$dir/build.log" 2>&1 || mvn "${mvn_args[@]}" >"$dir/build.log" 2>&1 \
+      || { tail -40 "$dir/build.log" >&2; return 1; }
+    local jar; jar="$(ls "$dir"/src/contracts/target/contracts-*.jar | grep -v -e -sources -e -tests | head -1)"
+    echo "$jar:$(cat "$dir/deps.txt")" >"$dir/cp.txt"
   fi
-  CP="$(cat "$WORK/cp-$stamp.txt")"
+  local stamp
+  stamp="$(cat "$BENCH_DIR/pom.xml" "$REPO_ROOT/pom.xml" | md5sum | cut -c1-12)"
+  if [ ! -s "$WORK/cp-$stamp.txt" ]; then
+    log "resolving the drivers' third-party class path (bench/pom.xml)"
+    mvn -B -q -f "$BENCH_DIR/pom.xml" dependency:build-classpath -Dmdep.outputFile="$WORK/cp-$stamp.tmp" >"$WORK/mvn-cp.log" 2>&1 \
+      || { tail -40 "$WORK/mvn-cp.log" >&2; return 1; }
+    mv "$WORK/cp-$stamp.tmp" "$WORK/cp-$stamp.txt"
+  fi
+  CP="$(cat "$dir/cp.txt"):$(cat "$WORK/cp-$stamp.txt")"
+  if grep -q 'io/rediacc/gpu' <<<"$(cat "$WORK/cp-$stamp.txt")"; then
+    log "bench/pom.xml must name third-party artifacts only; its class path has io.rediacc.gpu jars from the local repository"
+    return 1
+  fi
   local src
-  src="$(cat "$BENCH_DIR"/java/*.java | md5sum | cut -c1-12)"
+  src="$( (cat "$BENCH_DIR"/java/*.java; echo "$CP") | md5sum | cut -c1-12)"
   if [ ! -f "$WORK/classes-$src/.ok" ]; then
     log "compiling the drivers"
     mkdir -p "$WORK/classes-$src"
