@@ -9,29 +9,42 @@
 #  c) a new gate catching up on MACHINES machines' grant snapshots on gpu.grants.v1 (8 grants each):
 #     launch → "in sync" and the feed's own read (end offsets known → in sync), alternating with
 #     a plain consumer reading the compacted topic to its end in a fresh JVM. Target < 2 s.
-# Env: ROUNDS (3), INGEST_ROUNDS (ROUNDS), MACHINES (10000), DURATION (8s), JFR (1: record the services with JFR).
+# Env: ROUNDS (3), INGEST_ROUNDS (ROUNDS), MACHINES (10000), DURATION (8s), JFR (1: record the services with JFR),
+#      INV_JAVA_OPTS (inventory-service's JVM flags; unset: those its Dockerfile ships, empty: JVM defaults).
 source "$(dirname "$0")/lib/common.sh"
 MACHINES="${MACHINES:-10000}"; DURATION="${DURATION:-8s}"
 RESULTS="$RUN_DIR/results.txt"; : >"$RESULTS"
+# the service runs with the JVM flags its image ships (JVM_FLAGS in its Dockerfile); INV_JAVA_OPTS= (empty) runs JVM defaults
+INV_JAVA_OPTS="${INV_JAVA_OPTS-$(sed -n 's/^ENV JVM_FLAGS="\(.*\)"$/\1/p' "$REPO_ROOT/inventory-service/src/main/docker/Dockerfile.jvm")}"
 ensure_tools; ensure_drivers; build_service inventory-service; build_service docker-gate
 log "run dir $RUN_DIR; $(machine_line); load $(load_now)"
 start_kafka
 DB="$(create_db inventory)"
 INV_PORT="$(free_port)"
 INV_METRICS_PORT="$(free_port)" # /q/metrics is on the management port (before it existed: on the API port)
-# every /api/v1 read needs a viewer's bearer token (api.auth.*, module api-security); wrk sends this one
+# every /api/v1 read needs a viewer's bearer token (api.auth.*, module api-security); wrk sends this one.
+# Registering the machines' keys needs an operator's, and far more writes than the rate limit lets one operator do.
 BENCH_TOKEN="bench-viewer-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
+OPERATOR_TOKEN="bench-operator-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
+INV_SIGNING=(); signed_ref && INV_SIGNING=(-Dinventory.signing.service-key="$BENCH_GRANTS_PUB")
 INVENTORY_DB_URL="postgresql://$PGHOST:$PGPORT/$DB" INVENTORY_DB_USER="$PGUSER" INVENTORY_DB_PASSWORD="$PGPASSWORD" \
   KAFKA_BOOTSTRAP_SERVERS="$KAFKA" INVENTORY_CONSUMER_GROUP="bench-$RUN_ID" \
   start_bg inventory-service java ${INV_JAVA_OPTS:-} $(jfr_opt inventory-service) -Dquarkus.http.port="$INV_PORT" -Dquarkus.management.port="$INV_METRICS_PORT" \
-    -Dapi.auth.tokens.bench.token="$BENCH_TOKEN" -Dapi.auth.tokens.bench.roles=viewer -jar "$INVENTORY_SERVICE_JAR"
+    -Dapi.auth.tokens.bench.token="$BENCH_TOKEN" -Dapi.auth.tokens.bench.roles=viewer \
+    -Dapi.auth.tokens.bench-operator.token="$OPERATOR_TOKEN" -Dapi.auth.tokens.bench-operator.roles=operator \
+    -Dapi.rate-limit.enabled=false "${INV_SIGNING[@]}" -jar "$INVENTORY_SERVICE_JAR"
 INV_PID=$LAST_PID; JFR_PIDS+=("$INV_PID"); INV="http://127.0.0.1:$INV_PORT"
 wait_http "$INV/q/health/ready" 180 || { tail -30 "$RUN_DIR/inventory-service.log" >&2; exit 1; }
 log "inventory-service at $INV"
 INV_METRICS="http://127.0.0.1:$INV_METRICS_PORT/q/metrics"
 curl -fsS -o /dev/null "$INV_METRICS" 2>/dev/null || INV_METRICS="$INV/q/metrics"
+# the machines' keys, registered as rdc machine setup does, 32 at once, before anything is published and outside
+# the measured ingest (its time is logged, and kept in key-registration.txt)
+register_keys "$INV" "$OPERATOR_TOKEN" "warm-%05d" 0 500
+register_keys "$INV" "$OPERATOR_TOKEN" "fm-%05d" 0 "$MACHINES" 32
 # warm-up: 500 machines of their own
 driver FleetSim inventory "$KAFKA" "warm-%05d" 0 500 8 2 --await-metrics "$INV_METRICS" 500 >"$RUN_DIR/warmup.txt"
+assert_no_drops inventory-service "$INV_METRICS"
 
 # --- a) ingest ------------------------------------------------------------------------------------
 INGEST_ROUNDS="${INGEST_ROUNDS:-$ROUNDS}"
@@ -69,6 +82,7 @@ for r in $(seq 1 "$ROUNDS"); do
   log "read round $r: machine p99 ${m_p99}ms ($m_rps/s, non-2xx $m_bad), gpus p99 ${g_p99}ms ($g_rps/s, non-2xx $g_bad), live p99 ${h_p99}ms; load $(load_now)"
 done
 INV_RSS="$(rss_mib "$INV_PID")"
+assert_no_drops inventory-service "$INV_METRICS"
 stop_pid "$INV_PID"
 
 # --- c) a new gate catching up on the grants topic --------------------------------------------
@@ -88,6 +102,7 @@ YAML
   t_launch="$(date +%s%3N)"
   start_gate "gate-$r" "$d/repos.yaml" "$d/state" '-Dquarkus.log.category."io.rediacc.gpu.gate.grants".level=DEBUG'
   for i in $(seq 1 600); do grep -q "are in sync" "$RUN_DIR/gate-$r.log" && break; sleep 0.05; done
+  assert_no_drops "gate $r" "$GATE_METRICS"
   stop_pid "$GATE_PID"
   ts() { grep -m1 "$1" "$RUN_DIR/gate-$r.log" | awk '{print $1" "$2}' | sed 's/,/./' | xargs -I{} date -d "{}" +%s%3N; }
   t_sync="$(ts 'are in sync')"; t_end="$(ts 'to end offsets')"; t_started="$(ts 'started in')"; t_serves="$(ts ' serves ')"
@@ -109,7 +124,7 @@ col() { awk -v c="$2" '{print $c}' "$RUN_DIR/$1" | median; }
   printf '| gate catch-up: feed started (gate start logged) → in sync, ms | %s | plain consumer, fresh JVM, consumer creation → end of gpu.grants.v1: %s ms | < 2,000 |\n' "$(col gate-rounds.txt 7)" "$(col gate-rounds.txt 5)"
   printf '| gate catch-up: feed read (end offsets → in sync), ms | %s | plain consumer, fresh JVM, reading gpu.grants.v1 to its end: %s ms | < 2,000 |\n' "$(col gate-rounds.txt 3)" "$(col gate-rounds.txt 5)"
   echo
-  echo "inventory-service RSS after the reads: $INV_RSS MiB"
+  echo "inventory-service RSS after the reads: $INV_RSS MiB (JVM flags: '${INV_JAVA_OPTS:-defaults}')"
   echo "per-round data: ingest (round rate anchor_rate anchor_records anchor_ms), read (round m_rps m_p50 m_p99 bad g_rps g_p50 g_p99 bad live_rps live_p50 live_p99), gate (round launch_sync feed_read launch_started cold_ms records serves_sync)"
   for f in ingest-rounds read-rounds gate-rounds; do echo "$f:"; sed 's/^/    /' "$RUN_DIR/$f.txt"; done
 } | tee "$RUN_DIR/summary.md"
