@@ -9,10 +9,11 @@
 #  c) a new gate catching up on MACHINES machines' grant snapshots on gpu.grants.v1 (8 grants each):
 #     launch → "in sync" and the feed's own read (end offsets known → in sync), alternating with
 #     a plain consumer reading the compacted topic to its end in a fresh JVM. Target < 2 s.
-# Env: ROUNDS (3), INGEST_ROUNDS (ROUNDS), MACHINES (10000), DURATION (8s), JFR (1: record the services with JFR),
+# Env: ROUNDS (3), INGEST_ROUNDS (ROUNDS), MACHINES (10000), WARM_MACHINES (500: the warm-up's own machines),
+#      DURATION (8s), JFR (1: record the services with JFR),
 #      INV_JAVA_OPTS (inventory-service's JVM flags; unset: those its Dockerfile ships, empty: JVM defaults).
 source "$(dirname "$0")/lib/common.sh"
-MACHINES="${MACHINES:-10000}"; DURATION="${DURATION:-8s}"
+MACHINES="${MACHINES:-10000}"; WARM_MACHINES="${WARM_MACHINES:-500}"; DURATION="${DURATION:-8s}"
 RESULTS="$RUN_DIR/results.txt"; : >"$RESULTS"
 # the service runs with the JVM flags its image ships (JVM_FLAGS in its Dockerfile); INV_JAVA_OPTS= (empty) runs JVM defaults
 INV_JAVA_OPTS="${INV_JAVA_OPTS-$(sed -n 's/^ENV JVM_FLAGS="\(.*\)"$/\1/p' "$REPO_ROOT/inventory-service/src/main/docker/Dockerfile.jvm")}"
@@ -40,10 +41,10 @@ INV_METRICS="http://127.0.0.1:$INV_METRICS_PORT/q/metrics"
 curl -fsS -o /dev/null "$INV_METRICS" 2>/dev/null || INV_METRICS="$INV/q/metrics"
 # the machines' keys, registered as rdc machine setup does, 32 at once, before anything is published and outside
 # the measured ingest (its time is logged, and kept in key-registration.txt)
-register_keys "$INV" "$OPERATOR_TOKEN" "warm-%05d" 0 500
+register_keys "$INV" "$OPERATOR_TOKEN" "warm-%05d" 0 "$WARM_MACHINES"
 register_keys "$INV" "$OPERATOR_TOKEN" "fm-%05d" 0 "$MACHINES" 32
-# warm-up: 500 machines of their own
-driver FleetSim inventory "$KAFKA" "warm-%05d" 0 500 8 2 --await-metrics "$INV_METRICS" 500 >"$RUN_DIR/warmup.txt"
+# warm-up: machines of their own
+driver FleetSim inventory "$KAFKA" "warm-%05d" 0 "$WARM_MACHINES" 8 2 --await-metrics "$INV_METRICS" "$WARM_MACHINES" >"$RUN_DIR/warmup.txt"
 assert_no_drops inventory-service "$INV_METRICS"
 
 # --- a) ingest ------------------------------------------------------------------------------------
@@ -101,7 +102,11 @@ repos:
 YAML
   t_launch="$(date +%s%3N)"
   start_gate "gate-$r" "$d/repos.yaml" "$d/state" '-Dquarkus.log.category."io.rediacc.gpu.gate.grants".level=DEBUG'
-  for i in $(seq 1 600); do grep -q "are in sync" "$RUN_DIR/gate-$r.log" && break; sleep 0.05; done
+  deadline=$(( $(date +%s) + 180 ))
+  until grep -q "are in sync" "$RUN_DIR/gate-$r.log"; do
+    [ "$(date +%s)" -lt "$deadline" ] || { log "FAILED: gate $r not in sync after 180 s"; tail -20 "$RUN_DIR/gate-$r.log" >&2; exit 1; }
+    sleep 0.05
+  done
   assert_no_drops "gate $r" "$GATE_METRICS"
   stop_pid "$GATE_PID"
   ts() { grep -m1 "$1" "$RUN_DIR/gate-$r.log" | awk '{print $1" "$2}' | sed 's/,/./' | xargs -I{} date -d "{}" +%s%3N; }
@@ -128,3 +133,12 @@ col() { awk -v c="$2" '{print $c}' "$RUN_DIR/$1" | median; }
   echo "per-round data: ingest (round rate anchor_rate anchor_records anchor_ms), read (round m_rps m_p50 m_p99 bad g_rps g_p50 g_p99 bad live_rps live_p50 live_p99), gate (round launch_sync feed_read launch_started cold_ms records serves_sync)"
   for f in ingest-rounds read-rounds gate-rounds; do echo "$f:"; sed 's/^/    /' "$RUN_DIR/$f.txt"; done
 } | tee "$RUN_DIR/summary.md"
+# issue 21's figures, machine-readable (bench/run-all.sh collects them)
+figure "inventory ingest, $MACHINES machines × 8 GPUs, machines/s" "$(col ingest-rounds.txt 2)" \
+  "plain consumer reading gpu.inventory.v1: $(col ingest-rounds.txt 3) records/s" \
+  "$(awk '$3 > 0 {printf "%.3f\n", $2/$3}' "$RUN_DIR/ingest-rounds.txt" | median)" "value>=5000"
+figure "GET /api/v1/machines/{m} p99 at $MACHINES machines, ms" "$(col read-rounds.txt 4)" \
+  "/q/health/live p99 $(col read-rounds.txt 12) ms" "$(awk '$12 > 0 {printf "%.2f\n", $4/$12}' "$RUN_DIR/read-rounds.txt" | median)" "value<10"
+figure "GET /api/v1/gpus?size=50 p99 at $MACHINES machines, ms" "$(col read-rounds.txt 8)" \
+  "/q/health/live p99 $(col read-rounds.txt 12) ms" "$(awk '$12 > 0 {printf "%.2f\n", $8/$12}' "$RUN_DIR/read-rounds.txt" | median)" "value<10"
+figure "inventory-service RSS after the fleet-scale reads, MiB" "$INV_RSS" - - "value<=256"

@@ -6,11 +6,14 @@
 # Rounds alternate B/C/D/A; medians of requests/s, p50, p99; ratios gate/HAProxy.
 # Then the gate's RSS at that load and with 1,000 repos and 100,000 grants loaded.
 # Env: ROUNDS (3), DURATION (8s), CONNS (32), GATE_JAVA_OPTS (none: the JVM's defaults, as shipped),
-#      SMALL_JAVA_OPTS (the small-footprint flags of the second RSS figure), SKIP_BIG (1: no RSS-at-size part), JFR.
+#      SMALL_JAVA_OPTS (the flags of the second RSS figure; default: the shipped systemd unit's JDK_JAVA_OPTIONS,
+#      deploy/systemd/docker-gate.service of BENCH_REF), SKIP_BIG (1: no RSS-at-size part), JFR.
 source "$(dirname "$0")/lib/common.sh"
 DURATION="${DURATION:-8s}"; CONNS="${CONNS:-32}"
 GATE_JAVA_OPTS="${GATE_JAVA_OPTS:-}"
-SMALL_JAVA_OPTS="${SMALL_JAVA_OPTS:--Xmx64m -Xss512k -XX:+UseSerialGC -XX:MaxMetaspaceSize=96m -XX:ReservedCodeCacheSize=32m -XX:TieredStopAtLevel=1}"
+UNIT_JAVA_OPTS="$(git -C "$REPO_ROOT" show "$BENCH_REF:deploy/systemd/docker-gate.service" 2>/dev/null \
+  | sed -n 's/^Environment="JDK_JAVA_OPTIONS=\(.*\)"$/\1/p' | head -1)"
+SMALL_JAVA_OPTS="${SMALL_JAVA_OPTS:-${UNIT_JAVA_OPTS:--Xmx64m -Xss512k -XX:+UseSerialGC -XX:MaxMetaspaceSize=96m -XX:ReservedCodeCacheSize=32m -XX:TieredStopAtLevel=1}}"
 RESULTS="$RUN_DIR/results.txt"; : >"$RESULTS"
 ensure_tools; ensure_drivers; build_service docker-gate
 log "run dir $RUN_DIR; $(machine_line); load $(load_now)"
@@ -166,6 +169,8 @@ fi
 
 # --- report -------------------------------------------------------------------------------------
 med() { awk -v e="$1" -v t="$2" -v c="$3" '$2==e && $3==t {print $c}' "$RUN_DIR/rounds.txt" | median; }
+# ratios per round, then the median of the same-round ratios: rr endpoint column base
+rr() { awk -v e="$1" -v col="$2" -v base="$3" '$2==e && $3=="gate" {g[$1]=$col} $2==e && $3==base {b[$1]=$col} END {for (r in g) if (b[r]>0) printf "%.3f\n", g[r]/b[r]}' "$RUN_DIR/rounds.txt" | median; }
 {
   echo "## gate data plane  ($(date -u +'%Y-%m-%d %H:%M UTC'); $(machine_line); load at end $(load_now); rounds $ROUNDS x $DURATION, $CONNS connections, wrk -t2)"
   printf '| endpoint | path | req/s (median) | p50 ms | p99 ms |\n|---|---|---|---|---|\n'
@@ -175,9 +180,7 @@ med() { awk -v e="$1" -v t="$2" -v c="$3" '$2==e && $3==t {print $c}' "$RUN_DIR/
   echo
   printf '| endpoint | gate/HAProxy-keepalive req/s | gate/HAProxy-close req/s | p99 gate/keepalive | p99 gate/close |\n|---|---|---|---|---|\n'
   for e in ping create; do
-    # ratios per round, then the median of the same-round ratios
-    rr() { awk -v e="$e" -v col="$1" -v base="$2" '$2==e && $3=="gate" {g[$1]=$col} $2==e && $3==base {b[$1]=$col} END {for (r in g) if (b[r]>0) printf "%.3f\n", g[r]/b[r]}' "$RUN_DIR/rounds.txt" | median; }
-    printf '| %s | %s | %s | %s | %s |\n' "$e" "$(rr 4 haproxy-ka)" "$(rr 4 haproxy-close)" "$(rr 6 haproxy-ka)" "$(rr 6 haproxy-close)"
+    printf '| %s | %s | %s | %s | %s |\n' "$e" "$(rr $e 4 haproxy-ka)" "$(rr $e 4 haproxy-close)" "$(rr $e 6 haproxy-ka)" "$(rr $e 6 haproxy-close)"
   done
   echo
   echo "targets: gate req/s >= 1.0x HAProxy, gate p99 <= 1.5x HAProxy"
@@ -186,3 +189,15 @@ med() { awk -v e="$1" -v t="$2" -v c="$3" '$2==e && $3==t {print $c}' "$RUN_DIR/
   echo "  same, with '$SMALL_JAVA_OPTS': idle $SMALL_IDLE MiB, under load $SMALL_LOAD MiB   (target <= 128 MiB)"
 } | tee "$RUN_DIR/summary.md"
 echo "rounds: $RUN_DIR/rounds.txt" >&2
+# issue 21's figures, machine-readable (bench/run-all.sh collects them)
+figure "gate POST /containers/create 4 KiB vs HAProxy keep-alive, req/s" "$(med create gate 4)" \
+  "HAProxy keep-alive $(med create haproxy-ka 4) req/s" "$(rr create 4 haproxy-ka)" "ratio>=1.0"
+figure "gate create vs HAProxy http-server-close, req/s" "$(med create gate 4)" \
+  "HAProxy http-server-close $(med create haproxy-close 4) req/s" "$(rr create 4 haproxy-close)" "ratio>=1.5"
+figure "gate create p99 vs HAProxy keep-alive p99, ms" "$(med create gate 6)" \
+  "HAProxy keep-alive p99 $(med create haproxy-ka 6) ms" "$(rr create 6 haproxy-ka)" "ratio<=1.5"
+figure "gate /_ping vs HAProxy keep-alive, req/s" "$(med ping gate 4)" \
+  "HAProxy keep-alive $(med ping haproxy-ka 4) req/s" "$(rr ping 4 haproxy-ka)" "ratio>=1.0"
+figure "gate RSS, 1,000 repos + 100,000 grants, shipped unit flags, MiB (idle / under load: the larger)" \
+  "$(awk -v a="$SMALL_IDLE" -v b="$SMALL_LOAD" 'BEGIN { if (a == "-" || b == "-") print "-"; else print (b+0 > a+0 ? b : a) }')" \
+  "JVM defaults: $BIG_IDLE / $BIG_LOAD MiB" - "value<=128"

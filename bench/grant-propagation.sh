@@ -63,3 +63,7 @@ assert_no_drops gate "$GATE_METRICS"
     "$(awk '{print $7}' "$RUN_DIR/rounds.txt" | median)" "$(awk '{print $8}' "$RUN_DIR/rounds.txt" | median)"
   echo "target: grant→enforced p99 <= 2 x Kafka p99 + one PostgreSQL transaction (ratio <= 1.00)"
 } | tee "$RUN_DIR/summary.md"
+# issue 21's figure, machine-readable (bench/run-all.sh collects it)
+figure "grant → enforced p99 vs 2 × Kafka p99 + one PostgreSQL tx, ms" "$(awk '{print $3}' "$RUN_DIR/rounds.txt" | median)" \
+  "budget $(awk '{printf "%.3f\n", 2*$5+$6}' "$RUN_DIR/rounds.txt" | median) ms (Kafka p99 $(awk '{print $5}' "$RUN_DIR/rounds.txt" | median) ms, tx $(awk '{print $6}' "$RUN_DIR/rounds.txt" | median) ms)" \
+  "$(awk '(2*$5+$6) > 0 {printf "%.3f\n", $3/(2*$5+$6)}' "$RUN_DIR/rounds.txt" | median)" "ratio<=1.0"

@@ -68,3 +68,6 @@ assert_no_drops grant-service "$GS_METRICS"
   done
   echo "expected: exactly 1 winner (201, or 202 "recorded, not yet enforced" when no gate serves the machine, as here), 63 answers 409"
 } | tee "$RUN_DIR/summary.md"
+# issue 21's figure, machine-readable (bench/run-all.sh collects it)
+figure "grants/s vs pgbench running the same transaction, $CLIENTS clients" "$(awk '{print $2}' "$RUN_DIR/rounds.txt" | median)" \
+  "pgbench $(awk '{print $3}' "$RUN_DIR/rounds.txt" | median) tps" "$(awk '$3 > 0 {printf "%.3f\n", $2/$3}' "$RUN_DIR/rounds.txt" | median)" "ratio>=0.5"

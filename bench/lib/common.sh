@@ -275,6 +275,29 @@ machine_line() {
 }
 load_now() { cut -d' ' -f1-3 /proc/loadavg; }
 
+# figure name value anchor ratio target : one figure of issue 21's table as a machine-readable line on stdout (and in
+# $RUN_DIR/figures.txt), which bench/run-all.sh collects into one table:
+#   FIGURE|name|value|anchor|ratio|target|status
+# value and ratio are numbers ("-" when not measured; value may carry a unit after a space), anchor is what the
+# figure is compared with in the same run, target is "ratio>=1.0", "ratio<=1.5", "value>=5000", "value<10"...;
+# status is met, missed, or n/a when the figure it judges was not measured.
+figure() {
+  local name="$1" value="$2" anchor="$3" ratio="$4" target="$5" status=n/a x
+  if [[ "$target" =~ ^(value|ratio)(\>=|\<=|\<|\>)([0-9.]+)$ ]]; then
+    local op="${BASH_REMATCH[2]}" limit="${BASH_REMATCH[3]}"
+    x="$ratio"; [ "${BASH_REMATCH[1]}" = value ] && x="${value%% *}"
+    if [[ "$x" =~ ^[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$ ]]; then
+      status="$(awk -v x="$x" -v op="$op" -v t="$limit" 'BEGIN {
+        x += 0; t += 0
+        ok = (op == ">=" && x >= t) || (op == "<=" && x <= t) || (op == "<" && x < t) || (op == ">" && x > t)
+        print ok ? "met" : "missed" }')"
+    fi
+  else
+    log "figure $name: target '$target' is not of the form (value|ratio)(>=|<=|<|>)NUMBER"; return 1
+  fi
+  echo "FIGURE|$name|$value|$anchor|$ratio|$target|$status" | tee -a "$RUN_DIR/figures.txt"
+}
+
 # results: one line per figure, appended to $RESULTS (key value)
 result() { echo "$1 $2" | tee -a "$RESULTS" >&2; }
 
