@@ -55,21 +55,25 @@ start_kafka
 MACHINE=gate-bench
 GUID="$(driver FleetSim guid "$MACHINE" repo-0)"
 GATE_PORT="$(free_port)"
-cat >"$RUN_DIR/repos.yaml" <<YAML
+# the create body binds two host directories: they exist under the repo's hostPaths, which lie outside the
+# manifest's directory (a protected path)
+HOST_ROOT="$RUN_DIR/host"; mkdir -p "$HOST_ROOT/srv/datasets" "$HOST_ROOT/home/ml/project" "$RUN_DIR/gate"
+cat >"$RUN_DIR/gate/repos.yaml" <<YAML
 machine: $MACHINE
 repos:
   - name: repo-0
     guid: $GUID
     listen: tcp://127.0.0.1:$GATE_PORT
     daemon: tcp://127.0.0.1:$NGX_PORT
+    hostPaths: [$HOST_ROOT]
 YAML
-# repo-0 holds nvidia.com/gpu=0..7 (the snapshot grant-service would publish)
+# repo-0 holds nvidia.com/gpu=0..7 (the snapshot grant-service would publish, signed with the grants key)
 driver FleetSim grants "$KAFKA" "$MACHINE" 0 1 8 >&2
 # shellcheck disable=SC2086
-start_gate gate "$RUN_DIR/repos.yaml" "$RUN_DIR/gate-state" $GATE_JAVA_OPTS
+start_gate gate "$RUN_DIR/gate/repos.yaml" "$RUN_DIR/gate-state" $GATE_JAVA_OPTS
 wait_http "http://127.0.0.1:$GATE_MGMT/q/health/ready" 120
 
-python3 "$BENCH_DIR/lib/create-body.py" nvidia.com/gpu=0 4096 >"$RUN_DIR/create.json"
+python3 "$BENCH_DIR/lib/create-body.py" nvidia.com/gpu=0 4096 "$HOST_ROOT" >"$RUN_DIR/create.json"
 cat >"$RUN_DIR/create.lua" <<LUA
 local f = io.open("$RUN_DIR/create.json", "rb")
 wrk.method = "POST"
@@ -115,6 +119,7 @@ for r in $(seq 1 "$ROUNDS"); do
   done
 done
 RSS_LOAD="$(cat "$RUN_DIR"/rss-*.txt | sort -g | tail -1)"
+assert_no_drops gate "$GATE_METRICS"
 
 # --- the gate's RSS with 1,000 repos and 100,000 grants ------------------------------------------
 big_gate() { # big_gate label java-opts...
@@ -152,6 +157,7 @@ PY
     loaded="$(sort -g "$dir/rss.txt" | tail -1)"
   fi
   echo "$idle $loaded $(ls -l "$dir/state/grants-gate-big.json" | awk '{printf "%.1f", $5/1048576}')" >"$dir/result.txt"
+  assert_no_drops "gate (big-$label)" "$GATE_METRICS"
   stop_pid "$pid"
 }
 stop_pid "$GATE_PID"

@@ -27,8 +27,13 @@ repos:
     listen: tcp://127.0.0.1:$GATE_PORT
     daemon: tcp://127.0.0.1:$NGX_PORT
 YAML
+# the machine's key, registered as rdc machine setup does: its inventory (FleetSim) and its gate's status records
+# (the gate signs with the same pair) count only when signed by it
+register_keys "$GS_URL" - "$MACHINE" 0 1
+GATE_SIGNING_KEY="$RUN_DIR/gate-machine-key.pem"
+driver FleetSim keyfile "$MACHINE" "$GATE_SIGNING_KEY"
 driver FleetSim inventory "$KAFKA" "$MACHINE" 0 1 8 1 >&2
-driver GrantLoad ready "$GS_URL" "$MACHINE" repo-0
+driver GrantLoad ready "$GS_URL" "$MACHINE" repo-0 || { assert_no_drops grant-service "$GS_METRICS"; exit 1; }
 start_gate gate "$RUN_DIR/repos.yaml" "$RUN_DIR/gate-state"
 wait_http "http://127.0.0.1:$GATE_MGMT/q/health/ready" 120
 prepare_pgbench_tables "$DB"
@@ -44,6 +49,8 @@ for r in $(seq 1 "$ROUNDS"); do
   echo "$r $(g "$RUN_DIR/enforced-$r.txt" flip_p50_ms) $(g "$RUN_DIR/enforced-$r.txt" flip_p99_ms) $(g "$RUN_DIR/kafka-$r.txt" p50_ms) $(g "$RUN_DIR/kafka-$r.txt" p99_ms) $pglat $(g "$RUN_DIR/enforced-$r.txt" api_p50_ms) $(g "$RUN_DIR/enforced-$r.txt" api_p99_ms)" >>"$RUN_DIR/rounds.txt"
   log "round $r: $(tail -1 "$RUN_DIR/rounds.txt") (round flip50 flip99 kafka50 kafka99 pg api50 api99); load $(load_now)"
 done
+assert_no_drops grant-service "$GS_METRICS"
+assert_no_drops gate "$GATE_METRICS"
 
 {
   echo "## grant → enforced  ($(date -u +'%Y-%m-%d %H:%M UTC'); $(machine_line); load at end $(load_now); $ROUNDS rounds x $OPS grants+revokes)"

@@ -18,11 +18,16 @@ start_grant_service "$DB"
 
 # inventories: per round CLIENTS x MPC machines with 8 GPUs and 4 repos; per round one machine with 64 repos
 PER_ROUND=$(( CLIENTS * MPC ))
+# their keys first, as rdc machine setup registers them (not measured): unsigned or unregistered inventories are dropped
+register_keys "$GS_URL" - "gt-%05d" 0 $(( ROUNDS * PER_ROUND ))
+register_keys "$GS_URL" - "gx-%d" 0 "$ROUNDS"
+register_keys "$GS_URL" - "gw-%05d" 0 $(( CLIENTS * 4 ))
 driver FleetSim inventory "$KAFKA" "gt-%05d" 0 $(( ROUNDS * PER_ROUND )) 8 4 >&2
 driver FleetSim inventory "$KAFKA" "gx-%d" 0 "$ROUNDS" 1 64 >&2
 driver FleetSim inventory "$KAFKA" "gw-%05d" 0 $(( CLIENTS * 4 )) 8 4 >&2
-driver GrantLoad ready "$GS_URL" "$(printf 'gt-%05d' $(( ROUNDS * PER_ROUND - 1 )))" repo-3
-driver GrantLoad ready "$GS_URL" "gx-$(( ROUNDS - 1 ))" repo-63
+driver GrantLoad ready "$GS_URL" "$(printf 'gt-%05d' $(( ROUNDS * PER_ROUND - 1 )))" repo-3 || { assert_no_drops grant-service "$GS_METRICS"; exit 1; }
+driver GrantLoad ready "$GS_URL" "gx-$(( ROUNDS - 1 ))" repo-63 || { assert_no_drops grant-service "$GS_METRICS"; exit 1; }
+assert_no_drops grant-service "$GS_METRICS"
 prepare_pgbench_tables "$DB"
 log "inventories known to grant-service; load $(load_now)"
 
@@ -45,6 +50,7 @@ for r in $(seq 0 $(( ROUNDS - 1 ))); do
   driver GrantLoad exclusive "$GS_URL" "gx-$r" 64 nvidia.com/gpu=0 >"$RUN_DIR/exclusive-$r.txt" 2>&1
   log "exclusive round $r: $(xargs <"$RUN_DIR/exclusive-$r.txt")"
 done
+assert_no_drops grant-service "$GS_METRICS"
 
 {
   echo "## grant throughput  ($(date -u +'%Y-%m-%d %H:%M UTC'); $(machine_line); load at end $(load_now); rounds $ROUNDS x ${DURATION}s, $CLIENTS clients)"

@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 public class BenchTopics {
     public static void main(String[] args) throws Exception {
         String bootstrap = args[0];
-        long deadline = System.currentTimeMillis() + 90_000;
+        long deadline = System.currentTimeMillis() + 300_000; // a loaded machine starts a broker slowly
         while (true) {
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                     AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 3000, AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5000))) {

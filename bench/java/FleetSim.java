@@ -5,18 +5,27 @@ import io.rediacc.gpu.contracts.events.GrantSnapshot;
 import io.rediacc.gpu.contracts.events.MachineInventory;
 import io.rediacc.gpu.contracts.events.RepoInfo;
 import io.rediacc.gpu.contracts.events.Topics;
+import io.rediacc.gpu.contracts.signing.RecordSigner;
+import io.rediacc.gpu.contracts.signing.SigningKeys;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -26,11 +35,17 @@ import java.util.regex.Pattern;
  * <pre>
  * FleetSim inventory BOOTSTRAP PATTERN FROM TO GPUS REPOS [DRIVER] [--await-metrics URL RECORDS]
  *     publishes MachineInventory records (GPUS NVIDIA GPUs, CDI names gpu=0..N-1 and all, REPOS repos
- *     repo-0..) to gpu.inventory.v1 with CloudEvents headers, the way node-agent does; with --await-metrics
- *     waits until inventory-service's inventory_ingested_records_total rose by RECORDS and prints
- *     the ingest rate (machines/s from the first record sent to the last one processed).
+ *     repo-0..) to gpu.inventory.v1 with CloudEvents headers, signed with each machine's key (BenchKeys), the
+ *     way node-agent does; with --await-metrics waits until inventory-service's inventory_ingested_records_total
+ *     rose by RECORDS and prints the ingest rate (machines/s from the first record sent to the last one processed).
  * FleetSim grants BOOTSTRAP PATTERN FROM TO GRANTS_PER_MACHINE
- *     publishes one GrantSnapshot per machine to gpu.grants.v1 (the compacted topic a gate reads at start).
+ *     publishes one GrantSnapshot per machine to gpu.grants.v1 (the compacted topic a gate reads at start),
+ *     signed with the grants key (env BENCH_GRANTS_KEY) as grant-service's relay signs them.
+ * FleetSim register URL TOKEN PATTERN FROM TO [IN_FLIGHT]
+ *     registers the machines' public keys with a service (PUT /api/v1/machines/{m}/key, bearer TOKEN with the
+ *     operator role, "-" for none), IN_FLIGHT (32) at once; prints the time it took. What rdc machine setup does.
+ * FleetSim keyfile MACHINE FILE   writes MACHINE's key pair as a gate's gate.signing-key file
+ * FleetSim keypair FILE           creates a fresh pair file (the grants key) and its .pub, unless FILE exists
  * FleetSim guid MACHINE REPO
  * </pre>
  */
@@ -41,6 +56,9 @@ public class FleetSim {
             case "guid" -> System.out.println(Bench.guid(args[1], args[2]));
             case "inventory" -> inventory(args);
             case "grants" -> grants(args);
+            case "register" -> register(args);
+            case "keyfile" -> BenchKeys.writePairFile(args[1], java.nio.file.Path.of(args[2]));
+            case "keypair" -> io.rediacc.gpu.contracts.signing.KeyPairFile.ensure(java.nio.file.Path.of(args[1]));
             default -> throw new IllegalArgumentException("unknown mode " + args[0]);
         }
     }
@@ -98,16 +116,15 @@ public class FleetSim {
                 expected = Long.parseLong(args[i + 2]); // records to wait for, on top of those counted now
             }
         }
-        // build all records first: the rate measures the service, not the simulator's JSON writer
+        // build and sign all records first: the rate measures the service, not the simulator's JSON writer or signer
         Instant at = Instant.now().truncatedTo(ChronoUnit.MILLIS);
         List<ProducerRecord<String, byte[]>> records = new ArrayList<>(to - from);
         for (int i = from; i < to; i++) {
             String machine = String.format(pattern, i);
-            ProducerRecord<String, byte[]> rec = new ProducerRecord<>(Topics.INVENTORY, machine,
-                    EventJson.toBytes(inventoryOf(machine, gpus, repos, driver, at)));
-            CloudEventHeaders.of(Topics.INVENTORY_TOPIC, "/node-agent/" + machine, machine)
-                    .forEach((k, v) -> rec.headers().add(k, v));
-            records.add(rec);
+            byte[] value = EventJson.toBytes(inventoryOf(machine, gpus, repos, driver, at));
+            records.add(signed(Topics.INVENTORY, machine, value,
+                    CloudEventHeaders.of(Topics.INVENTORY_TOPIC, "/node-agent/" + machine, machine),
+                    BenchKeys.machineSigner(machine)));
         }
         if (metricsUrl != null) {
             expected += ingested(metricsUrl);
@@ -163,6 +180,7 @@ public class FleetSim {
         int to = Integer.parseInt(args[4]);
         int perMachine = Integer.parseInt(args[5]);
         Instant at = Instant.now().truncatedTo(ChronoUnit.MICROS);
+        RecordSigner signer = BenchKeys.grantsSigner();
         long t0 = System.nanoTime();
         try (KafkaProducer<String, byte[]> producer = producer(bootstrap)) {
             for (int i = from; i < to; i++) {
@@ -173,16 +191,58 @@ public class FleetSim {
                     grants.add(new Grant(Bench.guid(machine, repo), repo, "nvidia.com/gpu=" + (g % 8), false, "bench", at));
                 }
                 GrantSnapshot snapshot = new GrantSnapshot(machine, 1 + (at.toEpochMilli() / 1000) % 1_000_000, at, grants);
-                ProducerRecord<String, byte[]> rec = new ProducerRecord<>(Topics.GRANTS, machine, EventJson.toBytes(snapshot));
-                CloudEventHeaders.of(Topics.GRANTS_TOPIC, "/grant-service", machine).forEach((k, v) -> rec.headers().add(k, v));
-                producer.send(rec);
+                producer.send(signed(Topics.GRANTS, machine, EventJson.toBytes(snapshot),
+                        CloudEventHeaders.of(Topics.GRANTS_TOPIC, "/grant-service", machine), signer));
             }
             producer.flush();
         }
         System.out.println("published " + (to - from) + " grant snapshots in " + Bench.fmt((System.nanoTime() - t0) / 1e6) + " ms");
     }
 
-    static Map<String, String> unused() {
-        return Map.of();
+    /** A record with its CloudEvents headers and the signer's two signature headers (RecordSignature). */
+    static ProducerRecord<String, byte[]> signed(String topic, String key, byte[] value, Map<String, byte[]> headers,
+                                                 RecordSigner signer) {
+        signer.sign(topic, key, headers, value);
+        ProducerRecord<String, byte[]> rec = new ProducerRecord<>(topic, key, value);
+        headers.forEach((k, v) -> rec.headers().add(k, v));
+        return rec;
+    }
+
+    /** Registers the machines' keys as rdc machine setup does, many at once; fails on any answer but 200. */
+    static void register(String[] args) throws Exception {
+        String url = args[1];
+        String token = args[2];
+        String pattern = args[3];
+        int from = Integer.parseInt(args[4]);
+        int to = Integer.parseInt(args[5]);
+        int inFlight = args.length > 6 ? Integer.parseInt(args[6]) : 32;
+        long t0 = System.nanoTime();
+        Semaphore slots = new Semaphore(inFlight);
+        AtomicReference<String> failure = new AtomicReference<>();
+        List<CompletableFuture<?>> pending = new ArrayList<>();
+        for (int i = from; i < to && failure.get() == null; i++) {
+            String machine = String.format(pattern, i);
+            String pem = SigningKeys.publicPem(BenchKeys.machine(machine).getPublic());
+            String body = "{\"publicKey\":\"" + pem.replace("\n", "\\n") + "\",\"reason\":\"bench\"}";
+            HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(url + "/api/v1/machines/" + machine + "/key"))
+                    .timeout(Duration.ofSeconds(60)).header("Content-Type", "application/json")
+                    .PUT(HttpRequest.BodyPublishers.ofString(body));
+            if (!token.equals("-")) {
+                req.header("Authorization", "Bearer " + token);
+            }
+            slots.acquire();
+            pending.add(Bench.HTTP.sendAsync(req.build(), HttpResponse.BodyHandlers.ofString()).whenComplete((r, e) -> {
+                slots.release();
+                if (e != null || r.statusCode() != 200) {
+                    failure.compareAndSet(null, machine + ": " + (e != null ? e : r.statusCode() + " " + r.body()));
+                }
+            }));
+        }
+        CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).exceptionally(e -> null).join();
+        if (failure.get() != null) {
+            throw new IllegalStateException("key registration at " + url + " failed: " + failure.get());
+        }
+        System.out.println("registered " + (to - from) + " machine keys at " + url + " in "
+                + Bench.fmt((System.nanoTime() - t0) / 1e6) + " ms");
     }
 }

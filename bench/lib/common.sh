@@ -13,6 +13,14 @@ PGHOST="${PGHOST:-127.0.0.1}"; PGPORT="${PGPORT:-5432}"; PGUSER="${PGUSER:-redia
 export PGHOST PGPORT PGUSER PGPASSWORD
 BENCH_PIDS=()
 BENCH_DBS=()
+# Signed records (docs/SECURITY.md, "Signed records"): the simulated machines' keys are derived from this
+# per-run seed (bench/java/BenchKeys.java), so every driver of the run signs with the keys the run registered;
+# BENCH_GRANTS_KEY is the pair grant-service (or FleetSim in its place) signs grant snapshots with, its .pub
+# what the gates and inventory-service are given.
+BENCH_KEY_SEED="$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+BENCH_GRANTS_KEY="$RUN_DIR/grant-service-key.pem"
+BENCH_GRANTS_PUB="$RUN_DIR/grant-service-key.pub"
+export BENCH_KEY_SEED BENCH_GRANTS_KEY
 
 log() { printf '[%s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 
@@ -62,17 +70,42 @@ ensure_tools() {
   fi
 }
 
-# The drivers' class path (bench/pom.xml) and the compiled drivers (bench/java/*.java).
+# The drivers' class path: the project's contracts (event records, topics, signing) built from the bench's own
+# commit (DRIVERS_REF, default HEAD) in bench/.work/build, never an io.rediacc.gpu artifact from ~/.m2 — so a fresh
+# clone needs no `mvn install` — with the contracts' runtime dependencies, and bench/pom.xml's third-party jars
+# (the Kafka broker, the PostgreSQL driver, log4j). Then the compiled drivers (bench/java/*.java).
+DRIVERS_REF="${DRIVERS_REF:-HEAD}"
 ensure_drivers() {
-  local stamp
-  stamp="$(cat "$BENCH_DIR/pom.xml" | md5sum | cut -c1-12)"
-  if [ ! -s "$WORK/cp-$stamp.txt" ]; then
-    log "resolving the drivers' class path"
-    mvn -B -q -f "$BENCH_DIR/pom.xml" dependency:build-classpath -Dmdep.outputFile="$WORK/cp-$stamp.txt" >"$WORK/mvn-cp.log" 2>&1
+  local commit key dir
+  commit="$(git -C "$REPO_ROOT" rev-parse "$DRIVERS_REF^{commit}")"
+  key="$(git -C "$REPO_ROOT" ls-tree "$commit" -- pom.xml contracts | md5sum | cut -c1-12)"
+  dir="$WORK/build/drivers-contracts-$key"
+  if [ ! -s "$dir/cp.txt" ]; then
+    log "building contracts for the drivers (commit ${commit:0:12})"
+    rm -rf "$dir"; mkdir -p "$dir/src"
+    git -C "$REPO_ROOT" archive "$commit" | tar -x -C "$dir/src"
+    local mvn_args=(-B -q -f "$dir/src/pom.xml" -pl contracts -Dmaven.test.skip=true package dependency:build-classpath
+      -Dmdep.includeScope=runtime -Dmdep.outputFile="$dir/deps.txt")
+    mvn -o "${mvn_args[@]}" >"$dir/build.log" 2>&1 || mvn "${mvn_args[@]}" >"$dir/build.log" 2>&1 \
+      || { tail -40 "$dir/build.log" >&2; return 1; }
+    local jar; jar="$(ls "$dir"/src/contracts/target/contracts-*.jar | grep -v -e -sources -e -tests | head -1)"
+    echo "$jar:$(cat "$dir/deps.txt")" >"$dir/cp.txt"
   fi
-  CP="$(cat "$WORK/cp-$stamp.txt")"
+  local stamp
+  stamp="$(cat "$BENCH_DIR/pom.xml" "$REPO_ROOT/pom.xml" | md5sum | cut -c1-12)"
+  if [ ! -s "$WORK/cp-$stamp.txt" ]; then
+    log "resolving the drivers' third-party class path (bench/pom.xml)"
+    mvn -B -q -f "$BENCH_DIR/pom.xml" dependency:build-classpath -Dmdep.outputFile="$WORK/cp-$stamp.tmp" >"$WORK/mvn-cp.log" 2>&1 \
+      || { tail -40 "$WORK/mvn-cp.log" >&2; return 1; }
+    mv "$WORK/cp-$stamp.tmp" "$WORK/cp-$stamp.txt"
+  fi
+  CP="$(cat "$dir/cp.txt"):$(cat "$WORK/cp-$stamp.txt")"
+  if grep -q 'io/rediacc/gpu' <<<"$(cat "$WORK/cp-$stamp.txt")"; then
+    log "bench/pom.xml must name third-party artifacts only; its class path has io.rediacc.gpu jars from the local repository"
+    return 1
+  fi
   local src
-  src="$(cat "$BENCH_DIR"/java/*.java | md5sum | cut -c1-12)"
+  src="$( (cat "$BENCH_DIR"/java/*.java; echo "$CP") | md5sum | cut -c1-12)"
   if [ ! -f "$WORK/classes-$src/.ok" ]; then
     log "compiling the drivers"
     mkdir -p "$WORK/classes-$src"
@@ -80,6 +113,7 @@ ensure_drivers() {
     touch "$WORK/classes-$src/.ok"
   fi
   DRIVER_CP="$WORK/classes-$src:$CP"
+  [ -s "$BENCH_GRANTS_KEY" ] || driver FleetSim keypair "$BENCH_GRANTS_KEY"
 }
 
 driver() { # driver <MainClass> args...
@@ -110,6 +144,36 @@ build_service() {
   fi
   printf -v "$var" '%s' "$dir/$module/target/quarkus-app/quarkus-run.jar"
   log "$module: ${!var} (${BENCH_REF})"
+}
+
+# Whether BENCH_REF's services verify signed records (commits before contracts' signing do not: no keys to
+# register, no signing-key settings to give them).
+signed_ref() { git -C "$REPO_ROOT" cat-file -e "$BENCH_REF:contracts/src/main/java/io/rediacc/gpu/contracts/signing/RecordSigner.java" 2>/dev/null; }
+
+# register_keys url token pattern from to : registers the simulated machines' keys as rdc machine setup does
+# (PUT /api/v1/machines/{m}/key, operator token or "-"), 32 at once; logged with its time, never inside a
+# measured window.
+register_keys() {
+  signed_ref || return 0
+  local out; out="$(driver FleetSim register "$@")" || { log "key registration failed"; return 1; }
+  log "$out"
+  echo "$out" >>"$RUN_DIR/key-registration.txt"
+}
+
+# assert_no_drops what metrics-url : fails the bench loudly when the service dropped any input record (unsigned,
+# unregistered machine, bad signature...): a bench that measures dropped records measures nothing.
+# Counters: grants_input_dropped_total, inventory_input_dropped_total, gate_grants_dropped_total.
+assert_no_drops() {
+  local what="$1" url="$2" body
+  body="$(curl -fsS "$url" 2>/dev/null)" || { log "FAILED: cannot read $what's metrics at $url"; exit 1; }
+  local lines; lines="$(grep -E '^(grants_input_dropped_total|inventory_input_dropped_total|gate_grants_dropped_total)(\{| )' <<<"$body" || true)"
+  local sum; sum="$(awk '{s+=$NF} END {printf "%d", s}' <<<"$lines")"
+  if [ "${sum:-0}" != 0 ]; then
+    log "FAILED: $what dropped $sum input record(s); the figures of this run are void:"
+    grep -v ' 0\.0$' <<<"$lines" | sed 's/^/    /' >&2
+    exit 1
+  fi
+  log "$what dropped no input records"
 }
 
 # a free port below the kernel's ephemeral range, so the gate's port-0 listeners cannot take it first
@@ -230,29 +294,35 @@ wrk_run() {
     END { if (bad=="") bad=0; printf "%s %.3f %.3f %s\n", rps, p50, p99, bad }' "$out"
 }
 
-# A docker-gate from the committed tree. start_gate name manifest statedir [java opts...]; sets GATE_PID, GATE_MGMT.
+# A docker-gate from the committed tree. start_gate name manifest statedir [java opts...]; sets GATE_PID, GATE_MGMT,
+# GATE_METRICS. It applies only grant snapshots signed by BENCH_GRANTS_KEY (gate.grants-key) and signs its own
+# records with GATE_SIGNING_KEY (default: a fresh pair beside the state dir; "FleetSim keyfile" writes a
+# simulated machine's, for a gate whose records a service reads).
 start_gate() {
   local name="$1" manifest="$2" state="$3"; shift 3
   GATE_MGMT="$(free_port)"
   mkdir -p "$state"
   start_bg "$name" java "$@" $(jfr_opt "$name") -Dquarkus.http.port="$GATE_MGMT" -Dkafka.bootstrap.servers="$KAFKA" \
-    -Dgate.manifest="$manifest" -Dgate.state-dir="$state" -Dgate.heartbeat=5s -jar "$DOCKER_GATE_JAR"
-  GATE_PID=$LAST_PID; JFR_PIDS+=("$GATE_PID")
+    -Dgate.manifest="$manifest" -Dgate.state-dir="$state" -Dgate.heartbeat=5s \
+    -Dgate.grants-key="$BENCH_GRANTS_PUB" -Dgate.signing-key="${GATE_SIGNING_KEY:-$state-machine-key.pem}" -jar "$DOCKER_GATE_JAR"
+  GATE_PID=$LAST_PID; JFR_PIDS+=("$GATE_PID"); GATE_METRICS="http://127.0.0.1:$GATE_MGMT/q/metrics"
 }
 
-# grant-service from the committed tree on database $1; sets GS_URL, GS_PID. Authentication off
+# grant-service from the committed tree on database $1; sets GS_URL, GS_PID, GS_METRICS. It signs with BENCH_GRANTS_KEY. Authentication off
 # (api.auth.mode=none, or grants.auth.mode=none for a BENCH_REF before api-security): the drivers send no
 # token, and a token lookup is not what these benches measure. The write rate limit is off for the same reason
 # (api.rate-limit.enabled=false): a bench drives far more writes than one operator may.
 start_grant_service() {
-  local db="$1" port auth_off=-Dapi.auth.mode=none; port="$(free_port)"
+  local db="$1" port mgmt auth_off=-Dapi.auth.mode=none signing=(); port="$(free_port)"; mgmt="$(free_port)"
   # commits before api-security named the key grants.auth.mode (the new service refuses unknown grants.* keys)
   git -C "$REPO_ROOT" cat-file -e "$BENCH_REF:api-security" 2>/dev/null || auth_off=-Dgrants.auth.mode=none
-  start_bg grant-service java ${GS_JAVA_OPTS:-} $(jfr_opt grant-service) -Dquarkus.http.port="$port" -Dquarkus.management.port="$(free_port)" -Dkafka.bootstrap.servers="$KAFKA" \
+  signed_ref && signing=(-Dgrants.signing.key-file="$BENCH_GRANTS_KEY")
+  start_bg grant-service java ${GS_JAVA_OPTS:-} $(jfr_opt grant-service) -Dquarkus.http.port="$port" -Dquarkus.management.port="$mgmt" -Dkafka.bootstrap.servers="$KAFKA" \
     -Dquarkus.datasource.reactive.url="postgresql://$PGHOST:$PGPORT/$db" \
     -Dquarkus.datasource.username="$PGUSER" -Dquarkus.datasource.password="$PGPASSWORD" \
-    "$auth_off" -Dapi.rate-limit.enabled=false -jar "$GRANT_SERVICE_JAR"
+    "$auth_off" -Dapi.rate-limit.enabled=false "${signing[@]}" -jar "$GRANT_SERVICE_JAR"
   GS_PID=$LAST_PID; GS_URL="http://127.0.0.1:$port"; JFR_PIDS+=("$GS_PID")
+  GS_METRICS="http://127.0.0.1:$mgmt/q/metrics"
   wait_http "$GS_URL/q/health/ready" 180 || { tail -30 "$RUN_DIR/grant-service.log" >&2; return 1; }
   log "grant-service at $GS_URL (pid $GS_PID)"
 }
@@ -272,7 +342,8 @@ pgbench_run() {
   awk '/^tps = / {tps=$3} /^latency average/ {lat=$4} END {printf "%s %s\n", tps, lat}' "$out"
 }
 
-# nginx answering like a Docker daemon (/_ping, POST /containers/create); sets NGX_PORT.
+# nginx answering like a Docker daemon (/_ping, /info, POST /containers/create; 404 to the rest, as to an unknown
+# volume); sets NGX_PORT.
 start_nginx_daemon() {
   NGX_PORT="$(free_port)"; local ngx="$RUN_DIR/nginx"; mkdir -p "$ngx/tmp"
   local id; id="$(printf 'b%.0s' $(seq 1 64))"
@@ -295,6 +366,11 @@ http {
     add_header Ostype linux always;
     add_header Server "Docker/27.5.1 (linux)" always;
     location ~ ^(/v[0-9.]+)?/_ping\$ { default_type text/plain; return 200 "OK"; }
+    # what the gate verifies of a repo daemon (runc by default, CDI specs only from /etc/cdi)
+    location ~ ^(/v[0-9.]+)?/info\$ {
+      default_type application/json;
+      return 200 '{"ServerVersion":"27.5.1","DefaultRuntime":"runc","Runtimes":{"runc":{"path":"runc"}},"CDISpecDirs":["/etc/cdi"],"DockerRootDir":"$ngx/docker-root"}\n';
+    }
     location ~ ^(/v[0-9.]+)?/containers/create\$ {
       default_type application/json;
       return 201 '{"Id":"$id","Warnings":[]}\n';

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Prints a realistic ~4 KiB body of POST /containers/create (the shape docker CLI 27 sends for
-`docker run --device nvidia.com/gpu=0 ...` of a training job), naming the CDI device argv[1]."""
+`docker run --device nvidia.com/gpu=0 ...` of a training job), naming the CDI device argv[1].
+argv[3], optional: a directory its two host-path binds lie under (the repo's hostPaths in the gate's
+manifest; the gate refuses binds outside them and resolves them on the host, so they must exist)."""
 import json, sys
 
 device = sys.argv[1] if len(sys.argv) > 1 else "nvidia.com/gpu=0"
 target = int(sys.argv[2]) if len(sys.argv) > 2 else 4096
+root = sys.argv[3].rstrip("/") if len(sys.argv) > 3 else ""
 body = {
     "Hostname": "", "Domainname": "", "User": "1000:1000",
     "AttachStdin": False, "AttachStdout": True, "AttachStderr": True,
@@ -18,7 +21,7 @@ body = {
     "Image": "nvcr.io/nvidia/pytorch:24.05-py3", "Volumes": {}, "WorkingDir": "/workspace",
     "Entrypoint": None, "OnBuild": None, "Labels": {},
     "HostConfig": {
-        "Binds": ["/srv/datasets:/data:ro", "hf-cache:/cache/huggingface", "/home/ml/project:/workspace"],
+        "Binds": [root + "/srv/datasets:/data:ro", "hf-cache:/cache/huggingface", root + "/home/ml/project:/workspace"],
         "ContainerIDFile": "", "LogConfig": {"Type": "", "Config": {}}, "NetworkMode": "bridge",
         "PortBindings": {"8888/tcp": [{"HostIp": "127.0.0.1", "HostPort": "8888"}]},
         "RestartPolicy": {"Name": "no", "MaximumRetryCount": 0}, "AutoRemove": True,
