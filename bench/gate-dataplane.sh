@@ -6,14 +6,15 @@
 # Rounds alternate B/C/D/A; medians of requests/s, p50, p99; ratios gate/HAProxy.
 # Then the gate's RSS at that load and with 1,000 repos and 100,000 grants loaded.
 # Env: ROUNDS (3), DURATION (8s), CONNS (32), GATE_JAVA_OPTS (none: the JVM's defaults, as shipped),
-#      SMALL_JAVA_OPTS (the flags of the second RSS figure; default: the shipped systemd unit's JDK_JAVA_OPTIONS,
-#      deploy/systemd/docker-gate.service of BENCH_REF), SKIP_BIG (1: no RSS-at-size part), JFR.
+#      SMALL_JAVA_OPTS (extra JVM flags of the second RSS figure, which runs with the Environment= lines of
+#      deploy/systemd/docker-gate.service at BENCH_REF: the flags the unit ships), SKIP_BIG (1: no RSS-at-size part), JFR.
 source "$(dirname "$0")/lib/common.sh"
 DURATION="${DURATION:-8s}"; CONNS="${CONNS:-32}"
 GATE_JAVA_OPTS="${GATE_JAVA_OPTS:-}"
-UNIT_JAVA_OPTS="$(git -C "$REPO_ROOT" show "$BENCH_REF:deploy/systemd/docker-gate.service" 2>/dev/null \
-  | sed -n 's/^Environment="JDK_JAVA_OPTIONS=\(.*\)"$/\1/p' | head -1)"
-SMALL_JAVA_OPTS="${SMALL_JAVA_OPTS:-${UNIT_JAVA_OPTS:--Xmx64m -Xss512k -XX:+UseSerialGC -XX:MaxMetaspaceSize=96m -XX:ReservedCodeCacheSize=32m -XX:TieredStopAtLevel=1}}"
+SMALL_JAVA_OPTS="${SMALL_JAVA_OPTS:-}"
+# the unit's environment (JDK_JAVA_OPTIONS, MALLOC_ARENA_MAX, ...), one "NAME=value" per element
+mapfile -t UNIT_ENV < <(git -C "$REPO_ROOT" show "$BENCH_REF:deploy/systemd/docker-gate.service" \
+  | sed -n 's/^Environment="\{0,1\}\([A-Za-z_]*=[^"]*\)"\{0,1\}$/\1/p')
 RESULTS="$RUN_DIR/results.txt"; : >"$RESULTS"
 ensure_tools; ensure_drivers; build_service docker-gate
 log "run dir $RUN_DIR; $(machine_line); load $(load_now)"
@@ -163,8 +164,10 @@ stop_pid "$GATE_PID"
 if [ "${SKIP_BIG:-0}" = 1 ]; then BIG_IDLE=-; BIG_LOAD=-; SNAP_MIB=-; SMALL_IDLE=-; SMALL_LOAD=-; else
 # shellcheck disable=SC2086
 big_gate default $GATE_JAVA_OPTS; read -r BIG_IDLE BIG_LOAD SNAP_MIB <"$RUN_DIR/big-default/result.txt"
+for kv in "${UNIT_ENV[@]}"; do export "${kv?}"; done  # the java launcher reads JDK_JAVA_OPTIONS itself, as under systemd
 # shellcheck disable=SC2086
 big_gate small $SMALL_JAVA_OPTS; read -r SMALL_IDLE SMALL_LOAD _ <"$RUN_DIR/big-small/result.txt"
+for kv in "${UNIT_ENV[@]}"; do unset "${kv%%=*}"; done
 fi
 
 # --- report -------------------------------------------------------------------------------------
@@ -186,7 +189,7 @@ rr() { awk -v e="$1" -v col="$2" -v base="$3" '$2==e && $3=="gate" {g[$1]=$col} 
   echo "targets: gate req/s >= 1.0x HAProxy, gate p99 <= 1.5x HAProxy"
   echo "gate RSS at load (max sampled, JVM flags: '${GATE_JAVA_OPTS:-defaults}'): $RSS_LOAD MiB"
   echo "gate RSS with 1,000 repos + 100,000 grants (snapshot $SNAP_MIB MiB on disk), JVM defaults: idle $BIG_IDLE MiB, under load $BIG_LOAD MiB"
-  echo "  same, with '$SMALL_JAVA_OPTS': idle $SMALL_IDLE MiB, under load $SMALL_LOAD MiB   (target <= 128 MiB)"
+  echo "  same, with the unit's environment (${UNIT_ENV[*]}) ${SMALL_JAVA_OPTS}: idle $SMALL_IDLE MiB, under load $SMALL_LOAD MiB   (target <= 128 MiB)"
 } | tee "$RUN_DIR/summary.md"
 echo "rounds: $RUN_DIR/rounds.txt" >&2
 # issue 21's figures, machine-readable (bench/run-all.sh collects them)

@@ -33,7 +33,10 @@ public final class GrantSnapshotFile {
 
     public Optional<GrantSnapshot> read() {
         try {
-            return Optional.of(EventJson.fromBytes(Files.readAllBytes(file), GrantSnapshot.class));
+            // streamed, not read whole: at 100,000 grants the file is ~19 MB (GrantSnapshotDecoder)
+            try (var in = Files.newInputStream(file)) {
+                return Optional.of(GrantSnapshotDecoder.read(in));
+            }
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException | UncheckedIOException e) {
@@ -56,7 +59,10 @@ public final class GrantSnapshotFile {
             Files.createDirectories(file.getParent());
             Path tmp = Files.createTempFile(file.getParent(), file.getFileName().toString(), ".tmp");
             try {
-                Files.write(tmp, EventJson.toBytes(snapshot));
+                // streamed, not built as one byte[] first: the gate's heap is sized for the snapshot, not two copies
+                try (var out = new java.io.BufferedOutputStream(Files.newOutputStream(tmp))) {
+                    EventJson.mapper().writeValue(out, snapshot);
+                }
                 try (var channel = java.nio.channels.FileChannel.open(tmp, java.nio.file.StandardOpenOption.WRITE)) {
                     channel.force(true);
                 }

@@ -186,24 +186,17 @@ public final class GrantStore implements GrantLookup {
     }
 
     /**
-     * The same snapshot with one instance of each repeated value: the JSON reader makes a new
-     * String for every occurrence, and a repo's GUID and name, the device names, grantedBy and
-     * grantedAt repeat across a machine's grants. Held for as long as the snapshot is enforced,
-     * 100,000 grants took ~60 MB of heap as read and a fraction of that shared.
+     * The same snapshot with one instance of each repeated value: a repo's GUID and name, the device
+     * names, grantedBy and grantedAt repeat across a machine's grants. Snapshots read by
+     * {@link GrantSnapshotDecoder} share them already and come back with the same grants.
      */
     static GrantSnapshot shareRepeats(GrantSnapshot snapshot) {
         Map<Object, Object> seen = new HashMap<>();
         List<Grant> grants = new ArrayList<>(snapshot.grants().size());
         for (Grant g : snapshot.grants()) {
-            grants.add(new Grant(shared(seen, g.repoGuid()), shared(seen, g.repoName()), shared(seen, g.device()),
-                    g.exclusive(), shared(seen, g.grantedBy()), shared(seen, g.grantedAt())));
+            grants.add(GrantSnapshotDecoder.shared(seen, g));
         }
         return new GrantSnapshot(snapshot.machine(), snapshot.version(), snapshot.updatedAt(), grants);
-    }
-
-    @SuppressWarnings("unchecked")
-    private static <T> T shared(Map<Object, Object> seen, T value) {
-        return value == null ? null : (T) seen.computeIfAbsent(value, v -> v);
     }
 
     private static Map<String, Set<String>> index(GrantSnapshot snapshot) {

@@ -1,7 +1,5 @@
 package io.rediacc.gpu.gate.grants;
 
-import io.rediacc.gpu.contracts.events.EventJson;
-import io.rediacc.gpu.contracts.events.GrantSnapshot;
 import io.rediacc.gpu.contracts.events.Topics;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -162,7 +160,7 @@ public final class GrantsFeed implements AutoCloseable {
 
     private void applyRecord(ConsumerRecord<String, byte[]> record) {
         try {
-            store.apply(EventJson.fromBytes(record.value(), GrantSnapshot.class));
+            store.apply(GrantSnapshotDecoder.read(record.value()));
         } catch (RuntimeException e) {
             // A malformed record must not stop enforcement of the last good snapshot.
             LOG.errorf("skipping unreadable grant snapshot at %s-%d@%d: %s", record.topic(), record.partition(),

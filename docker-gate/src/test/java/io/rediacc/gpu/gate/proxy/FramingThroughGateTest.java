@@ -79,7 +79,8 @@ class FramingThroughGateTest {
 
         assertThat(RawHttp.status(response)).as(response).isEqualTo(400);
         assertThat(response).containsIgnoringCase("Content-Type: application/json").contains("{\"message\":\"");
-        assertThat(daemon.received()).isEmpty();
+        // nothing but the gate's own periodic daemon check, which may fall in this window on a loaded machine
+        assertThat(daemon.received()).allSatisfy(r -> assertThat(r.method() + " " + r.uri()).isEqualTo("GET /info"));
     }
 
     @Test
