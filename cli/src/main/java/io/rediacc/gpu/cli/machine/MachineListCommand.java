@@ -2,11 +2,11 @@ package io.rediacc.gpu.cli.machine;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.rediacc.gpu.cli.ExitCodes;
 import io.rediacc.gpu.cli.Failure;
 import io.rediacc.gpu.cli.Session;
-import io.rediacc.gpu.cli.client.Json;
 import io.rediacc.gpu.cli.output.Ages;
 import io.rediacc.gpu.cli.output.Documents;
 import io.rediacc.gpu.cli.output.OutputFormat;
@@ -95,7 +95,9 @@ public class MachineListCommand implements Callable<Integer> {
     }
 
     private JsonNode collectAll(Session session) {
-        ObjectNode document = Json.mapper().createObjectNode();
+        // a node factory, not the events' mapper: building that mapper (records, ISO times) for one empty node
+        // cost machine list a sixth of its start-up
+        ObjectNode document = JsonNodeFactory.instance.objectNode();
         ArrayNode items = document.putArray("items");
         long total = 0;
         for (int p = 0; p < MAX_PAGES; p++) {
