@@ -21,6 +21,8 @@ QUICK="${QUICK:-0}"
 started="$(date -u +%s)"; load_start="$(cut -d' ' -f1-3 /proc/loadavg)"
 commit="$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
 git diff --quiet HEAD -- . ../pom.xml 2>/dev/null || commit="$commit (bench/ has uncommitted changes)"
+# BENCH_REF picks the services' code (and the gate unit's flags); the scripts and drivers are this checkout's
+[ -z "${BENCH_REF:-}" ] || commit="$commit, services from BENCH_REF=$BENCH_REF ($(git rev-parse --short=12 "$BENCH_REF" 2>/dev/null || echo unknown))"
 
 # quick mode: small settings for what the caller left unset, per bench
 quick_env() { # quick_env bench : prints env assignments
