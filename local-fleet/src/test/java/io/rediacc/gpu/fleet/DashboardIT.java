@@ -1,5 +1,6 @@
 package io.rediacc.gpu.fleet;
 
+import io.rediacc.gpu.fleet.SharedFleet.Result;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -19,13 +20,11 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 
 import java.io.File;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -34,33 +33,29 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * inventory-service's dashboard in a real browser: Debian's headless {@code chromium}, driven through
- * Debian's {@code chromedriver} (apt: chromium-driver; .ci/run installs it) with Selenium, against a
- * fresh local fleet ({@code ./fleet up}, as {@link SeedStoryIT} starts it). A wrong token sees only the
+ * Debian's {@code chromedriver} (apt: chromium-driver; .ci/run installs it) with Selenium, against the
+ * local fleet ({@code ./fleet up}) the README session ran on ({@link SharedFleet}), every grant revoked first. A wrong token sees only the
  * login page; the viewer token logs in; grants of both repos appear on the machine page within a
  * second of {@code rdc repo gpu grant} returning, without a reload; a refused {@code docker run}
  * appears among the refusals. Screenshots of each page: {@code target/dashboard-screenshots}.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Order(2) // after the README session, on its fleet (SharedFleet)
 class DashboardIT {
 
-    static final Path REPO = Path.of("..").toAbsolutePath().normalize();
     static final Path STATE = Path.of("target/e2e-dashboard").toAbsolutePath();
     static final Path SHOTS = Path.of("target/dashboard-screenshots").toAbsolutePath();
-    static final String MACHINE = Fleet.MACHINE;
+    static final String MACHINE = SharedFleet.MACHINE;
     static final Duration LIVE_WITHIN = Duration.ofSeconds(1);
-    static Process fleet;
-    static Map<String, String> env = new HashMap<>();
+    static SharedFleet fleet;
+    static Map<String, String> env;
     static WebDriver browser;
-
-    record Result(int exit, String out, String err) {
-        String all() {
-            return out + err;
-        }
-    }
 
     @BeforeAll
     static void startFleetAndBrowser() throws Exception {
-        LocalMachine.cleanUpDaemons(STATE.resolve("machine"));
+        fleet = SharedFleet.get();
+        env = fleet.env;
+        fleet.revokeEveryGrant();
         if (Files.exists(STATE)) {
             try (var paths = Files.walk(STATE)) {
                 paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
@@ -68,24 +63,6 @@ class DashboardIT {
         }
         Files.createDirectories(STATE);
         Files.createDirectories(SHOTS);
-        Path log = STATE.resolve("fleet-up.log");
-        fleet = new ProcessBuilder(KafkaBroker.javaBin(), "-Dfleet.root=" + REPO, "-Dfleet.state=" + STATE,
-                "-jar", REPO.resolve("local-fleet/target/local-fleet.jar").toString(), "up")
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
-        while (!Files.exists(STATE.resolve("ready"))) {
-            if (!fleet.isAlive() || System.nanoTime() > deadline) {
-                throw new IllegalStateException("the fleet did not start:\n" + Files.readString(log));
-            }
-            Thread.sleep(300);
-        }
-        for (String line : Files.readAllLines(STATE.resolve("fleet.env"))) {
-            if (line.startsWith("export ")) {
-                String kv = line.substring("export ".length());
-                int eq = kv.indexOf('=');
-                env.put(kv.substring(0, eq), kv.substring(eq + 2, kv.length() - 1));
-            }
-        }
         // Debian's browser and driver, never a downloaded one (Selenium Manager stays unused)
         ChromeDriverService service = new ChromeDriverService.Builder()
                 .usingDriverExecutable(new File("/usr/bin/chromedriver"))
@@ -97,20 +74,9 @@ class DashboardIT {
     }
 
     @AfterAll
-    static void stopBrowserAndFleet() throws Exception {
+    static void stopBrowser() {
         if (browser != null) {
             browser.quit();
-        }
-        if (fleet != null) {
-            fleet.destroy();
-            if (!fleet.waitFor(60, TimeUnit.SECONDS)) {
-                fleet.destroyForcibly();
-            }
-        }
-        Fleet f = new Fleet(REPO, STATE);
-        try (FleetPostgres pg = FleetPostgres.open(STATE.resolve("postgres"))) {
-            pg.dropDatabase(f.databaseName("grants"));
-            pg.dropDatabase(f.databaseName("inventory"));
         }
     }
 
@@ -120,7 +86,7 @@ class DashboardIT {
         String url = env.get("DASHBOARD_URL");
         assertThat(url).isEqualTo(env.get("RDC_INVENTORY_URL") + "/dashboard");
         assertThat(env.get("DASHBOARD_TOKEN")).isNotBlank().isNotEqualTo(env.get("RDC_TOKEN"));
-        assertThat(Files.readString(STATE.resolve("fleet-up.log"))).contains("dashboard          " + url);
+        assertThat(Files.readString(SharedFleet.LOG)).contains("dashboard          " + url);
     }
 
     @Test
@@ -270,29 +236,10 @@ class DashboardIT {
     }
 
     private static Result rdc(String... args) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of(env.get("RDC")));
-        cmd.addAll(List.of(args));
-        return run(cmd, Map.of("RDC_GRANT_URL", env.get("RDC_GRANT_URL"), "RDC_INVENTORY_URL", env.get("RDC_INVENTORY_URL"),
-                "RDC_TOKEN", env.get("RDC_TOKEN")));
+        return fleet.rdc(args);
     }
 
     private static Result docker(String repo, String... args) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of("docker"));
-        cmd.addAll(List.of(args));
-        return run(cmd, Map.of("DOCKER_HOST", env.get("DOCKER_HOST_" + repo)));
-    }
-
-    private static Result run(List<String> cmd, Map<String, String> extraEnv) throws IOException, InterruptedException {
-        ProcessBuilder pb = new ProcessBuilder(cmd);
-        pb.environment().putAll(extraEnv);
-        pb.environment().putIfAbsent("DOCKER_CONFIG", STATE.resolve("docker-config").toString());
-        Path out = Files.createTempFile(STATE, "out", ".txt");
-        Path err = Files.createTempFile(STATE, "err", ".txt");
-        Process p = pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-        if (!p.waitFor(60, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new AssertionError(cmd + " did not finish within 60 s");
-        }
-        return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
+        return fleet.docker(repo, args);
     }
 }

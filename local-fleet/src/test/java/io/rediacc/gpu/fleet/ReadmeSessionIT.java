@@ -1,7 +1,7 @@
 package io.rediacc.gpu.fleet;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -9,7 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -24,50 +23,17 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code # …} after {@code docker compose run} is the service's GPU line for that run, and
  * {@code cat compose.yaml} shows the session's compose file, which the replay writes as shown.
  */
+@Order(1) // first: the session is what a fresh fleet answers (SharedFleet)
 class ReadmeSessionIT {
 
-    static final Path REPO = Path.of("..").toAbsolutePath().normalize();
-    static final Path WORK = Path.of("target/readme-session").toAbsolutePath();
-    static final Path STATE = WORK.resolve(".fleet");
+    static final Path REPO = SharedFleet.REPO;
+    static final Path WORK = SharedFleet.WORK;
     static final List<String> NEEDS_A_TERMINAL = List.of("docker exec -it trainer sh",
             "docker run -dit --name shell ubuntu:24.04 sh && docker attach shell");
-    static Process fleet;
 
     @BeforeAll
     static void startFleet() throws Exception {
-        LocalMachine.cleanUpDaemons(STATE.resolve("machine"));
-        if (Files.exists(WORK)) {
-            try (var paths = Files.walk(WORK)) {
-                paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
-        }
-        Files.createDirectories(STATE);
-        Path log = STATE.resolve("fleet.log");
-        fleet = new ProcessBuilder(KafkaBroker.javaBin(), "-Dfleet.root=" + REPO, "-Dfleet.state=" + STATE,
-                "-jar", REPO.resolve("local-fleet/target/local-fleet.jar").toString(), "up")
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
-        while (!Files.exists(STATE.resolve("ready"))) {
-            if (!fleet.isAlive() || System.nanoTime() > deadline) {
-                throw new IllegalStateException("the fleet did not start:\n" + Files.readString(log));
-            }
-            Thread.sleep(300);
-        }
-    }
-
-    @AfterAll
-    static void stopFleet() throws Exception {
-        if (fleet != null) {
-            fleet.destroy();
-            if (!fleet.waitFor(60, TimeUnit.SECONDS)) {
-                fleet.destroyForcibly();
-            }
-        }
-        Fleet f = new Fleet(REPO, STATE);
-        try (FleetPostgres pg = FleetPostgres.open(STATE.resolve("postgres"))) {
-            pg.dropDatabase(f.databaseName("grants"));
-            pg.dropDatabase(f.databaseName("inventory"));
-        }
+        SharedFleet.fresh();
     }
 
     @Test
@@ -75,7 +41,7 @@ class ReadmeSessionIT {
         List<ReadmeSession.Step> steps = ReadmeSession.parse(Files.readString(REPO.resolve("README.md")));
         assertThat(steps.get(0).command()).isEqualTo("./fleet up -d");
         List<String> problems = new ArrayList<>(); // every difference at once, with what the fleet printed
-        String start = ReadmeSession.mismatch(steps.get(0).expected(), Files.readAllLines(STATE.resolve("fleet.log")), true);
+        String start = ReadmeSession.mismatch(steps.get(0).expected(), Files.readAllLines(SharedFleet.LOG), true);
         if (start != null) {
             problems.add("$ ./fleet up -d\n  " + start);
         }

@@ -1,5 +1,6 @@
 package io.rediacc.gpu.fleet;
 
+import io.rediacc.gpu.fleet.SharedFleet.Result;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -8,15 +9,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -29,73 +27,34 @@ import static org.assertj.core.api.Assertions.assertThat;
  * No sleeps between a grant and the next {@code docker run}: "takes effect from the next request".
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Order(3) // last on the README session's fleet (SharedFleet): its story starts with every grant revoked, and it stops the fleet
 class SeedStoryIT {
 
-    static final Path REPO = Path.of("..").toAbsolutePath().normalize();
-    static final Path STATE = Path.of("target/e2e-fleet").toAbsolutePath();
-    static final String MACHINE = Fleet.MACHINE;
-    static Process fleet;
-    static Map<String, String> env = new HashMap<>();
-
-    record Result(int exit, String out, String err) {
-        String all() {
-            return out + err;
-        }
-    }
+    static final Path STATE = SharedFleet.STATE;
+    static final String MACHINE = SharedFleet.MACHINE;
+    static SharedFleet fleet;
+    static Map<String, String> env;
 
     @BeforeAll
     static void startFleet() throws Exception {
-        // a fresh fleet: new machine, repo GUIDs, broker and databases (and no daemon a killed run left)
-        LocalMachine.cleanUpDaemons(STATE.resolve("machine"));
-        if (Files.exists(STATE)) {
-            try (var paths = Files.walk(STATE)) {
-                paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
-        }
-        Files.createDirectories(STATE);
-        Path log = STATE.resolve("fleet-up.log");
-        fleet = new ProcessBuilder(KafkaBroker.javaBin(), "-Dfleet.root=" + REPO, "-Dfleet.state=" + STATE,
-                "-jar", REPO.resolve("local-fleet/target/local-fleet.jar").toString(), "up")
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
-        while (!Files.exists(STATE.resolve("ready"))) {
-            if (!fleet.isAlive() || System.nanoTime() > deadline) {
-                throw new IllegalStateException("the fleet did not start:\n" + Files.readString(log));
-            }
-            Thread.sleep(300);
-        }
-        assertThat(Files.readString(log)).contains("fleet ready");
-        for (String line : Files.readAllLines(STATE.resolve("fleet.env"))) {
-            if (line.startsWith("export ")) {
-                String kv = line.substring("export ".length());
-                int eq = kv.indexOf('=');
-                env.put(kv.substring(0, eq), kv.substring(eq + 2, kv.length() - 1));
-            }
-        }
+        fleet = SharedFleet.get();
+        env = fleet.env;
+        fleet.revokeEveryGrant();
+        assertThat(Files.readString(SharedFleet.LOG)).contains("fleet ready");
     }
 
     @AfterAll
     static void stopFleet() throws Exception {
-        if (fleet != null) {
-            fleet.destroy();
-            if (!fleet.waitFor(60, TimeUnit.SECONDS)) {
-                fleet.destroyForcibly();
-            }
-        }
+        SharedFleet.stop();
         // the fleet stopped its real daemons: no process of theirs and no mount under the state is left
         String state = STATE.toString();
-        List<String> execRoots = List.of("gpu-a", "gpu-a-fork").stream()
+        List<String> execRoots = SharedFleet.REPOS.stream()
                 .map(r -> io.rediacc.gpu.dockerd.Dockerd.execRootFor(STATE.resolve("machine/dockerd").resolve(r)).toString()).toList();
         assertThat(ProcessHandle.allProcesses().filter(h -> {
             String cmd = h.info().commandLine().orElse("");
             return cmd.contains(state) || execRoots.stream().anyMatch(cmd::contains);
         }).map(h -> h.pid() + " " + h.info().commandLine().orElse(""))).isEmpty();
         assertThat(Files.readAllLines(Path.of("/proc/self/mountinfo")).stream().filter(l -> l.contains(state))).isEmpty();
-        Fleet f = new Fleet(REPO, STATE);
-        try (FleetPostgres pg = FleetPostgres.open(STATE.resolve("postgres"))) {
-            pg.dropDatabase(f.databaseName("grants"));
-            pg.dropDatabase(f.databaseName("inventory"));
-        }
     }
 
     @Test
@@ -104,7 +63,7 @@ class SeedStoryIT {
         assertThat(env).containsKeys("RDC_GRANT_URL", "RDC_INVENTORY_URL", "RDC_TOKEN", "RDC", "FLEET_MACHINE",
                 "DOCKER_HOST_GPU_A", "DOCKER_HOST_GPU_A_FORK", "DOCKER_CONFIG");
         assertThat(env.get("DOCKER_HOST_GPU_A")).startsWith("unix://");
-        assertThat(env.get("FLEET_DAEMONS")).as(Files.readString(STATE.resolve("fleet-up.log"))).isEqualTo("real");
+        assertThat(env.get("FLEET_DAEMONS")).as(Files.readString(SharedFleet.LOG)).isEqualTo("real");
     }
 
     @Test
@@ -399,37 +358,18 @@ class SeedStoryIT {
     }
 
     private static Result rdc(String... args) throws IOException, InterruptedException {
-        return rdcLong(Duration.ofSeconds(60), args);
+        return fleet.rdc(args);
     }
 
     private static Result rdcLong(Duration timeout, String... args) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of(env.get("RDC")));
-        cmd.addAll(List.of(args));
-        return run(cmd, Map.of("RDC_GRANT_URL", env.get("RDC_GRANT_URL"), "RDC_INVENTORY_URL", env.get("RDC_INVENTORY_URL"),
-                "RDC_TOKEN", env.get("RDC_TOKEN")), timeout);
+        return fleet.rdc(timeout, args);
     }
 
     private static Result docker(String repo, String... args) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of("docker"));
-        cmd.addAll(List.of(args));
-        return run(cmd, Map.of("DOCKER_HOST", env.get("DOCKER_HOST_" + repo)));
+        return fleet.docker(repo, args);
     }
 
     private static Result run(List<String> cmd, Map<String, String> extraEnv) throws IOException, InterruptedException {
-        return run(cmd, extraEnv, Duration.ofSeconds(60));
-    }
-
-    private static Result run(List<String> cmd, Map<String, String> extraEnv, Duration timeout) throws IOException, InterruptedException {
-        ProcessBuilder pb = new ProcessBuilder(cmd);
-        pb.environment().putAll(extraEnv);
-        pb.environment().putIfAbsent("DOCKER_CONFIG", STATE.resolve("docker-config").toString());
-        Path out = Files.createTempFile(STATE, "out", ".txt");
-        Path err = Files.createTempFile(STATE, "err", ".txt");
-        Process p = pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-        if (!p.waitFor(timeout.toSeconds(), TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new AssertionError(cmd + " did not finish within " + timeout.toSeconds() + " s");
-        }
-        return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
+        return fleet.run(cmd, extraEnv);
     }
 }
