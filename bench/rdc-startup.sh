@@ -2,11 +2,13 @@
 # rdc start-up: wall time of `rdc --version` and `rdc machine list` (median of RUNS, default 10)
 # next to `curl` of the same endpoint (GET /api/v1/machines?page=0&size=500, what machine list
 # asks), so the figure is rdc's own cost over the HTTP round trip. Also user+sys CPU time, which
-# moves less than wall time on a shared machine.
+# moves less than wall time on a shared machine. The commands run round-robin (bench/lib/alternate.py:
+# one warm-up each, then RUNS rounds of all of them), so a load change hits every figure alike.
 #
 #   bench/rdc-startup.sh                       # the build's cli/rdc against a stand-in endpoint
 #   RDC=/usr/bin/rdc bench/rdc-startup.sh      # the installed package
 #   source .fleet/fleet.env && bench/rdc-startup.sh   # against the real inventory-service of ./fleet up
+#   RDC_BASELINE=/tmp/main/cli/rdc RUNS=20 bench/rdc-startup.sh   # A/B: another build's rdc in the same rounds
 #
 # Without RDC_INVENTORY_URL it serves cli's recorded inventory-service machines (the items of
 # cli/src/test/resources/recorded/inventory-service/machines-page-0.json as one complete page)
@@ -47,34 +49,31 @@ export RDC_INVENTORY_URL
 auth=()
 [ -z "${RDC_TOKEN:-}" ] || auth=(-H "Authorization: Bearer $RDC_TOKEN")
 
-# measure <label> <command...>: median wall and median user+sys of RUNS runs (one warm-up first)
-measure() {
-  local label=$1; shift
-  "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; "$@" >/dev/null; exit 1; }
-  local times; times=$(mktemp)
-  for _ in $(seq "$RUNS"); do
-    /usr/bin/time -f "%e %U %S" -a -o "$times" "$@" >/dev/null 2>/dev/null
-  done
-  local wall cpu
-  wall=$(awk '{print $1}' "$times" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}')
-  cpu=$(awk '{print $2+$3}' "$times" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}')
-  rm -f "$times"
-  printf '%-28s wall %6.3f s   cpu %6.3f s\n' "$label" "$wall" "$cpu"
-}
+# commands to measure: label, then the command as one shell-quoted string
+commands=()
+add() { local label=$1; shift; commands+=("$label" "$(printf '%q ' "$@")"); }
 
 echo "rdc start-up, median of $RUNS; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $(java -version 2>&1 | head -1)"
-echo "rdc: $RDC; endpoint: $endpoint"
+echo "rdc: $RDC${RDC_BASELINE:+; baseline: $RDC_BASELINE}; endpoint: $endpoint"
 # the launcher's class-data sharing archive: -Xshare:on makes the JVM refuse to start without it,
 # so this says whether the figures below are with the archive (an archive of another Java build or
 # jar path is ignored silently by the launcher's -Xshare:auto)
-if RDC_JAVA_OPTS=-Xshare:on "$RDC" --version >/dev/null 2>&1; then
-  echo "CDS archive: used"
-else
-  echo "CDS archive: NOT usable here (rebuild it: RDC_CDS_DUMP=<jar dir>/rdc.jsa $RDC); figures are without it"
+for rdc in "$RDC" ${RDC_BASELINE:+"$RDC_BASELINE"}; do
+  if RDC_JAVA_OPTS=-Xshare:on "$rdc" --version >/dev/null 2>&1; then
+    echo "CDS archive of $rdc: used"
+  else
+    echo "CDS archive of $rdc: NOT usable here (rebuild it: RDC_CDS_DUMP=<jar dir>/rdc.jsa $rdc); figures are without it"
+  fi
+done
+add "java -version" java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto -version
+add "curl machines" curl -sf "${auth[@]}" "$RDC_INVENTORY_URL/api/v1/machines?page=0&size=500"
+add "rdc --version" "$RDC" --version
+add "rdc machine list" "$RDC" machine list
+add "rdc machine list -o json" "$RDC" machine list -o json
+if [ -n "${RDC_BASELINE:-}" ]; then
+  add "baseline rdc --version" "$RDC_BASELINE" --version
+  add "baseline rdc machine list" "$RDC_BASELINE" machine list
+  add "baseline rdc machine list -o json" "$RDC_BASELINE" machine list -o json
 fi
-measure "java -version" java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto -version
-measure "curl machines" curl -sf "${auth[@]}" "$RDC_INVENTORY_URL/api/v1/machines?page=0&size=500"
-measure "rdc --version" "$RDC" --version
-measure "rdc machine list" "$RDC" machine list
-measure "rdc machine list -o json" "$RDC" machine list -o json
+python3 bench/lib/alternate.py "$RUNS" "${commands[@]}"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -6,8 +6,8 @@ import java.io.File;
 /**
  * rdc.adoc, rdc-machine.adoc, rdc-machine-setup.adoc, ...: one AsciiDoc man page per command, from
  * rdc's own picocli model. Run by the build as a single-file program (java -cp rdc.jar:picocli-codegen.jar
- * RdcManPages.java OUTDIR) because rdc's tree lives in CommandTree, not in @Command(subcommands): picocli's
- * ManPageGenerator given the class RdcCommand alone would see no subcommands.
+ * RdcManPages.java OUTDIR) because rdc's tree lives in CommandTree and its models are built in code (no
+ * annotations): picocli's ManPageGenerator given a command class would see neither.
  */
 public class RdcManPages {
     public static void main(String[] args) throws Exception {

@@ -13,38 +13,43 @@ import io.rediacc.gpu.cli.repo.RepoGpuCommand;
 import io.rediacc.gpu.cli.repo.RepoGpuListCommand;
 import io.rediacc.gpu.cli.repo.RevokeCommand;
 import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
 
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
- * rdc's command tree, in one place (the commands' {@code @Command} annotations name no subcommands).
+ * rdc's command tree, in one place (each command's {@code spec()} builds that command alone, see
+ * {@link Commands}).
  *
- * <p>Why not {@code @Command(subcommands = ...)}: picocli builds the model of every command it is
- * given by reflection before it parses a single argument, and for a command that lives a fraction of
- * a second that model was most of rdc's own start-up. {@link #commandLine(String...)} builds only the
+ * <p>Why not the whole tree at once: picocli needs the model of every command it is given before it
+ * parses a single argument, and for a command that lives a fraction of a second building those models
+ * was most of rdc's own start-up. {@link #commandLine(String...)} builds only the
  * branch the arguments name ({@code rdc machine list} builds rdc, machine and list); where the
  * arguments stop naming commands (an option, a typo, nothing) the whole subtree below is built, so
  * usage help, "did you mean" suggestions and errors read exactly as with the whole tree.
  * {@link #commandLine()} builds everything (completion, man pages, the root's help).
  */
-public record CommandTree(String name, Class<?> command, List<CommandTree> children) {
+public record CommandTree(String name, Supplier<CommandSpec> command, List<CommandTree> children) {
 
-    public static final CommandTree RDC = node("rdc", RdcCommand.class,
-            node("machine", MachineCommand.class,
-                    node("list", MachineListCommand.class),
-                    node("gpu", MachineGpuCommand.class,
-                            node("list", MachineGpuListCommand.class)),
-                    node("setup", MachineSetupCommand.class),
-                    node("remove", MachineRemoveCommand.class)),
-            node("repo", RepoCommand.class,
-                    node("gpu", RepoGpuCommand.class,
-                            node("grant", GrantCommand.class),
-                            node("revoke", RevokeCommand.class),
-                            node("list", RepoGpuListCommand.class))),
-            node("audit", AuditCommand.class),
-            node("completion", CompletionCommand.class));
+    // lambdas, not method references: a method reference loads its class when the tree is declared, a lambda
+    // only when it runs, so rdc machine list loads 3 of the command classes (and what they refer to), not 14
+    public static final CommandTree RDC = node("rdc", () -> RdcCommand.spec(),
+            node("machine", () -> MachineCommand.spec(),
+                    node("list", () -> MachineListCommand.spec()),
+                    node("gpu", () -> MachineGpuCommand.spec(),
+                            node("list", () -> MachineGpuListCommand.spec())),
+                    node("setup", () -> MachineSetupCommand.spec()),
+                    node("remove", () -> MachineRemoveCommand.spec())),
+            node("repo", () -> RepoCommand.spec(),
+                    node("gpu", () -> RepoGpuCommand.spec(),
+                            node("grant", () -> GrantCommand.spec()),
+                            node("revoke", () -> RevokeCommand.spec()),
+                            node("list", () -> RepoGpuListCommand.spec()))),
+            node("audit", () -> AuditCommand.spec()),
+            node("completion", () -> CompletionCommand.spec()));
 
-    private static CommandTree node(String name, Class<?> command, CommandTree... children) {
+    private static CommandTree node(String name, Supplier<CommandSpec> command, CommandTree... children) {
         return new CommandTree(name, command, List.of(children));
     }
 
@@ -64,7 +69,7 @@ public record CommandTree(String name, Class<?> command, List<CommandTree> child
      * options ({@code --server}, {@code -o}, ...) before its own subcommands are added.
      */
     private CommandLine build(List<String> args, int depth) {
-        CommandLine line = new CommandLine(command);
+        CommandLine line = new CommandLine(command.get());
         addChildren(line, args, depth);
         return line;
     }
@@ -72,7 +77,7 @@ public record CommandTree(String name, Class<?> command, List<CommandTree> child
     private void addChildren(CommandLine line, List<String> args, int depth) {
         CommandTree named = depth < args.size() ? child(args.get(depth)) : null;
         for (CommandTree child : named == null ? children : List.of(named)) {
-            CommandLine sub = new CommandLine(child.command);
+            CommandLine sub = new CommandLine(child.command.get());
             line.addSubcommand(child.name, sub);
             child.addChildren(sub, args, depth + 1);
         }

@@ -1,21 +1,26 @@
 package io.rediacc.gpu.cli;
 
 import picocli.AutoComplete;
-import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Spec;
 
 /** {@code rdc completion}: the bash/zsh completion script. */
-@Command(name = "completion", mixinStandardHelpOptions = true,
-        description = "Print the shell completion script for bash and zsh.",
-        footerHeading = "%nExamples:%n",
-        footer = {"  source <(rdc completion)                         # this shell",
-                "  rdc completion > /etc/bash_completion.d/rdc      # every new shell",
-                "  autoload -U +X bashcompinit && bashcompinit && source <(rdc completion)   # zsh"})
 public class CompletionCommand implements Runnable {
 
-    @Spec
-    CommandSpec spec;
+    private CommandSpec spec;
+
+    private CompletionCommand() {
+    }
+
+    /** The command's model (built in code: see {@link Commands}). */
+    public static CommandSpec spec() {
+        CompletionCommand command = new CompletionCommand();
+        command.spec = Commands.command(command, "completion",
+                new String[]{"Print the shell completion script for bash and zsh."},
+                "  source <(rdc completion)                         # this shell",
+                "  rdc completion > /etc/bash_completion.d/rdc      # every new shell",
+                "  autoload -U +X bashcompinit && bashcompinit && source <(rdc completion)   # zsh");
+        return Commands.withStandardHelpOptions(command.spec);
+    }
 
     @Override
     public void run() {

@@ -1,7 +1,7 @@
 package io.rediacc.gpu.cli;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.rediacc.gpu.cli.client.Json;
 import io.rediacc.gpu.cli.client.ServiceError;
 import io.rediacc.gpu.cli.output.Documents;
 import io.rediacc.gpu.cli.output.OutputFormat;
@@ -28,7 +28,8 @@ final class ErrorOutput {
         if (format == OutputFormat.table) {
             return;
         }
-        ObjectNode error = Json.mapper().createObjectNode();
+        // a node factory, not the events' mapper: a usage error under -o json need not build that mapper
+        ObjectNode error = JsonNodeFactory.instance.objectNode();
         // absent rather than null, as in all of rdc's documents (YAML leaves nulls out too)
         if (serviceError != null) {
             putIfPresent(error, "error", serviceError.error());

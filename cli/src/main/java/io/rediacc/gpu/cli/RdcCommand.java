@@ -1,9 +1,9 @@
 package io.rediacc.gpu.cli;
 
 import io.rediacc.gpu.cli.output.OutputFormat;
-import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.ScopeType;
 
 import java.io.IOException;
@@ -13,11 +13,31 @@ import java.nio.file.Path;
 import java.util.Properties;
 
 /** {@code rdc}: the options every command shares, and the commands. */
-@Command(name = "rdc", mixinStandardHelpOptions = true, versionProvider = RdcCommand.Version.class,
-        description = "Fleet-wide GPU device grants for Docker: list machines and their GPUs, grant and revoke "
-                + "CDI device names to repos.",
-        footerHeading = "%nExamples:%n",
-        footer = {
+public class RdcCommand {
+
+    private final OptionSpec server = inherited("--server", "<url>", String.class,
+            "Base URL of both services when one gateway serves them").build();
+    private final OptionSpec grantServer = inherited("--grant-server", "<url>", String.class,
+            "grant-service base URL (default http://localhost:8081)").build();
+    private final OptionSpec inventoryServer = inherited("--inventory-server", "<url>", String.class,
+            "inventory-service base URL (default http://localhost:8082)").build();
+    private final OptionSpec config = inherited("--config", "<file>", Path.class,
+            "Config file (default: RDC_CONFIG, else ~/.config/rdc/config.yaml)").build();
+    private final OptionSpec output = OptionSpec.builder("-o", "--output").scopeType(ScopeType.INHERIT).paramLabel("<format>")
+            .type(OutputFormat.class).defaultValue("table")
+            .description("Output format: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE})").build();
+    private final OptionSpec noHeaders = OptionSpec.builder("--no-headers").scopeType(ScopeType.INHERIT).type(boolean.class)
+            .initialValue(false).description("Table output without its header line (for scripts: awk, cut, while read)").build();
+
+    private RdcCommand() {
+    }
+
+    /** rdc's own model, without its subcommands ({@link CommandTree} adds them). */
+    public static CommandSpec spec() {
+        RdcCommand rdc = new RdcCommand();
+        CommandSpec spec = Commands.command(rdc, "rdc",
+                new String[]{"Fleet-wide GPU device grants for Docker: list machines and their GPUs, grant and revoke "
+                        + "CDI device names to repos."},
                 "  rdc machine list",
                 "  rdc machine gpu list gpu-host-1",
                 "  rdc repo gpu grant train-a@gpu-host-1 --device nvidia.com/gpu=0 --exclusive",
@@ -30,32 +50,47 @@ import java.util.Properties;
                 "Token: RDC_TOKEN, else token in the config file; sent as Authorization: Bearer.",
                 "",
                 "Exit codes: 0 ok, 1 error (e.g. a service unreachable), 2 usage, 3 not found,",
-                "4 conflict (held exclusively), 5 recorded but not yet enforced."})
-public class RdcCommand {
+                "4 conflict (held exclusively), 5 recorded but not yet enforced.");
+        spec.versionProvider(new Version());
+        spec.addOption(rdc.server).addOption(rdc.grantServer).addOption(rdc.inventoryServer).addOption(rdc.config)
+                .addOption(rdc.output).addOption(rdc.noHeaders);
+        return Commands.withStandardHelpOptions(spec);
+    }
 
-    @Option(names = "--server", scope = ScopeType.INHERIT, paramLabel = "<url>",
-            description = "Base URL of both services when one gateway serves them")
-    String server;
+    private static OptionSpec.Builder inherited(String name, String paramLabel, Class<?> type, String description) {
+        return OptionSpec.builder(name).scopeType(ScopeType.INHERIT).paramLabel(paramLabel).type(type).description(description);
+    }
 
-    @Option(names = "--grant-server", scope = ScopeType.INHERIT, paramLabel = "<url>",
-            description = "grant-service base URL (default http://localhost:8081)")
-    String grantServer;
+    /** {@code --server}, or null. */
+    public String server() {
+        return server.getValue();
+    }
 
-    @Option(names = "--inventory-server", scope = ScopeType.INHERIT, paramLabel = "<url>",
-            description = "inventory-service base URL (default http://localhost:8082)")
-    String inventoryServer;
+    /** {@code --grant-server}, or null. */
+    public String grantServer() {
+        return grantServer.getValue();
+    }
 
-    @Option(names = "--config", scope = ScopeType.INHERIT, paramLabel = "<file>",
-            description = "Config file (default: RDC_CONFIG, else ~/.config/rdc/config.yaml)")
-    Path config;
+    /** {@code --inventory-server}, or null. */
+    public String inventoryServer() {
+        return inventoryServer.getValue();
+    }
 
-    @Option(names = {"-o", "--output"}, scope = ScopeType.INHERIT, paramLabel = "<format>", defaultValue = "table",
-            description = "Output format: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE})")
-    OutputFormat output;
+    /** {@code --config}, or null. */
+    public Path config() {
+        return config.getValue();
+    }
 
-    @Option(names = "--no-headers", scope = ScopeType.INHERIT,
-            description = "Table output without its header line (for scripts: awk, cut, while read)")
-    boolean noHeaders;
+    /** {@code -o}: table unless given. */
+    public OutputFormat output() {
+        OutputFormat format = output.getValue();
+        return format == null ? OutputFormat.table : format;
+    }
+
+    /** {@code --no-headers}. */
+    public boolean noHeaders() {
+        return Commands.isSet(noHeaders);
+    }
 
     /** The version from the build (rdc.properties, filled in by Maven). */
     static class Version implements IVersionProvider {

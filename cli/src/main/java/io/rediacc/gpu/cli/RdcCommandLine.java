@@ -17,8 +17,28 @@ public final class RdcCommandLine {
         return commandLine
                 .setCaseInsensitiveEnumValuesAllowed(true)
                 .setUsageHelpWidth(100)
-                .setParameterExceptionHandler(RdcCommandLine::usageError)
-                .setExecutionExceptionHandler(RdcCommandLine::failed);
+                .setParameterExceptionHandler(new UsageErrors())
+                .setExecutionExceptionHandler(new Failures());
+    }
+
+    // Named classes, not method references: a lambda of picocli's handler interfaces makes the class-data
+    // sharing dump link those Java 5 interfaces, and a linked Java 5 class is left out of the archive with
+    // everything that implements it (loaded and verified again at every start).
+
+    /** A usage error: one line and exit 2. */
+    private static final class UsageErrors implements CommandLine.IParameterExceptionHandler {
+        @Override
+        public int handleParseException(CommandLine.ParameterException e, String[] args) {
+            return usageError(e, args);
+        }
+    }
+
+    /** A failed command: one line and its exit code. */
+    private static final class Failures implements CommandLine.IExecutionExceptionHandler {
+        @Override
+        public int handleExecutionException(Exception e, CommandLine command, CommandLine.ParseResult parsed) {
+            return failed(e, command, parsed);
+        }
     }
 
     private static int usageError(CommandLine.ParameterException e, String[] args) {

@@ -41,12 +41,12 @@ public final class Session {
     }
 
     public OutputFormat format() {
-        return root.output == null ? OutputFormat.table : root.output;
+        return root.output();
     }
 
     /** A table with these columns; its header line is left out under {@code --no-headers}. */
     public Table table(String... header) {
-        return new Table(!root.noHeaders, header);
+        return new Table(!root.noHeaders(), header);
     }
 
     /**
@@ -79,18 +79,18 @@ public final class Session {
 
     /** rdc's config file (the machines rdc machine setup reaches over SSH). */
     public io.rediacc.gpu.cli.config.ConfigFile configFile() {
-        return ConnectionSettings.configFile(root.config, env);
+        return ConnectionSettings.configFile(root.config(), env);
     }
 
     /** Where the config file is, for messages. */
     public java.nio.file.Path configPath() {
-        return ConnectionSettings.configPath(root.config, env);
+        return ConnectionSettings.configPath(root.config(), env);
     }
 
     private ConnectionSettings settings() {
         if (settings == null) {
             settings = ConnectionSettings.resolve(
-                    new ConnectionSettings.Options(root.server, root.grantServer, root.inventoryServer, root.config), env);
+                    new ConnectionSettings.Options(root.server(), root.grantServer(), root.inventoryServer(), root.config()), env);
         }
         return settings;
     }

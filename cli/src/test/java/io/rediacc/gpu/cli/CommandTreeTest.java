@@ -1,11 +1,15 @@
 package io.rediacc.gpu.cli;
 
 import org.junit.jupiter.api.Test;
+import io.rediacc.gpu.cli.repo.DeviceChangeOptions;
 import picocli.CommandLine;
-import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.lang.annotation.Annotation;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -20,9 +24,31 @@ class CommandTreeTest {
     @Test
     void everyNodeIsNamedAsItsCommandNamesItself() {
         for (CommandTree node : nodes(CommandTree.RDC, new ArrayList<>())) {
-            assertThat(node.command().getAnnotation(Command.class).name()).as(node.command().getName()).isEqualTo(node.name());
-            // the tree is declared once, in CommandTree: an annotation naming subcommands would build them again
-            assertThat(node.command().getAnnotation(Command.class).subcommands()).as(node.command().getName()).isEmpty();
+            CommandSpec spec = node.command().get();
+            assertThat(spec.name()).as(node.name()).isEqualTo(node.name());
+            // the tree is declared once, in CommandTree: a command's own model holds no subcommands
+            assertThat(spec.subcommands()).as(node.name()).isEmpty();
+        }
+    }
+
+    @Test
+    void noCommandCarriesPicocliAnnotations() {
+        // the models are built in code (Commands): picocli would not read an annotation on these objects, and the
+        // JDK would make a proxy class for it at start-up if anything did
+        List<Class<?>> classes = new ArrayList<>(List.of(DeviceChangeOptions.class));
+        for (CommandTree node : nodes(CommandTree.RDC, new ArrayList<>())) {
+            classes.add(node.command().get().userObject().getClass());
+        }
+        for (Class<?> type : classes) {
+            List<Annotation> annotations = new ArrayList<>(List.of(type.getAnnotations()));
+            for (Field field : type.getDeclaredFields()) {
+                annotations.addAll(List.of(field.getAnnotations()));
+            }
+            for (Method method : type.getDeclaredMethods()) {
+                annotations.addAll(List.of(method.getAnnotations()));
+            }
+            assertThat(annotations).as(type.getName())
+                    .noneMatch(a -> a.annotationType().getName().startsWith("picocli."));
         }
     }
 

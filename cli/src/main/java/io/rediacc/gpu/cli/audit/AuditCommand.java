@@ -2,6 +2,7 @@ package io.rediacc.gpu.cli.audit;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import io.rediacc.gpu.cli.Commands;
 import io.rediacc.gpu.cli.ExitCodes;
 import io.rediacc.gpu.cli.Failure;
 import io.rediacc.gpu.cli.Session;
@@ -14,10 +15,8 @@ import io.rediacc.gpu.contracts.cdi.CdiName;
 import io.rediacc.gpu.contracts.cdi.InvalidCdiNameException;
 import io.rediacc.gpu.contracts.identity.Identifiers;
 import io.rediacc.gpu.contracts.identity.InvalidIdentifierException;
-import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.OptionSpec;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -27,48 +26,49 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** {@code rdc audit}: the history of grants, revokes, expiries and refusals (grant-service's record). */
-@Command(name = "audit", mixinStandardHelpOptions = true,
-        description = "Every grant, revoke, expiry and refusal, oldest first, with who, what, the outcome and the "
-                + "reason given. Reads every page of grant-service's GET /api/v1/audit up to --limit entries.",
-        footerHeading = "%nExamples:%n",
-        footer = {"  rdc audit --since 24h",
-                "  rdc audit --machine gpu-host-1 --repo train-a",
-                "  rdc audit --device nvidia.com/gpu=0 --since 2026-11-29T00:00:00Z -o json"})
 public class AuditCommand implements Callable<Integer> {
 
     private static final Pattern AGO = Pattern.compile("(\\d{1,6})([smhd])");
     private static final int PAGE = 500;
 
-    @Spec
-    CommandSpec spec;
+    private final OptionSpec machine = Commands.option("--machine", "<machine>", String.class, "Only this machine");
+    private final OptionSpec repo = Commands.option("--repo", "<repo>", String.class, "Only this repo name");
+    private final OptionSpec device = Commands.option("--device", "<cdi-name>", String.class, "Only this CDI name");
+    private final OptionSpec since = Commands.option("--since", "<when>", String.class,
+            "From this long ago (30m, 24h, 7d) or this ISO-8601 instant");
+    private final OptionSpec until = Commands.option("--until", "<when>", String.class, "Before this long ago or this instant");
+    private final OptionSpec limit = OptionSpec.builder("--limit").paramLabel("<n>").type(int.class).defaultValue("1000")
+            .description("At most this many entries (default: ${DEFAULT-VALUE})").build();
+    private CommandSpec spec;
 
-    @Option(names = "--machine", paramLabel = "<machine>", description = "Only this machine")
-    String machine;
+    private AuditCommand() {
+    }
 
-    @Option(names = "--repo", paramLabel = "<repo>", description = "Only this repo name")
-    String repo;
-
-    @Option(names = "--device", paramLabel = "<cdi-name>", description = "Only this CDI name")
-    String device;
-
-    @Option(names = "--since", paramLabel = "<when>",
-            description = "From this long ago (30m, 24h, 7d) or this ISO-8601 instant")
-    String since;
-
-    @Option(names = "--until", paramLabel = "<when>", description = "Before this long ago or this instant")
-    String until;
-
-    @Option(names = "--limit", paramLabel = "<n>", defaultValue = "1000",
-            description = "At most this many entries (default: ${DEFAULT-VALUE})")
-    int limit;
+    /** The command's model (built in code: see {@link Commands}). */
+    public static CommandSpec spec() {
+        AuditCommand command = new AuditCommand();
+        command.spec = Commands.command(command, "audit",
+                        new String[]{"Every grant, revoke, expiry and refusal, oldest first, with who, what, the outcome and the "
+                                + "reason given. Reads every page of grant-service's GET /api/v1/audit up to --limit entries."},
+                        "  rdc audit --since 24h",
+                        "  rdc audit --machine gpu-host-1 --repo train-a",
+                        "  rdc audit --device nvidia.com/gpu=0 --since 2026-11-29T00:00:00Z -o json")
+                .addOption(command.machine).addOption(command.repo).addOption(command.device).addOption(command.since)
+                .addOption(command.until).addOption(command.limit);
+        return Commands.withStandardHelpOptions(command.spec);
+    }
 
     @Override
     public Integer call() {
         Session session = Session.of(spec);
-        validate();
+        String machine = this.machine.getValue();
+        String repo = this.repo.getValue();
+        String since = this.since.getValue();
+        int limit = this.limit.getValue();
+        String device = validate(machine, repo, this.device.getValue(), limit);
         Instant now = Instant.now();
         Instant from = when("--since", since, now);
-        Instant to = when("--until", until, now);
+        Instant to = when("--until", until.getValue(), now);
         ArrayNode entries = Json.mapper().createArrayNode();
         String after = null;
         do {
@@ -78,10 +78,10 @@ public class AuditCommand implements Callable<Integer> {
             after = answer.path("next").isTextual() ? answer.path("next").asText() : null;
         } while (after != null && entries.size() < limit);
         boolean more = after != null;
-        return session.show(entries, out -> table(session, entries, more, out));
+        return session.show(entries, out -> table(session, entries, more, since, out));
     }
 
-    private void table(Session session, ArrayNode entries, boolean more, java.io.PrintWriter out) {
+    private static void table(Session session, ArrayNode entries, boolean more, String since, java.io.PrintWriter out) {
         if (entries.isEmpty()) {
             out.println("no audit entries" + (since == null ? "" : " since " + since) + ".");
         } else {
@@ -106,7 +106,8 @@ public class AuditCommand implements Callable<Integer> {
         return e.requestReason() != null ? e.requestReason() : e.reason() != null ? e.reason() : "-";
     }
 
-    private void validate() {
+    /** Checks the filters with the contracts' rules; the device as grant-service records it (or null). */
+    private static String validate(String machine, String repo, String device, int limit) {
         if (limit < 1) {
             throw Failure.usage("--limit " + limit + " must be at least 1");
         }
@@ -117,9 +118,7 @@ public class AuditCommand implements Callable<Integer> {
             if (repo != null) {
                 Identifiers.repoName(repo);
             }
-            if (device != null) {
-                device = CdiName.parse(device).qualified();
-            }
+            return device == null ? null : CdiName.parse(device).qualified();
         } catch (InvalidIdentifierException | InvalidCdiNameException e) {
             throw Failure.usage(e.getMessage());
         }

@@ -1,6 +1,7 @@
 package io.rediacc.gpu.cli.client;
 
 import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
@@ -14,6 +15,8 @@ import io.rediacc.gpu.cli.Failure;
 import io.rediacc.gpu.contracts.events.EventJson;
 
 import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 
 /** Reads service answers with the events' JSON conventions (ISO times, unknown fields ignored). */
 public final class Json {
@@ -59,6 +62,45 @@ public final class Json {
             return mapper().writeValueAsString(body);
         } catch (IOException e) {
             throw new IllegalStateException("cannot write " + body.getClass().getSimpleName() + " as JSON", e);
+        }
+    }
+
+    /**
+     * A tree as indented JSON, exactly as the mapper's {@code INDENT_OUTPUT} writer prints it, with the
+     * streaming generator: printing {@code -o json} built the events' mapper only to walk a tree.
+     */
+    public static String pretty(JsonNode tree) {
+        StringWriter text = new StringWriter();
+        try (JsonGenerator generator = TREES.createGenerator(text).useDefaultPrettyPrinter()) {
+            write(generator, tree);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // a StringWriter does not fail
+        }
+        return text.toString();
+    }
+
+    /** Writes a tree read from JSON (objects, arrays, strings, numbers, booleans, null), as its own serializer does. */
+    private static void write(JsonGenerator generator, JsonNode node) throws IOException {
+        switch (node.getNodeType()) {
+            case OBJECT -> {
+                generator.writeStartObject();
+                for (var field : node.properties()) {
+                    generator.writeFieldName(field.getKey());
+                    write(generator, field.getValue());
+                }
+                generator.writeEndObject();
+            }
+            case ARRAY -> {
+                generator.writeStartArray();
+                for (JsonNode element : node) {
+                    write(generator, element);
+                }
+                generator.writeEndArray();
+            }
+            case NULL -> generator.writeNull();
+            // strings, numbers (each written as its own type) and booleans need no serializer provider
+            case STRING, NUMBER, BOOLEAN -> node.serialize(generator, null);
+            default -> throw new IllegalArgumentException("not a JSON value: " + node.getNodeType());
         }
     }
 

@@ -1,11 +1,19 @@
 package io.rediacc.gpu.cli.machine;
 
-import picocli.CommandLine.Command;
+import io.rediacc.gpu.cli.Commands;
+import picocli.CommandLine.Model.CommandSpec;
 
-/** {@code rdc machine gpu}. */
-@Command(name = "gpu", mixinStandardHelpOptions = true,
-        description = "A machine's GPUs and grantable CDI devices.",
-        footerHeading = "%nExamples:%n",
-        footer = {"  rdc machine gpu list gpu-host-1", "  rdc machine gpu list gpu-host-1 -o json"})
-public class MachineGpuCommand {
+/** {@code rdc machine gpu}: a group; its commands are in {@link io.rediacc.gpu.cli.CommandTree}. */
+public final class MachineGpuCommand {
+
+    private MachineGpuCommand() {
+    }
+
+    /** The command's model (built in code: see {@link Commands}). */
+    public static CommandSpec spec() {
+        return Commands.withStandardHelpOptions(Commands.command(new MachineGpuCommand(), "gpu",
+                new String[]{"A machine's GPUs and grantable CDI devices."},
+                "  rdc machine gpu list gpu-host-1",
+                "  rdc machine gpu list gpu-host-1 -o json"));
+    }
 }

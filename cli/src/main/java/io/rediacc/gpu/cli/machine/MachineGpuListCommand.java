@@ -1,5 +1,6 @@
 package io.rediacc.gpu.cli.machine;
 
+import io.rediacc.gpu.cli.Commands;
 import io.rediacc.gpu.cli.ExitCodes;
 import io.rediacc.gpu.cli.Failure;
 import io.rediacc.gpu.cli.Session;
@@ -14,10 +15,8 @@ import io.rediacc.gpu.cli.output.Table;
 import io.rediacc.gpu.contracts.events.DaemonStatus;
 import io.rediacc.gpu.contracts.events.Grant;
 import io.rediacc.gpu.contracts.events.MachineInventory.Gpu;
-import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.PositionalParamSpec;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -29,29 +28,35 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 /** {@code rdc machine gpu list <machine>}. */
-@Command(name = "list", mixinStandardHelpOptions = true,
-        description = {"Each GPU of a machine (vendor, index, name, driver version, memory, platform, and the age of "
-                + "the inventory setup wrote) and every "
-                + "CDI device name that can be granted, with the repos that hold it now.",
-                "Holders come from the machine's live gates; where grant-service's database disagrees, a holder "
-                        + "is marked (db only) or (gate only).",
-                "-o json prints the inventory exactly as the machine recorded it."},
-        footerHeading = "%nExamples:%n",
-        footer = {"  rdc machine gpu list gpu-host-1",
-                "  rdc machine gpu list wsl-gpu -o json",
-                "  rdc machine gpu list gpu-host-1 -o yaml"})
 public class MachineGpuListCommand implements Callable<Integer> {
 
-    @Spec
-    CommandSpec spec;
+    private final PositionalParamSpec machine = Commands.parameter("0", "<machine>", "Machine name, as its node-agent reports it");
+    private CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "<machine>", description = "Machine name, as its node-agent reports it")
-    String machine;
+    private MachineGpuListCommand() {
+    }
+
+    /** The command's model (built in code: see {@link Commands}). */
+    public static CommandSpec spec() {
+        MachineGpuListCommand command = new MachineGpuListCommand();
+        command.spec = Commands.command(command, "list",
+                        new String[]{"Each GPU of a machine (vendor, index, name, driver version, memory, platform, and the age of "
+                                + "the inventory setup wrote) and every "
+                                + "CDI device name that can be granted, with the repos that hold it now.",
+                                "Holders come from the machine's live gates; where grant-service's database disagrees, a holder "
+                                        + "is marked (db only) or (gate only).",
+                                "-o json prints the inventory exactly as the machine recorded it."},
+                        "  rdc machine gpu list gpu-host-1",
+                        "  rdc machine gpu list wsl-gpu -o json",
+                        "  rdc machine gpu list gpu-host-1 -o yaml")
+                .addPositional(command.machine);
+        return Commands.withStandardHelpOptions(command.spec);
+    }
 
     @Override
     public Integer call() {
         Session session = Session.of(spec);
-        String name = MachineNames.valid(machine);
+        String name = MachineNames.valid(machine.getValue());
         if (session.format() != OutputFormat.table) {
             Reply raw = session.inventory().rawInventory(name).orFail();
             if (session.format() == OutputFormat.json) {

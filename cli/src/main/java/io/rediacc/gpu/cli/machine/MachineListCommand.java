@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rediacc.gpu.cli.Commands;
 import io.rediacc.gpu.cli.ExitCodes;
 import io.rediacc.gpu.cli.Failure;
 import io.rediacc.gpu.cli.Session;
@@ -11,10 +12,8 @@ import io.rediacc.gpu.cli.output.Ages;
 import io.rediacc.gpu.cli.output.Documents;
 import io.rediacc.gpu.cli.output.OutputFormat;
 import io.rediacc.gpu.cli.output.Table;
-import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.OptionSpec;
 
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -23,14 +22,6 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 /** {@code rdc machine list}. */
-@Command(name = "list", mixinStandardHelpOptions = true,
-        description = "The machines of the fleet: platform, GPU count, the age of its last inventory publication (HEARTBEAT: the node-agent publishes on a heartbeat), and whether the inventory is "
-                + "stale (older than 3 heartbeats). Every page unless --page is given.",
-        footerHeading = "%nExamples:%n",
-        footer = {"  rdc machine list",
-                "  rdc machine list --vendor nvidia --product A100",
-                "  rdc machine list --free -o json",
-                "  rdc machine list --page 0 --size 20"})
 public class MachineListCommand implements Callable<Integer> {
 
     /** Pages of this size when rdc collects the whole fleet. */
@@ -38,27 +29,38 @@ public class MachineListCommand implements Callable<Integer> {
     /** A bound on the pages collected, so a misbehaving server cannot keep rdc looping. */
     static final int MAX_PAGES = 1000;
 
-    @Spec
-    CommandSpec spec;
+    private final OptionSpec vendor = Commands.option("--vendor", "<vendor>", String.class,
+            "Only machines with a GPU of this vendor (nvidia, amd, intel)");
+    private final OptionSpec product = Commands.option("--product", "<text>", String.class,
+            "Only machines with a GPU whose name contains this text");
+    private final OptionSpec free = Commands.flag("--free", "Only machines with a CDI device nobody holds exclusively");
+    private final OptionSpec page = Commands.option("--page", "<n>", Integer.class, "Only this page (from 0)");
+    private final OptionSpec size = Commands.option("--size", "<n>", Integer.class, "Page size with --page (1-500, default 50)");
+    private CommandSpec spec;
 
-    @Option(names = "--vendor", paramLabel = "<vendor>", description = "Only machines with a GPU of this vendor (nvidia, amd, intel)")
-    String vendor;
+    private MachineListCommand() {
+    }
 
-    @Option(names = "--product", paramLabel = "<text>", description = "Only machines with a GPU whose name contains this text")
-    String product;
-
-    @Option(names = "--free", description = "Only machines with a CDI device nobody holds exclusively")
-    boolean free;
-
-    @Option(names = "--page", paramLabel = "<n>", description = "Only this page (from 0)")
-    Integer page;
-
-    @Option(names = "--size", paramLabel = "<n>", description = "Page size with --page (1-500, default 50)")
-    Integer size;
+    /** The command's model (built in code: see {@link Commands}). */
+    public static CommandSpec spec() {
+        MachineListCommand command = new MachineListCommand();
+        command.spec = Commands.command(command, "list",
+                        new String[]{"The machines of the fleet: platform, GPU count, the age of its last inventory publication (HEARTBEAT: the node-agent publishes on a heartbeat), and whether the inventory is "
+                                + "stale (older than 3 heartbeats). Every page unless --page is given."},
+                        "  rdc machine list",
+                        "  rdc machine list --vendor nvidia --product A100",
+                        "  rdc machine list --free -o json",
+                        "  rdc machine list --page 0 --size 20")
+                .addOption(command.vendor).addOption(command.product).addOption(command.free).addOption(command.page)
+                .addOption(command.size);
+        return Commands.withStandardHelpOptions(command.spec);
+    }
 
     @Override
     public Integer call() {
         Session session = Session.of(spec);
+        Integer page = this.page.getValue();
+        Integer size = this.size.getValue();
         if (page != null && page < 0) {
             throw Failure.usage("--page must be 0 or more");
         }
@@ -89,6 +91,7 @@ public class MachineListCommand implements Callable<Integer> {
                     text(item, "agentVersion"));
         }
         table.print(out);
+        Integer page = this.page.getValue();
         if (page != null && total > items.size()) {
             out.println("(page " + page + ", " + items.size() + " of " + total + " machines)");
         }
@@ -121,13 +124,15 @@ public class MachineListCommand implements Callable<Integer> {
 
     private String query(int p, int s) {
         StringBuilder q = new StringBuilder("?page=").append(p).append("&size=").append(s);
+        String vendor = this.vendor.getValue();
+        String product = this.product.getValue();
         if (vendor != null) {
             q.append("&vendor=").append(URLEncoder.encode(vendor, StandardCharsets.UTF_8));
         }
         if (product != null) {
             q.append("&product=").append(URLEncoder.encode(product, StandardCharsets.UTF_8));
         }
-        if (free) {
+        if (Commands.isSet(free)) {
             q.append("&freeDevices=true");
         }
         return q.toString();

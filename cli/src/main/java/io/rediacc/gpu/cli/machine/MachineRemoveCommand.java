@@ -1,5 +1,6 @@
 package io.rediacc.gpu.cli.machine;
 
+import io.rediacc.gpu.cli.Commands;
 import io.rediacc.gpu.cli.ExitCodes;
 import io.rediacc.gpu.cli.Failure;
 import io.rediacc.gpu.cli.Session;
@@ -7,47 +8,48 @@ import io.rediacc.gpu.cli.client.GrantViews.Removal;
 import io.rediacc.gpu.cli.client.Reply;
 import io.rediacc.gpu.contracts.identity.Identifiers;
 import io.rediacc.gpu.contracts.identity.InvalidIdentifierException;
-import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Model.PositionalParamSpec;
 
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 
 /** {@code rdc machine remove <machine> [--revoke-grants]}. */
-@Command(name = "remove", mixinStandardHelpOptions = true,
-        description = {"Remove a machine from the fleet (operator role). Refused while it holds grants unless "
-                + "--revoke-grants; then its grants are revoked (each recorded in the history), its inventory and "
-                + "gate records are tombstoned and both services forget it.",
-                "Stop its node-agent first: a machine that publishes an inventory again rejoins the fleet."},
-        footerHeading = "%nExamples:%n",
-        footer = {"  rdc machine remove gpu-host-9",
-                "  rdc machine remove gpu-host-9 --revoke-grants --reason decommissioned"})
 public class MachineRemoveCommand implements Callable<Integer> {
 
-    @Spec
-    CommandSpec spec;
+    private final PositionalParamSpec machine = Commands.parameter("0", "<machine>", "The machine to remove");
+    private final OptionSpec revokeGrants = Commands.flag("--revoke-grants", "Revoke the machine's grants with it");
+    private final OptionSpec reason = Commands.option("--reason", "<text>", String.class, "Why: recorded with each revoked grant");
+    private CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "<machine>", description = "The machine to remove")
-    String machine;
+    private MachineRemoveCommand() {
+    }
 
-    @Option(names = "--revoke-grants", description = "Revoke the machine's grants with it")
-    boolean revokeGrants;
-
-    @Option(names = "--reason", paramLabel = "<text>", description = "Why: recorded with each revoked grant")
-    String reason;
+    /** The command's model (built in code: see {@link Commands}). */
+    public static CommandSpec spec() {
+        MachineRemoveCommand command = new MachineRemoveCommand();
+        command.spec = Commands.command(command, "remove",
+                        new String[]{"Remove a machine from the fleet (operator role). Refused while it holds grants unless "
+                                + "--revoke-grants; then its grants are revoked (each recorded in the history), its inventory and "
+                                + "gate records are tombstoned and both services forget it.",
+                                "Stop its node-agent first: a machine that publishes an inventory again rejoins the fleet."},
+                        "  rdc machine remove gpu-host-9",
+                        "  rdc machine remove gpu-host-9 --revoke-grants --reason decommissioned")
+                .addPositional(command.machine).addOption(command.revokeGrants).addOption(command.reason);
+        return Commands.withStandardHelpOptions(command.spec);
+    }
 
     @Override
     public Integer call() {
         Session session = Session.of(spec);
+        String machine = this.machine.getValue();
         try {
             Identifiers.machine(machine);
         } catch (InvalidIdentifierException e) {
             throw Failure.usage(e.getMessage());
         }
-        Reply reply = session.grants().removeMachine(machine, revokeGrants, reason).orFail();
+        Reply reply = session.grants().removeMachine(machine, Commands.isSet(revokeGrants), this.reason.<String>getValue()).orFail();
         return session.show(reply.json(), out -> line(reply.as(Removal.class), out));
     }
 

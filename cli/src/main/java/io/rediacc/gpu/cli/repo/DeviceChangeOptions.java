@@ -1,9 +1,11 @@
 package io.rediacc.gpu.cli.repo;
 
+import io.rediacc.gpu.cli.Commands;
 import io.rediacc.gpu.contracts.cdi.CdiName;
 import io.rediacc.gpu.contracts.identity.RepoRef;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Model.PositionalParamSpec;
 
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -15,26 +17,28 @@ import java.util.List;
  */
 public class DeviceChangeOptions {
 
-    @Parameters(index = "0", paramLabel = "<repo-ref>", description = "The repo: name, or name@machine")
-    String repo;
+    /** The name the mixin is added under (the field's name when it was a {@code @Mixin}). */
+    static final String MIXIN = "change";
 
-    @Option(names = "--device", required = true, paramLabel = "<cdi-name>",
-            description = "A CDI device name to ${COMMAND-NAME}, e.g. nvidia.com/gpu=0; repeat for several")
-    List<String> devices;
+    private final PositionalParamSpec repo = Commands.parameter("0", "<repo-ref>", "The repo: name, or name@machine");
+    private final OptionSpec devices = OptionSpec.builder("--device").required(true).paramLabel("<cdi-name>")
+            .type(List.class).auxiliaryTypes(String.class)
+            .description("A CDI device name to ${COMMAND-NAME}, e.g. nvidia.com/gpu=0; repeat for several").build();
+    private final OptionSpec reason = Commands.option("--reason", "<text>", String.class,
+            "Why (a ticket, a note): recorded in the history (rdc audit)");
+    private final OptionSpec wait = Commands.option("--wait", "<duration>", String.class,
+            "How long grant-service waits for the gates: 0, 500ms, 5s, 1m (default: the service's, 5s)");
 
-    @Option(names = "--reason", paramLabel = "<text>",
-            description = "Why (a ticket, a note): recorded in the history (rdc audit)")
-    String reason;
-
-    @Option(names = "--wait", paramLabel = "<duration>",
-            description = "How long grant-service waits for the gates: 0, 500ms, 5s, 1m (default: the service's, 5s)")
-    String wait;
+    /** The mixin's model, added to a command under {@link #MIXIN}. */
+    CommandSpec spec() {
+        return CommandSpec.create().addPositional(repo).addOption(devices).addOption(reason).addOption(wait);
+    }
 
     /** The options as checked values: the repo, then the devices, then the wait (the first wrong one is a usage error). */
     DeviceChange read(PrintWriter err) {
-        RepoRef ref = CommandInput.repo(repo);
-        List<CdiName> names = CommandInput.devices(devices, err);
-        return new DeviceChange(ref, names, CommandInput.wait(wait), reason);
+        RepoRef ref = CommandInput.repo(repo.getValue());
+        List<CdiName> names = CommandInput.devices(devices.getValue(), err);
+        return new DeviceChange(ref, names, CommandInput.wait(wait.getValue()), reason.getValue());
     }
 
     /** A grant's or revoke's checked options; {@code waitFor} and {@code reason} are null when not given. */

@@ -1,5 +1,6 @@
 package io.rediacc.gpu.cli.repo;
 
+import io.rediacc.gpu.cli.Commands;
 import io.rediacc.gpu.cli.Failure;
 import io.rediacc.gpu.cli.Session;
 import io.rediacc.gpu.cli.client.GrantClient;
@@ -8,58 +9,57 @@ import io.rediacc.gpu.cli.repo.DeviceChangeOptions.DeviceChange;
 import io.rediacc.gpu.contracts.api.GrantResponse;
 import io.rediacc.gpu.contracts.cdi.CdiName;
 import io.rediacc.gpu.contracts.identity.RepoRef;
-import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.OptionSpec;
 
 import java.time.Instant;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 
 /** {@code rdc repo gpu grant <repo-ref> --device <cdi-name>... [--exclusive]}. */
-@Command(name = "grant", mixinStandardHelpOptions = true,
-        description = {"Grant CDI device names to a repo. Each name is checked against the machine's CDI devices; "
-                + "the call returns once the machine's gates enforce the grant (or says it is recorded but not yet "
-                + "enforced, exit 5).",
-                "With several --device, each is granted on its own: one line per device, and the exit code of the "
-                        + "most severe outcome."},
-        footerHeading = "%nExamples:%n",
-        footer = {"  rdc repo gpu grant train-a@gpu-host-1 --device nvidia.com/gpu=0",
-                "  rdc repo gpu grant gpu-a@wsl-gpu --device nvidia.com/gpu=all --exclusive",
-                "  rdc repo gpu grant train-a --device nvidia.com/gpu=0 --device nvidia.com/gpu=1 --wait 10s",
-                "  rdc repo gpu grant train-a@gpu-host-1 --device nvidia.com/gpu=1 --expires-in 8h --reason ticket-123",
-                "  rdc repo gpu grant render-b@amd-1 --device rediacc.io/amd=gpu0 --device rediacc.io/dri=renderD128"})
 public class GrantCommand implements Callable<Integer> {
 
-    @Spec
-    CommandSpec spec;
+    private final DeviceChangeOptions change = new DeviceChangeOptions();
+    private final OptionSpec exclusive = Commands.flag("--exclusive", "Reserve each name for this repo alone");
+    private final OptionSpec expiresIn = Commands.option("--expires-in", "<duration>", String.class,
+            "Revoke the grant after this long: 30m, 8h, 7d (grant-service revokes it itself)");
+    private final OptionSpec until = Commands.option("--until", "<instant>", String.class,
+            "Revoke the grant at this time (ISO-8601, e.g. 2026-12-01T18:00:00Z); instead of --expires-in");
+    private CommandSpec spec;
 
-    @Mixin
-    DeviceChangeOptions change;
+    private GrantCommand() {
+    }
 
-    @Option(names = "--exclusive", description = "Reserve each name for this repo alone")
-    boolean exclusive;
-
-    @Option(names = "--expires-in", paramLabel = "<duration>",
-            description = "Revoke the grant after this long: 30m, 8h, 7d (grant-service revokes it itself)")
-    String expiresIn;
-
-    @Option(names = "--until", paramLabel = "<instant>",
-            description = "Revoke the grant at this time (ISO-8601, e.g. 2026-12-01T18:00:00Z); instead of --expires-in")
-    String until;
+    /** The command's model (built in code: see {@link Commands}). */
+    public static CommandSpec spec() {
+        GrantCommand command = new GrantCommand();
+        command.spec = Commands.command(command, "grant",
+                        new String[]{"Grant CDI device names to a repo. Each name is checked against the machine's CDI devices; "
+                                + "the call returns once the machine's gates enforce the grant (or says it is recorded but not yet "
+                                + "enforced, exit 5).",
+                                "With several --device, each is granted on its own: one line per device, and the exit code of the "
+                                        + "most severe outcome."},
+                        "  rdc repo gpu grant train-a@gpu-host-1 --device nvidia.com/gpu=0",
+                        "  rdc repo gpu grant gpu-a@wsl-gpu --device nvidia.com/gpu=all --exclusive",
+                        "  rdc repo gpu grant train-a --device nvidia.com/gpu=0 --device nvidia.com/gpu=1 --wait 10s",
+                        "  rdc repo gpu grant train-a@gpu-host-1 --device nvidia.com/gpu=1 --expires-in 8h --reason ticket-123",
+                        "  rdc repo gpu grant render-b@amd-1 --device rediacc.io/amd=gpu0 --device rediacc.io/dri=renderD128")
+                .addMixin(DeviceChangeOptions.MIXIN, command.change.spec())
+                .addOption(command.exclusive).addOption(command.expiresIn).addOption(command.until);
+        return Commands.withStandardHelpOptions(command.spec);
+    }
 
     @Override
     public Integer call() {
         Session session = Session.of(spec);
         DeviceChange asked = change.read(session.err());
-        String expiry = CommandInput.expiresIn(expiresIn);
-        Instant at = CommandInput.instant("--until", until);
+        String expiry = CommandInput.expiresIn(expiresIn.getValue());
+        Instant at = CommandInput.instant("--until", until.getValue());
         if (expiry != null && at != null) {
             throw Failure.usage("give --expires-in or --until, not both");
         }
         GrantClient grants = session.grants();
+        boolean exclusive = Commands.isSet(this.exclusive);
         return DeviceOutcome.run(session, asked.devices(),
                 name -> grants.grant(asked.repo(), name, exclusive, asked.waitFor(), asked.reason(), expiry, at),
                 (name, reply) -> line(name, reply, asked.repo()));

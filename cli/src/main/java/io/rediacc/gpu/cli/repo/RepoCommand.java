@@ -1,12 +1,19 @@
 package io.rediacc.gpu.cli.repo;
 
-import picocli.CommandLine.Command;
+import io.rediacc.gpu.cli.Commands;
+import picocli.CommandLine.Model.CommandSpec;
 
-/** {@code rdc repo}. */
-@Command(name = "repo", mixinStandardHelpOptions = true,
-        description = "Repos and the GPU device names they are granted.",
-        footerHeading = "%nExamples:%n",
-        footer = {"  rdc repo gpu list train-a@gpu-host-1",
-                "  rdc repo gpu grant train-a@gpu-host-1 --device nvidia.com/gpu=0"})
-public class RepoCommand {
+/** {@code rdc repo}: a group; its commands are in {@link io.rediacc.gpu.cli.CommandTree}. */
+public final class RepoCommand {
+
+    private RepoCommand() {
+    }
+
+    /** The command's model (built in code: see {@link Commands}). */
+    public static CommandSpec spec() {
+        return Commands.withStandardHelpOptions(Commands.command(new RepoCommand(), "repo",
+                new String[]{"Repos and the GPU device names they are granted."},
+                "  rdc repo gpu list train-a@gpu-host-1",
+                "  rdc repo gpu grant train-a@gpu-host-1 --device nvidia.com/gpu=0"));
+    }
 }

@@ -1,6 +1,7 @@
 package io.rediacc.gpu.cli.repo;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.rediacc.gpu.cli.Commands;
 import io.rediacc.gpu.cli.ExitCodes;
 import io.rediacc.gpu.cli.Session;
 import io.rediacc.gpu.cli.client.Json;
@@ -10,32 +11,36 @@ import io.rediacc.gpu.cli.output.Table;
 import io.rediacc.gpu.contracts.api.RepoGrantsView;
 import io.rediacc.gpu.contracts.api.RepoGrantsView.RepoGrant;
 import io.rediacc.gpu.contracts.identity.RepoRef;
-import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.PositionalParamSpec;
 
 import java.util.concurrent.Callable;
 
 /** {@code rdc repo gpu list <repo-ref>}. */
-@Command(name = "list", mixinStandardHelpOptions = true,
-        description = "The CDI device names a repo is granted (grant-service's record).",
-        footerHeading = "%nExamples:%n",
-        footer = {"  rdc repo gpu list train-a@gpu-host-1",
-                "  rdc repo gpu list train-a            # when the name is unique in the fleet",
-                "  rdc repo gpu list gpu-a@wsl-gpu -o yaml"})
 public class RepoGpuListCommand implements Callable<Integer> {
 
-    @Spec
-    CommandSpec spec;
+    private final PositionalParamSpec repo = Commands.parameter("0", "<repo-ref>", "The repo: name, or name@machine");
+    private CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "<repo-ref>", description = "The repo: name, or name@machine")
-    String repo;
+    private RepoGpuListCommand() {
+    }
+
+    /** The command's model (built in code: see {@link Commands}). */
+    public static CommandSpec spec() {
+        RepoGpuListCommand command = new RepoGpuListCommand();
+        command.spec = Commands.command(command, "list",
+                        new String[]{"The CDI device names a repo is granted (grant-service's record)."},
+                        "  rdc repo gpu list train-a@gpu-host-1",
+                        "  rdc repo gpu list train-a            # when the name is unique in the fleet",
+                        "  rdc repo gpu list gpu-a@wsl-gpu -o yaml")
+                .addPositional(command.repo);
+        return Commands.withStandardHelpOptions(command.spec);
+    }
 
     @Override
     public Integer call() {
         Session session = Session.of(spec);
-        RepoRef ref = CommandInput.repo(repo);
+        RepoRef ref = CommandInput.repo(repo.getValue());
         JsonNode answer = session.grants().repoGrants(ref).orFail().json();
         return session.show(answer, out -> table(session, Json.mapper().convertValue(answer, RepoGrantsView.class), out));
     }

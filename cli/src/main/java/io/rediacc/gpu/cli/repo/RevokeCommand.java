@@ -1,5 +1,6 @@
 package io.rediacc.gpu.cli.repo;
 
+import io.rediacc.gpu.cli.Commands;
 import io.rediacc.gpu.cli.Session;
 import io.rediacc.gpu.cli.client.GrantClient;
 import io.rediacc.gpu.cli.client.Reply;
@@ -7,30 +8,33 @@ import io.rediacc.gpu.cli.repo.DeviceChangeOptions.DeviceChange;
 import io.rediacc.gpu.contracts.api.RevokeResponse;
 import io.rediacc.gpu.contracts.cdi.CdiName;
 import io.rediacc.gpu.contracts.identity.RepoRef;
-import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Spec;
 
 import java.util.concurrent.Callable;
 
 /** {@code rdc repo gpu revoke <repo-ref> --device <cdi-name>...}. */
-@Command(name = "revoke", mixinStandardHelpOptions = true,
-        description = {"Revoke CDI device names from a repo. Returns once the machine's gates enforce the "
-                + "revocation (or says it is not yet enforced, exit 5); the next Docker request is refused.",
-                "With several --device, each is revoked on its own: one line per device, and the exit code of the "
-                        + "most severe outcome."},
-        footerHeading = "%nExamples:%n",
-        footer = {"  rdc repo gpu revoke train-a@gpu-host-1 --device nvidia.com/gpu=0",
-                "  rdc repo gpu revoke gpu-a@wsl-gpu --device nvidia.com/gpu=all --wait 0",
-                "  rdc repo gpu revoke train-a --device nvidia.com/gpu=0 --device nvidia.com/gpu=1"})
 public class RevokeCommand implements Callable<Integer> {
 
-    @Spec
-    CommandSpec spec;
+    private final DeviceChangeOptions change = new DeviceChangeOptions();
+    private CommandSpec spec;
 
-    @Mixin
-    DeviceChangeOptions change;
+    private RevokeCommand() {
+    }
+
+    /** The command's model (built in code: see {@link Commands}). */
+    public static CommandSpec spec() {
+        RevokeCommand command = new RevokeCommand();
+        command.spec = Commands.command(command, "revoke",
+                        new String[]{"Revoke CDI device names from a repo. Returns once the machine's gates enforce the "
+                                + "revocation (or says it is not yet enforced, exit 5); the next Docker request is refused.",
+                                "With several --device, each is revoked on its own: one line per device, and the exit code of the "
+                                        + "most severe outcome."},
+                        "  rdc repo gpu revoke train-a@gpu-host-1 --device nvidia.com/gpu=0",
+                        "  rdc repo gpu revoke gpu-a@wsl-gpu --device nvidia.com/gpu=all --wait 0",
+                        "  rdc repo gpu revoke train-a --device nvidia.com/gpu=0 --device nvidia.com/gpu=1")
+                .addMixin(DeviceChangeOptions.MIXIN, command.change.spec());
+        return Commands.withStandardHelpOptions(command.spec);
+    }
 
     @Override
     public Integer call() {
