@@ -93,6 +93,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     private final DataPlane plane;
     private final RepoIdentity repo;
     private final SocketEndpoint daemonEndpoint;
+    private final DaemonLookups lookups;
     private final int maxBody;
 
     private Channel client;
@@ -122,10 +123,12 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     private io.netty.util.concurrent.ScheduledFuture<?> timer;
     private long timerAt = NO_DEADLINE;
 
-    ClientConnection(DataPlane plane, RepoIdentity repo, SocketEndpoint daemonEndpoint, Budget repoBudget, Budget gateBudget) {
+    ClientConnection(DataPlane plane, RepoIdentity repo, SocketEndpoint daemonEndpoint, DaemonLookups lookups,
+                     Budget repoBudget, Budget gateBudget) {
         this.plane = plane;
         this.repo = repo;
         this.daemonEndpoint = daemonEndpoint;
+        this.lookups = lookups;
         this.maxBody = plane.policy().maxBodyBytes();
         this.limits = plane.limits();
         this.repoBudget = repoBudget;
@@ -370,7 +373,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             return;
         }
         Exchange decided = ex;
-        StoredContainerReader.read(plane, daemonEndpoint, client.eventLoop(), ex.stored.containerId())
+        StoredContainerReader.read(lookups, daemonEndpoint, client.eventLoop(), ex.stored.containerId())
                 .addListener(done -> {
                     if (closing || ex != decided) {
                         return;
@@ -381,7 +384,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
                                 + " to re-check its devices: " + done.cause().getMessage());
                         return;
                     }
-                    StoredContainerReader.Answer answer = (StoredContainerReader.Answer) done.getNow();
+                    DaemonLookups.Answer answer = (DaemonLookups.Answer) done.getNow();
                     if (answer.status() != 200) {
                         // Not found and the like: the daemon's own error is the truthful answer.
                         respondLocally(answer.status() >= 400 ? answer.status() : 502, daemonMessage(answer));
@@ -437,7 +440,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
         Exchange decided = ex;
         String name = names.get(next);
-        StoredContainerReader.readVolume(plane, daemonEndpoint, client.eventLoop(), name).addListener(done -> {
+        StoredContainerReader.readVolume(lookups, daemonEndpoint, client.eventLoop(), name).addListener(done -> {
             if (closing || ex != decided) {
                 return;
             }
@@ -446,7 +449,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
                         + " to check how it is backed: " + done.cause().getMessage());
                 return;
             }
-            StoredContainerReader.Answer answer = (StoredContainerReader.Answer) done.getNow();
+            DaemonLookups.Answer answer = (DaemonLookups.Answer) done.getNow();
             read.add(new StoredVolume(name, answer.status(), answer.body()));
             inspectVolumes(names, next + 1, read, body);
         });
@@ -1045,7 +1048,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         return new Refusal(403, RefusalMessages.RULE_GATE_ERROR, null, "the gate could not evaluate this request and refused it");
     }
 
-    private static String daemonMessage(StoredContainerReader.Answer answer) {
+    private static String daemonMessage(DaemonLookups.Answer answer) {
         String text = new String(answer.body(), StandardCharsets.UTF_8);
         try {
             var node = JSON.readTree(text);
