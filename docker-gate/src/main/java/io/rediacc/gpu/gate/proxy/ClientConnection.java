@@ -111,6 +111,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     private boolean daemonInputShut;
     private boolean pausedForBacklog;
     private boolean pausedForBackpressure;
+    /** Written to the client and not yet flushed: flushed once per read of the daemon's side. */
+    private boolean clientFlushPending;
 
     private final ConnectionLimits limits;
     private final Budget repoBudget;
@@ -411,7 +413,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     private void conclude(Verdict verdict, byte[] body) {
         if (verdict instanceof Verdict.Allow) {
             ex.mode = Mode.STREAM;
-            toDaemon(ex.request);
+            toDaemon(ex.request, false); // head and body leave in one write
             toDaemon(body.length == 0 ? LastHttpContent.EMPTY_LAST_CONTENT
                     : new DefaultLastHttpContent(Unpooled.wrappedBuffer(body)));
         } else if (verdict instanceof Verdict.Deny deny) {
@@ -518,8 +520,17 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     // ---------------------------------------------------------------- daemon side
 
     private void toDaemon(Object msg) {
+        toDaemon(msg, true);
+    }
+
+    /** Without {@code flush}, the next message to the daemon must follow at once and flush both. */
+    private void toDaemon(Object msg, boolean flush) {
         if (daemon != null && daemon.isActive()) {
-            daemon.writeAndFlush(msg);
+            if (flush) {
+                daemon.writeAndFlush(msg);
+            } else {
+                daemon.write(msg);
+            }
             if (!daemon.isWritable()) {
                 pauseForBackpressure(true);
             }
@@ -580,6 +591,12 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     private final class DaemonSide extends ChannelInboundHandlerAdapter {
 
         @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            flushClient();
+            ctx.fireChannelReadComplete();
+        }
+
+        @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             if (closing) {
                 ReferenceCountUtil.release(msg);
@@ -607,6 +624,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
         @Override
         public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            flushClient();
             if (evt instanceof ChannelInputShutdownEvent) {
                 daemonInputShut = true;
                 if (raw) {
@@ -631,6 +649,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
+            flushClient();
             if (daemon != ctx.channel()) {
                 return;
             }
@@ -752,10 +771,22 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /**
+     * Written now, flushed when the daemon's side has handed over what it read
+     * ({@link DaemonSide#channelReadComplete}): a response head and its body leave in one write.
+     */
     private void toClient(Object msg) {
-        client.writeAndFlush(msg);
+        client.write(msg);
+        clientFlushPending = true;
         if (!client.isWritable() && daemon != null) {
             daemon.config().setAutoRead(false);
+        }
+    }
+
+    private void flushClient() {
+        if (clientFlushPending) {
+            clientFlushPending = false;
+            client.flush();
         }
     }
 
