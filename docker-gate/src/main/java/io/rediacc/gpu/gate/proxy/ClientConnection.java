@@ -94,6 +94,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     private final RepoIdentity repo;
     private final SocketEndpoint daemonEndpoint;
     private final DaemonLookups lookups;
+    private DaemonLookups.Pool lookupPool;
     private final int maxBody;
 
     private Channel client;
@@ -375,7 +376,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             return;
         }
         Exchange decided = ex;
-        StoredContainerReader.read(lookups, daemonEndpoint, client.eventLoop(), ex.stored.containerId())
+        StoredContainerReader.read(lookupPool(), ex.stored.containerId())
                 .addListener(done -> {
                     if (closing || ex != decided) {
                         return;
@@ -442,7 +443,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
         Exchange decided = ex;
         String name = names.get(next);
-        StoredContainerReader.readVolume(lookups, daemonEndpoint, client.eventLoop(), name).addListener(done -> {
+        StoredContainerReader.readVolume(lookupPool(), name).addListener(done -> {
             if (closing || ex != decided) {
                 return;
             }
@@ -455,6 +456,14 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             read.add(new StoredVolume(name, answer.status(), answer.body()));
             inspectVolumes(names, next + 1, read, body);
         });
+    }
+
+    /** This connection's lookups on its daemon: on its event loop, from the gate's pool. */
+    private DaemonLookups.Pool lookupPool() {
+        if (lookupPool == null) {
+            lookupPool = lookups.pool(daemonEndpoint, client.eventLoop());
+        }
+        return lookupPool;
     }
 
     /** Refuses the current request; it never reaches the daemon. The rest of its body is discarded. */

@@ -61,10 +61,31 @@ final class DaemonLookups implements AutoCloseable {
     private record Key(EventLoop loop, SocketEndpoint daemon) {
     }
 
+    /** The lookups of one event loop to one daemon, and their idle connections; used only on that loop. */
+    final class Pool {
+        final Key key;
+        private final ArrayDeque<Lookup> free = new ArrayDeque<>();
+
+        private Pool(Key key) {
+            this.key = key;
+        }
+
+        /** {@code GET path}; the answer completes on this pool's event loop. */
+        Promise<Answer> get(String path) {
+            Promise<Answer> answer = key.loop().newPromise();
+            if (key.loop().inEventLoop()) {
+                send(this, path, answer, true);
+            } else {
+                key.loop().execute(() -> send(this, path, answer, true));
+            }
+            return answer;
+        }
+    }
+
     private final NettyTransport transport;
     private final Duration connectTimeout;
     private final Duration answerTimeout;
-    private final Map<Key, ArrayDeque<Lookup>> idle = new ConcurrentHashMap<>();
+    private final Map<Key, Pool> pools = new ConcurrentHashMap<>();
     /** Every lookup connection, idle or in use, so that {@link #close()} reaches all of them. */
     private final ChannelGroup all = new DefaultChannelGroup("daemon-lookups", GlobalEventExecutor.INSTANCE);
     private volatile boolean closed;
@@ -77,13 +98,12 @@ final class DaemonLookups implements AutoCloseable {
 
     /** {@code GET path} on {@code daemon}; the answer completes on {@code loop}, the caller's event loop. */
     Promise<Answer> get(SocketEndpoint daemon, EventLoop loop, String path) {
-        Promise<Answer> answer = loop.newPromise();
-        if (loop.inEventLoop()) {
-            send(new Key(loop, daemon), path, answer, true);
-        } else {
-            loop.execute(() -> send(new Key(loop, daemon), path, answer, true));
-        }
-        return answer;
+        return pool(daemon, loop).get(path);
+    }
+
+    /** The lookups of {@code loop} to {@code daemon}: a connection keeps its own, and skips this map. */
+    Pool pool(SocketEndpoint daemon, EventLoop loop) {
+        return pools.computeIfAbsent(new Key(loop, daemon), Pool::new);
     }
 
     /** Connections open now (idle and in use), for tests. */
@@ -93,12 +113,12 @@ final class DaemonLookups implements AutoCloseable {
 
     /** Closes the idle connections to {@code daemon} (a repo served no more, or served elsewhere). */
     void forget(SocketEndpoint daemon) {
-        for (Key key : idle.keySet()) {
-            if (key.daemon().equals(daemon)) {
-                key.loop().execute(() -> {
-                    ArrayDeque<Lookup> free = idle.remove(key);
-                    if (free != null) {
-                        free.forEach(lookup -> lookup.channel.close());
+        for (Pool pool : pools.values()) {
+            if (pool.key.daemon().equals(daemon)) {
+                pool.key.loop().execute(() -> {
+                    Lookup lookup;
+                    while ((lookup = pool.free.pollLast()) != null) {
+                        lookup.channel.close();
                     }
                 });
             }
@@ -112,13 +132,14 @@ final class DaemonLookups implements AutoCloseable {
         all.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
     }
 
-    private void send(Key key, String path, Promise<Answer> answer, boolean mayReuse) {
-        Lookup reused = mayReuse ? takeIdle(key) : null;
+    private void send(Pool pool, String path, Promise<Answer> answer, boolean mayReuse) {
+        Lookup reused = mayReuse ? takeIdle(pool) : null;
         if (reused != null) {
             reused.start(path, answer, true);
             return;
         }
-        Lookup fresh = new Lookup(key);
+        Key key = pool.key;
+        Lookup fresh = new Lookup(pool);
         new Bootstrap()
                 .group(key.loop())
                 .channelFactory(transport.channels(key.daemon()))
@@ -144,14 +165,10 @@ final class DaemonLookups implements AutoCloseable {
                 });
     }
 
-    /** An idle, open connection of {@code key}, or null. Runs on {@code key.loop()}. */
-    private Lookup takeIdle(Key key) {
-        ArrayDeque<Lookup> free = idle.get(key);
-        if (free == null) {
-            return null;
-        }
+    /** An idle, open connection of {@code pool}, or null. Runs on its loop. */
+    private static Lookup takeIdle(Pool pool) {
         Lookup lookup;
-        while ((lookup = free.pollLast()) != null) {
+        while ((lookup = pool.free.pollLast()) != null) {
             if (lookup.channel.isActive()) {
                 return lookup;
             }
@@ -160,10 +177,10 @@ final class DaemonLookups implements AutoCloseable {
         return null;
     }
 
-    /** Back to the pool after a complete keep-alive answer, or closed. Runs on {@code lookup.key.loop()}. */
+    /** Back to the pool after a complete keep-alive answer, or closed. Runs on the pool's loop. */
     private void release(Lookup lookup, boolean reusable) {
         if (reusable && !closed && lookup.channel.isActive()) {
-            ArrayDeque<Lookup> free = idle.computeIfAbsent(lookup.key, k -> new ArrayDeque<>());
+            ArrayDeque<Lookup> free = lookup.pool.free;
             if (free.size() < MAX_IDLE) {
                 free.addLast(lookup);
                 lookup.idleSince();
@@ -173,25 +190,22 @@ final class DaemonLookups implements AutoCloseable {
         lookup.channel.close();
     }
 
-    private void dropIdle(Lookup lookup) {
-        ArrayDeque<Lookup> free = idle.get(lookup.key);
-        if (free != null) {
-            free.remove(lookup);
-        }
+    private static void dropIdle(Lookup lookup) {
+        lookup.pool.free.remove(lookup);
     }
 
     /** One lookup connection: at most one request in flight; its state is touched only on its event loop. */
     private final class Lookup extends ChannelInboundHandlerAdapter {
 
-        final Key key;
+        final Pool pool;
         Channel channel;
         Promise<Answer> pending;
         String pendingPath;
         boolean pendingOnReused;
         ScheduledFuture<?> timer;
 
-        Lookup(Key key) {
-            this.key = key;
+        Lookup(Pool pool) {
+            this.pool = pool;
         }
 
         @Override
@@ -269,7 +283,7 @@ final class DaemonLookups implements AutoCloseable {
                 return;
             }
             if (retry) {
-                send(key, path, answer, false);
+                send(pool, path, answer, false);
             } else {
                 answer.tryFailure(cause);
             }

@@ -1,8 +1,6 @@
 package io.rediacc.gpu.gate.proxy;
 
-import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Promise;
-import io.rediacc.gpu.contracts.manifest.SocketEndpoint;
 
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -34,14 +32,14 @@ final class StoredContainerReader {
         }
     }
 
-    static Promise<DaemonLookups.Answer> read(DaemonLookups lookups, SocketEndpoint daemon, EventLoop loop, String containerId) {
+    static Promise<DaemonLookups.Answer> read(DaemonLookups.Pool daemon, String containerId) {
         // The id comes percent-decoded from the policy; encode it again as one path segment.
-        return lookups.get(daemon, loop, "/containers/" + segment(containerId) + "/json");
+        return daemon.get("/containers/" + segment(containerId) + "/json");
     }
 
     /** {@code GET /volumes/{name}}: how a named volume a request uses is backed. */
-    static Promise<DaemonLookups.Answer> readVolume(DaemonLookups lookups, SocketEndpoint daemon, EventLoop loop, String name) {
-        return lookups.get(daemon, loop, "/volumes/" + segment(name));
+    static Promise<DaemonLookups.Answer> readVolume(DaemonLookups.Pool daemon, String name) {
+        return daemon.get("/volumes/" + segment(name));
     }
 
     static String segment(String value) {
