@@ -64,8 +64,8 @@ import java.util.regex.Pattern;
  */
 public final class StandInDockerd implements AutoCloseable {
 
-    /** One request as the daemon received it. */
-    public record Received(String method, String uri, Map<String, String> headers, byte[] body) {
+    /** One request as the daemon received it; {@code connection} names the connection it came on. */
+    public record Received(String method, String uri, Map<String, String> headers, byte[] body, String connection) {
         public String path() {
             return new QueryStringDecoder(uri).path();
         }
@@ -416,7 +416,7 @@ public final class StandInDockerd implements AutoCloseable {
         Map<String, String> headers = new java.util.LinkedHashMap<>();
         request.headers().forEach(h -> headers.put(h.getKey().toLowerCase(java.util.Locale.ROOT), h.getValue()));
         byte[] body = ByteBufUtil.getBytes(request.content());
-        received.add(new Received(request.method().name(), request.uri(), headers, body));
+        received.add(new Received(request.method().name(), request.uri(), headers, body, ctx.channel().id().asLongText()));
         QueryStringDecoder query = new QueryStringDecoder(request.uri());
         String path = unversioned(query.path());
         String method = request.method().name();

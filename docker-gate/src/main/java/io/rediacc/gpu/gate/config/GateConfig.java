@@ -51,7 +51,7 @@ public interface GateConfig {
     @WithDefault("5s")
     Duration daemonConnectTimeout();
 
-    /** Time allowed for reading a container's stored configuration before a start is decided. */
+    /** Time allowed for the whole answer of a daemon lookup: a stored container before a start, a named volume before a request that uses it. */
     @WithDefault("10s")
     Duration daemonInspectTimeout();
 

@@ -101,6 +101,8 @@ final class HostPathRules {
         final RepoAllowance allowance;
         private final List<ProtectedPath> protectedPaths;
         final Set<String> volumesToInspect = new LinkedHashSet<>();
+        /** The allowed roots as written and as resolved, resolved once per request (on its first host path). */
+        private List<String> roots;
 
         private Reach(RepoIdentity repo, RepoAllowance allowance, List<ProtectedPath> protectedPaths) {
             this.repo = repo;
@@ -140,11 +142,14 @@ final class HostPathRules {
 
         /** The repo's roots as written and as the host resolves them. */
         private List<String> allowedRoots() {
-            Set<String> roots = new LinkedHashSet<>(allowance.hostPaths());
-            for (String root : allowance.hostPaths()) {
-                access.realPath(root).map(HostPathRules::normalize).ifPresent(roots::add);
+            if (roots == null) {
+                Set<String> all = new LinkedHashSet<>(allowance.hostPaths());
+                for (String root : allowance.hostPaths()) {
+                    access.realPath(root).map(HostPathRules::normalize).ifPresent(all::add);
+                }
+                roots = List.copyOf(all);
             }
-            return List.copyOf(roots);
+            return roots;
         }
 
         private void refuseProtected(String path, String written, String resolvedTo, String rule, String what, String where) {

@@ -93,6 +93,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     private final DataPlane plane;
     private final RepoIdentity repo;
     private final SocketEndpoint daemonEndpoint;
+    private final DaemonLookups lookups;
+    private DaemonLookups.Pool lookupPool;
     private final int maxBody;
 
     private Channel client;
@@ -110,6 +112,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     private boolean daemonInputShut;
     private boolean pausedForBacklog;
     private boolean pausedForBackpressure;
+    /** Written to the client and not yet flushed: flushed once per read of the daemon's side. */
+    private boolean clientFlushPending;
 
     private final ConnectionLimits limits;
     private final Budget repoBudget;
@@ -122,10 +126,12 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     private io.netty.util.concurrent.ScheduledFuture<?> timer;
     private long timerAt = NO_DEADLINE;
 
-    ClientConnection(DataPlane plane, RepoIdentity repo, SocketEndpoint daemonEndpoint, Budget repoBudget, Budget gateBudget) {
+    ClientConnection(DataPlane plane, RepoIdentity repo, SocketEndpoint daemonEndpoint, DaemonLookups lookups,
+                     Budget repoBudget, Budget gateBudget) {
         this.plane = plane;
         this.repo = repo;
         this.daemonEndpoint = daemonEndpoint;
+        this.lookups = lookups;
         this.maxBody = plane.policy().maxBodyBytes();
         this.limits = plane.limits();
         this.repoBudget = repoBudget;
@@ -370,7 +376,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             return;
         }
         Exchange decided = ex;
-        StoredContainerReader.read(plane, daemonEndpoint, client.eventLoop(), ex.stored.containerId())
+        StoredContainerReader.read(lookupPool(), ex.stored.containerId())
                 .addListener(done -> {
                     if (closing || ex != decided) {
                         return;
@@ -381,7 +387,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
                                 + " to re-check its devices: " + done.cause().getMessage());
                         return;
                     }
-                    StoredContainerReader.Answer answer = (StoredContainerReader.Answer) done.getNow();
+                    DaemonLookups.Answer answer = (DaemonLookups.Answer) done.getNow();
                     if (answer.status() != 200) {
                         // Not found and the like: the daemon's own error is the truthful answer.
                         respondLocally(answer.status() >= 400 ? answer.status() : 502, daemonMessage(answer));
@@ -408,7 +414,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     private void conclude(Verdict verdict, byte[] body) {
         if (verdict instanceof Verdict.Allow) {
             ex.mode = Mode.STREAM;
-            toDaemon(ex.request);
+            toDaemon(ex.request, false); // head and body leave in one write
             toDaemon(body.length == 0 ? LastHttpContent.EMPTY_LAST_CONTENT
                     : new DefaultLastHttpContent(Unpooled.wrappedBuffer(body)));
         } else if (verdict instanceof Verdict.Deny deny) {
@@ -437,7 +443,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
         Exchange decided = ex;
         String name = names.get(next);
-        StoredContainerReader.readVolume(plane, daemonEndpoint, client.eventLoop(), name).addListener(done -> {
+        StoredContainerReader.readVolume(lookupPool(), name).addListener(done -> {
             if (closing || ex != decided) {
                 return;
             }
@@ -446,10 +452,18 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
                         + " to check how it is backed: " + done.cause().getMessage());
                 return;
             }
-            StoredContainerReader.Answer answer = (StoredContainerReader.Answer) done.getNow();
+            DaemonLookups.Answer answer = (DaemonLookups.Answer) done.getNow();
             read.add(new StoredVolume(name, answer.status(), answer.body()));
             inspectVolumes(names, next + 1, read, body);
         });
+    }
+
+    /** This connection's lookups on its daemon: on its event loop, from the gate's pool. */
+    private DaemonLookups.Pool lookupPool() {
+        if (lookupPool == null) {
+            lookupPool = lookups.pool(daemonEndpoint, client.eventLoop());
+        }
+        return lookupPool;
     }
 
     /** Refuses the current request; it never reaches the daemon. The rest of its body is discarded. */
@@ -515,8 +529,17 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     // ---------------------------------------------------------------- daemon side
 
     private void toDaemon(Object msg) {
+        toDaemon(msg, true);
+    }
+
+    /** Without {@code flush}, the next message to the daemon must follow at once and flush both. */
+    private void toDaemon(Object msg, boolean flush) {
         if (daemon != null && daemon.isActive()) {
-            daemon.writeAndFlush(msg);
+            if (flush) {
+                daemon.writeAndFlush(msg);
+            } else {
+                daemon.write(msg);
+            }
             if (!daemon.isWritable()) {
                 pauseForBackpressure(true);
             }
@@ -577,6 +600,12 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     private final class DaemonSide extends ChannelInboundHandlerAdapter {
 
         @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            flushClient();
+            ctx.fireChannelReadComplete();
+        }
+
+        @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             if (closing) {
                 ReferenceCountUtil.release(msg);
@@ -604,6 +633,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
         @Override
         public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            flushClient();
             if (evt instanceof ChannelInputShutdownEvent) {
                 daemonInputShut = true;
                 if (raw) {
@@ -628,6 +658,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
+            flushClient();
             if (daemon != ctx.channel()) {
                 return;
             }
@@ -749,10 +780,22 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /**
+     * Written now, flushed when the daemon's side has handed over what it read
+     * ({@link DaemonSide#channelReadComplete}): a response head and its body leave in one write.
+     */
     private void toClient(Object msg) {
-        client.writeAndFlush(msg);
+        client.write(msg);
+        clientFlushPending = true;
         if (!client.isWritable() && daemon != null) {
             daemon.config().setAutoRead(false);
+        }
+    }
+
+    private void flushClient() {
+        if (clientFlushPending) {
+            clientFlushPending = false;
+            client.flush();
         }
     }
 
@@ -1045,7 +1088,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         return new Refusal(403, RefusalMessages.RULE_GATE_ERROR, null, "the gate could not evaluate this request and refused it");
     }
 
-    private static String daemonMessage(StoredContainerReader.Answer answer) {
+    private static String daemonMessage(DaemonLookups.Answer answer) {
         String text = new String(answer.body(), StandardCharsets.UTF_8);
         try {
             var node = JSON.readTree(text);

@@ -36,6 +36,8 @@ public final class GateServer implements AutoCloseable {
     }
 
     private final DataPlane plane;
+    /** The gate's own reads of stored containers and volumes, on pooled daemon connections. */
+    private final DaemonLookups lookups;
     private final Map<String, Listener> listeners = new HashMap<>();
     private String machine;
     /** Connections and held bytes of all repos together. */
@@ -45,6 +47,7 @@ public final class GateServer implements AutoCloseable {
 
     public GateServer(DataPlane plane) {
         this.plane = plane;
+        this.lookups = new DaemonLookups(plane.transport(), plane.daemonConnectTimeout(), plane.daemonInspectTimeout());
         this.total = new Budget(plane.limits().maxTotal(), plane.limits().maxPendingBytes());
         this.turningAway = new Budget(plane.limits().maxTotal(), 0);
     }
@@ -145,7 +148,7 @@ public final class GateServer implements AutoCloseable {
                             repoBudget.closed();
                             total.closed();
                         });
-                        ClientConnection connection = new ClientConnection(plane, identity, entry.daemon(), repoBudget, total);
+                        ClientConnection connection = new ClientConnection(plane, identity, entry.daemon(), lookups, repoBudget, total);
                         ch.pipeline().addLast(connection.rawReads(), ClientConnection.codec(), connection);
                     }
                 });
@@ -265,6 +268,7 @@ public final class GateServer implements AutoCloseable {
         LOG.infof("no longer serving repo %s on %s", listener.entry().name(), listener.entry().listen());
         listener.server().close().awaitUninterruptibly();
         listener.connections().close().awaitUninterruptibly();
+        lookups.forget(listener.entry().daemon());
         if (listener.entry().listen().kind() == SocketEndpoint.Kind.UNIX) {
             try {
                 Files.deleteIfExists(listener.entry().listen().path());
@@ -278,5 +282,6 @@ public final class GateServer implements AutoCloseable {
     public synchronized void close() {
         listeners.values().forEach(this::stop);
         listeners.clear();
+        lookups.close();
     }
 }

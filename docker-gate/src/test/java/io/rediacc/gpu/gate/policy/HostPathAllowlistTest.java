@@ -107,6 +107,39 @@ class HostPathAllowlistTest {
     }
 
     @Test
+    void eachAllowedRootIsResolvedOncePerRequestHoweverManyPathsItJudges() {
+        java.util.Map<String, Integer> resolved = new java.util.concurrent.ConcurrentHashMap<>();
+        HostAccess counting = new HostAccess() {
+            @Override
+            public List<ProtectedPath> protectedPaths() {
+                return PolicyTestKit.HOST_ACCESS.protectedPaths();
+            }
+
+            @Override
+            public RepoAllowance allowance(RepoIdentity repo) {
+                return PolicyTestKit.HOST_ACCESS.allowance(repo);
+            }
+
+            @Override
+            public java.util.Optional<String> realPath(String path) {
+                resolved.merge(path, 1, Integer::sum);
+                return PolicyTestKit.HOST_ACCESS.realPath(path);
+            }
+        };
+        GatePolicy policy = new GatePolicy(PolicyTestKit.MAX_BODY, counting);
+        byte[] body = utf8(withHostConfig("\"Binds\":[\"/srv/a:/a\",\"/srv/b:/b\",\"/data/c:/c\"],\"Mounts\":[{\"Type\":\"bind\","
+                + "\"Source\":\"/home/gpu-a/d\",\"Target\":\"/d\"}]"));
+        RequestHead head = PolicyTestKit.post("/v1.50/containers/create", body);
+
+        assertThat(policy.onBody(head, body, REPO, grants())).isEqualTo(new Verdict.Allow());
+        assertThat(resolved).containsEntry("/srv", 1).containsEntry("/data", 1).containsEntry("/home/gpu-a", 1)
+                .containsEntry("/srv/a", 1).containsEntry("/srv/b", 1);
+        // the next request resolves them again: what the host holds may have changed in between
+        policy.onBody(head, body, REPO, grants());
+        assertThat(resolved).containsEntry("/srv", 2).containsEntry("/srv/a", 2);
+    }
+
+    @Test
     void aSymlinkInsideAnAllowedRootIsJudgedWhereItLeads(@TempDir Path dir) throws IOException {
         Path allowed = Files.createDirectories(dir.resolve("allowed"));
         Files.createSymbolicLink(allowed.resolve("etc"), Path.of("/etc"));

@@ -253,6 +253,26 @@ class HostAllowlistThroughGateTest {
     }
 
     @Test
+    void namedVolumeLookupsOfOneClientShareOneDaemonConnection() {
+        // Three pipelined creates on one client connection, each naming a volume the gate looks up first.
+        StringBuilder pipelined = new StringBuilder();
+        for (int i = 0; i < 3; i++) {
+            String body = "{\"Image\":\"busybox\",\"HostConfig\":{\"Binds\":[\"pooled" + i + ":/data\"]}}";
+            pipelined.append("POST /v1.52/containers/create HTTP/1.1\r\nHost: docker\r\n")
+                    .append(i == 2 ? "Connection: close\r\n" : "")
+                    .append("Content-Type: application/json\r\nContent-Length: ").append(body.length()).append("\r\n\r\n")
+                    .append(body);
+        }
+
+        String answers = RawHttp.exchange(gate, pipelined.toString());
+
+        assertThat(RawHttp.statuses(answers)).as(answers).containsExactly(201, 201, 201);
+        List<StandInDockerd.Received> lookups = daemon.requests("GET", "/volumes/pooled[0-9]");
+        assertThat(lookups).extracting(r -> r.path()).containsExactly("/volumes/pooled0", "/volumes/pooled1", "/volumes/pooled2");
+        assertThat(lookups.stream().map(StandInDockerd.Received::connection).distinct()).hasSize(1);
+    }
+
+    @Test
     void aVolumeBoundInsideTheAllowlistIsCreatedAndUsed() throws IOException {
         Files.createDirectories(GateTestResource.repoMount().resolve("share"));
 
