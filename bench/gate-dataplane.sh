@@ -4,7 +4,7 @@
 #   A: direct to nginx   B: HAProxy keep-alive to upstream   C: HAProxy option http-server-close
 #   D: docker-gate, repo holding grants (TCP listener), 4 KiB create body naming a granted CDI device
 # Rounds alternate B/C/D/A; medians of requests/s, p50, p99; ratios gate/HAProxy.
-# Then the gate's RSS at that load and with 1,000 repos and 100,000 grants loaded.
+# Then the gate's RSS at that load and with 1,000 repos and BIG_GRANTS (1,000) grants applied from the topic.
 # Env: ROUNDS (3), DURATION (8s), CONNS (32), GATE_JAVA_OPTS (none: the JVM's defaults, as shipped),
 #      SMALL_JAVA_OPTS (extra JVM flags of the second RSS figure, which runs with the Environment= lines of
 #      deploy/systemd/docker-gate.service at BENCH_REF: the flags the unit ships), SKIP_BIG (1: no RSS-at-size part), JFR.
@@ -121,30 +121,36 @@ done
 RSS_LOAD="$(cat "$RUN_DIR"/rss-*.txt | sort -g | tail -1)"
 assert_no_drops gate "$GATE_METRICS"
 
-# --- the gate's RSS with 1,000 repos and 100,000 grants ------------------------------------------
+# --- the gate's RSS with 1,000 repos and BIG_GRANTS grants ------------------------------------------
+# The grants arrive as they do in production: one snapshot signed with the grants key on gpu.grants.v1, which the
+# gate reads at start. BIG_GRANTS defaults to 1,000, the most grant-service lets one machine hold
+# (grants.max-grants-per-machine) — a snapshot must also fit a 1 MiB Kafka record (docs/EVENTS.md). Before
+# 2026-12-02 this part wrote an unsigned 100,000-grant file into the gate's state directory instead: the gate
+# loaded it, found at its first sync that the topic held no such snapshot, logged TAMPERING and dropped it, so
+# the figure was a gate holding no grants after a 100,000-grant start-up.
+BIG_GRANTS="${BIG_GRANTS:-1000}"
 big_gate() { # big_gate label java-opts...
   local label="$1"; shift
-  local dir="$RUN_DIR/big-$label"; mkdir -p "$dir/state"
-  python3 - "$dir" "$NGX_PORT" <<'PY'
-import json, sys, uuid, datetime
-d, ngx = sys.argv[1], sys.argv[2]
-m = "gate-big"
-now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-repos, grants = [], []
-for r in range(1000):
-    g = str(uuid.uuid5(uuid.NAMESPACE_URL, "bench/%s/repo-%d" % (m, r)))
-    repos.append("  - name: repo-%d\n    guid: %s\n    listen: tcp://127.0.0.1:0\n    daemon: tcp://127.0.0.1:%s\n" % (r, g, ngx))
-    for k in range(100):  # 100 grants per repo: gpu=0..7, all, dri, amd... as distinct names
-        grants.append({"repoGuid": g, "repoName": "repo-%d" % r, "device": "vendor%d.example.com/gpu=%d" % (k // 10, k % 10),
-                       "exclusive": False, "grantedBy": "bench", "grantedAt": now})
+  local dir="$RUN_DIR/big-$label" m="gate-big-$label"; mkdir -p "$dir/state"
+  python3 - "$dir" "$NGX_PORT" "$m" <<'PY'
+import hashlib, sys, uuid
+d, ngx, m = sys.argv[1], sys.argv[2], sys.argv[3]
+def guid(repo):  # Bench.guid: Java's UUID.nameUUIDFromBytes("repo:MACHINE/REPO")
+    return str(uuid.UUID(bytes=hashlib.md5(("repo:%s/%s" % (m, repo)).encode()).digest(), version=3))
+repos = ["  - name: repo-%d\n    guid: %s\n    listen: tcp://127.0.0.1:0\n    daemon: tcp://127.0.0.1:%s\n" % (r, guid("repo-%d" % r), ngx)
+         for r in range(1000)]
 open(d + "/repos.yaml", "w").write("machine: %s\nrepos:\n%s" % (m, "".join(repos)))
-snap = {"machine": m, "version": 100000, "updatedAt": now, "grants": grants}
-open(d + "/state/grants-%s.json" % m, "w").write(json.dumps(snap, separators=(",", ":")))
 PY
+  # repo-0..: gpu=0..7 each, BIG_GRANTS in all (FleetSim grants), signed as grant-service's relay signs them
+  driver FleetSim grants "$KAFKA" "$m" 0 1 "$BIG_GRANTS" >&2
   start_gate "big-$label" "$dir/repos.yaml" "$dir/state" "$@"
   local pid=$GATE_PID
   wait_http "http://127.0.0.1:$GATE_MGMT/q/health/ready" 180
   local i; for i in $(seq 1 600); do grep -q "serves 1000 repo" "$RUN_DIR/big-$label.log" && break; sleep 0.2; done
+  for i in $(seq 1 600); do grep -q "grants of $m are in sync at version [1-9]" "$RUN_DIR/big-$label.log" && break; sleep 0.2; done
+  if ! grep -q "grants of $m are in sync at version [1-9]" "$RUN_DIR/big-$label.log" || grep -q TAMPERING "$RUN_DIR/big-$label.log"; then
+    log "the big gate ($label) did not apply the $BIG_GRANTS-grant snapshot: see $RUN_DIR/big-$label.log"; return 1
+  fi
   sleep 5
   local idle; idle="$(rss_mib "$pid")"
   # a short load on one of the 1,000 repos, through a listener the gate opened (port 0: read it from ss)
@@ -156,7 +162,7 @@ PY
     kill "$s" 2>/dev/null || true; wait "$s" 2>/dev/null || true
     loaded="$(sort -g "$dir/rss.txt" | tail -1)"
   fi
-  echo "$idle $loaded $(ls -l "$dir/state/grants-gate-big.json" | awk '{printf "%.1f", $5/1048576}')" >"$dir/result.txt"
+  echo "$idle $loaded $(ls -l "$dir/state/grants-$m.json" | awk '{printf "%.1f", $5/1048576}')" >"$dir/result.txt"
   assert_no_drops "gate (big-$label)" "$GATE_METRICS"
   stop_pid "$pid"
 }
@@ -188,7 +194,7 @@ rr() { awk -v e="$1" -v col="$2" -v base="$3" '$2==e && $3=="gate" {g[$1]=$col} 
   echo
   echo "targets: gate req/s >= 1.0x HAProxy, gate p99 <= 1.5x HAProxy"
   echo "gate RSS at load (max sampled, JVM flags: '${GATE_JAVA_OPTS:-defaults}'): $RSS_LOAD MiB"
-  echo "gate RSS with 1,000 repos + 100,000 grants (snapshot $SNAP_MIB MiB on disk), JVM defaults: idle $BIG_IDLE MiB, under load $BIG_LOAD MiB"
+  echo "gate RSS with 1,000 repos + $BIG_GRANTS grants (snapshot $SNAP_MIB MiB on disk), JVM defaults: idle $BIG_IDLE MiB, under load $BIG_LOAD MiB"
   echo "  same, with the unit's environment (${UNIT_ENV[*]}) ${SMALL_JAVA_OPTS}: idle $SMALL_IDLE MiB, under load $SMALL_LOAD MiB   (target <= 128 MiB)"
 } | tee "$RUN_DIR/summary.md"
 echo "rounds: $RUN_DIR/rounds.txt" >&2
@@ -201,6 +207,6 @@ figure "gate create p99 vs HAProxy keep-alive p99, ms" "$(med create gate 6)" \
   "HAProxy keep-alive p99 $(med create haproxy-ka 6) ms" "$(rr create 6 haproxy-ka)" "ratio<=1.5"
 figure "gate /_ping vs HAProxy keep-alive, req/s" "$(med ping gate 4)" \
   "HAProxy keep-alive $(med ping haproxy-ka 4) req/s" "$(rr ping 4 haproxy-ka)" "ratio>=1.0"
-figure "gate RSS, 1,000 repos + 100,000 grants, shipped unit flags, MiB (idle / under load: the larger)" \
+figure "gate RSS, 1,000 repos + $BIG_GRANTS grants, shipped unit flags, MiB (idle / under load: the larger)" \
   "$(awk -v a="$SMALL_IDLE" -v b="$SMALL_LOAD" 'BEGIN { if (a == "-" || b == "-") print "-"; else print (b+0 > a+0 ? b : a) }')" \
   "JVM defaults: $BIG_IDLE / $BIG_LOAD MiB" - "value<=128"

@@ -116,8 +116,8 @@ ensure_drivers() {
   [ -s "$BENCH_GRANTS_KEY" ] || driver FleetSim keypair "$BENCH_GRANTS_KEY"
 }
 
-driver() { # driver <MainClass> args...
-  java -Xmx1g -XX:+UseParallelGC -Dlog4j2.level=WARN -cp "$DRIVER_CP" "$@"
+driver() { # driver <MainClass> args... (never with a service's JDK_JAVA_OPTIONS, which gate-dataplane.sh exports)
+  env -u JDK_JAVA_OPTIONS java -Xmx1g -XX:+UseParallelGC -Dlog4j2.level=WARN -cp "$DRIVER_CP" "$@"
 }
 
 # Packages a service from the COMMITTED tree (git archive of BENCH_REF, default HEAD) in bench/.work, with the
