@@ -15,8 +15,10 @@
 source "$(dirname "$0")/lib/common.sh"
 MACHINES="${MACHINES:-10000}"; WARM_MACHINES="${WARM_MACHINES:-500}"; DURATION="${DURATION:-8s}"
 RESULTS="$RUN_DIR/results.txt"; : >"$RESULTS"
-# the service runs with the JVM flags its image ships (JVM_FLAGS in its Dockerfile); INV_JAVA_OPTS= (empty) runs JVM defaults
-INV_JAVA_OPTS="${INV_JAVA_OPTS-$(sed -n 's/^ENV JVM_FLAGS="\(.*\)"$/\1/p' "$REPO_ROOT/inventory-service/src/main/docker/Dockerfile.jvm")}"
+# the service runs with the JVM flags its image ships at BENCH_REF (JVM_FLAGS in its Dockerfile, none before it had
+# them); INV_JAVA_OPTS= (empty) runs JVM defaults
+INV_JAVA_OPTS="${INV_JAVA_OPTS-$( { git -C "$REPO_ROOT" show "${BENCH_REF:-HEAD}:inventory-service/src/main/docker/Dockerfile.jvm" 2>/dev/null || true; } \
+  | sed -n 's/^ENV JVM_FLAGS="\(.*\)"$/\1/p')}"
 ensure_tools; ensure_drivers; build_service inventory-service; build_service docker-gate
 log "run dir $RUN_DIR; $(machine_line); load $(load_now)"
 start_kafka
