@@ -31,7 +31,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * replica committed (heard through {@link FleetChanges}, the dashboard's {@code LISTEN}, which
  * fires when a machine appears, goes or its content changes — the only writes that change the GPU
  * rows), and at least every {@link #ANCHORS_MAX_AGE} in case a notification was lost while the
- * listener reconnected. Redone every second regardless, the pass was the read path's p99.
+ * listener reconnected. Redone every second regardless, it took the database's CPU from the very
+ * requests it serves for a twentieth of every second (docs/BENCHMARKS.md, fleet scale).
  */
 @ApplicationScoped
 public class GpuListing {
