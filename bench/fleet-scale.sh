@@ -11,14 +11,17 @@
 #     a plain consumer reading the compacted topic to its end in a fresh JVM. Target < 2 s.
 # Env: ROUNDS (3), INGEST_ROUNDS (ROUNDS), MACHINES (10000), WARM_MACHINES (500: the warm-up's own machines),
 #      DURATION (8s), JFR (1: record the services with JFR),
-#      INV_JAVA_OPTS (inventory-service's JVM flags; unset: those its Dockerfile ships, empty: JVM defaults).
+#      INV_JAVA_OPTS (inventory-service's JVM flags; unset: those its Dockerfile ships, empty: JVM defaults),
+#      INV_MALLOC_ARENA_MAX (unset: its Dockerfile's MALLOC_ARENA_MAX, empty: glibc's default).
 source "$(dirname "$0")/lib/common.sh"
 MACHINES="${MACHINES:-10000}"; WARM_MACHINES="${WARM_MACHINES:-500}"; DURATION="${DURATION:-8s}"
 RESULTS="$RUN_DIR/results.txt"; : >"$RESULTS"
-# the service runs with the JVM flags its image ships at BENCH_REF (JVM_FLAGS in its Dockerfile, none before it had
-# them); INV_JAVA_OPTS= (empty) runs JVM defaults
-INV_JAVA_OPTS="${INV_JAVA_OPTS-$( { git -C "$REPO_ROOT" show "${BENCH_REF:-HEAD}:inventory-service/src/main/docker/Dockerfile.jvm" 2>/dev/null || true; } \
-  | sed -n 's/^ENV JVM_FLAGS="\(.*\)"$/\1/p')}"
+# the service runs with the JVM flags and MALLOC_ARENA_MAX its image ships at BENCH_REF (JVM_FLAGS and
+# MALLOC_ARENA_MAX in its Dockerfile, none before it had them); INV_JAVA_OPTS= (empty) runs JVM defaults,
+# INV_MALLOC_ARENA_MAX= (empty) glibc's default
+INV_DOCKERFILE="$( git -C "$REPO_ROOT" show "${BENCH_REF:-HEAD}:inventory-service/src/main/docker/Dockerfile.jvm" 2>/dev/null || true)"
+INV_JAVA_OPTS="${INV_JAVA_OPTS-$(sed -n 's/^ENV JVM_FLAGS="\(.*\)"$/\1/p' <<<"$INV_DOCKERFILE")}"
+INV_MALLOC_ARENA_MAX="${INV_MALLOC_ARENA_MAX-$(sed -n 's/^ENV MALLOC_ARENA_MAX=\([0-9]*\)$/\1/p' <<<"$INV_DOCKERFILE")}"
 ensure_tools; ensure_drivers; build_service inventory-service; build_service docker-gate
 log "run dir $RUN_DIR; $(machine_line); load $(load_now)"
 start_kafka
@@ -32,7 +35,7 @@ OPERATOR_TOKEN="bench-operator-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
 INV_SIGNING=(); signed_ref && INV_SIGNING=(-Dinventory.signing.service-key="$BENCH_GRANTS_PUB")
 INVENTORY_DB_URL="postgresql://$PGHOST:$PGPORT/$DB" INVENTORY_DB_USER="$PGUSER" INVENTORY_DB_PASSWORD="$PGPASSWORD" \
   KAFKA_BOOTSTRAP_SERVERS="$KAFKA" INVENTORY_CONSUMER_GROUP="bench-$RUN_ID" \
-  start_bg inventory-service java ${INV_JAVA_OPTS:-} $(jfr_opt inventory-service) -Dquarkus.http.port="$INV_PORT" -Dquarkus.management.port="$INV_METRICS_PORT" \
+  start_bg inventory-service env ${INV_MALLOC_ARENA_MAX:+MALLOC_ARENA_MAX=$INV_MALLOC_ARENA_MAX} java ${INV_JAVA_OPTS:-} $(jfr_opt inventory-service) -Dquarkus.http.port="$INV_PORT" -Dquarkus.management.port="$INV_METRICS_PORT" \
     -Dapi.auth.tokens.bench.token="$BENCH_TOKEN" -Dapi.auth.tokens.bench.roles=viewer \
     -Dapi.auth.tokens.bench-operator.token="$OPERATOR_TOKEN" -Dapi.auth.tokens.bench-operator.roles=operator \
     -Dapi.rate-limit.enabled=false "${INV_SIGNING[@]}" -jar "$INVENTORY_SERVICE_JAR"
@@ -131,7 +134,7 @@ col() { awk -v c="$2" '{print $c}' "$RUN_DIR/$1" | median; }
   printf '| gate catch-up: feed started (gate start logged) → in sync, ms | %s | plain consumer, fresh JVM, consumer creation → end of gpu.grants.v1: %s ms | < 2,000 |\n' "$(col gate-rounds.txt 7)" "$(col gate-rounds.txt 5)"
   printf '| gate catch-up: feed read (end offsets → in sync), ms | %s | plain consumer, fresh JVM, reading gpu.grants.v1 to its end: %s ms | < 2,000 |\n' "$(col gate-rounds.txt 3)" "$(col gate-rounds.txt 5)"
   echo
-  echo "inventory-service RSS after the reads: $INV_RSS MiB (JVM flags: '${INV_JAVA_OPTS:-defaults}')"
+  echo "inventory-service RSS after the reads: $INV_RSS MiB (JVM flags: '${INV_JAVA_OPTS:-defaults}', MALLOC_ARENA_MAX: ${INV_MALLOC_ARENA_MAX:-default})"
   echo "per-round data: ingest (round rate anchor_rate anchor_records anchor_ms), read (round m_rps m_p50 m_p99 bad g_rps g_p50 g_p99 bad live_rps live_p50 live_p99), gate (round launch_sync feed_read launch_started cold_ms records serves_sync)"
   for f in ingest-rounds read-rounds gate-rounds; do echo "$f:"; sed 's/^/    /' "$RUN_DIR/$f.txt"; done
 } | tee "$RUN_DIR/summary.md"

@@ -1,6 +1,8 @@
 package io.rediacc.gpu.inventory.repository;
 
 import io.rediacc.gpu.inventory.api.FleetGpu;
+import io.rediacc.gpu.inventory.dashboard.FleetChange;
+import io.rediacc.gpu.inventory.dashboard.FleetChanges;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
@@ -14,20 +16,31 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The fleet's GPUs in listing order, (machine, GPU index, row id), read by key rather than by
  * offset: a page after a known GPU is an index range scan however deep it is (index
  * {@code gpu_listing}). A page asked for by number, without a cursor, needs the key it starts at:
  * for the unfiltered listing those keys and the total come from one index-only pass over the
- * GPUs, redone in the background at most once a second while requests keep being answered from
- * the previous pass; a filtered listing counts and skips its matches on each request.
+ * GPUs, redone in the background while requests keep being answered from the previous pass; a
+ * filtered listing counts and skips its matches on each request.
+ * <p>
+ * A pass reads every GPU (about 50 ms of the database's CPU at 80,000 GPUs), so it is redone only
+ * when the fleet's inventories changed: at most {@link #ANCHORS_REFRESH} after a change any
+ * replica committed (heard through {@link FleetChanges}, the dashboard's {@code LISTEN}, which
+ * fires when a machine appears, goes or its content changes — the only writes that change the GPU
+ * rows), and at least every {@link #ANCHORS_MAX_AGE} in case a notification was lost while the
+ * listener reconnected. Redone every second regardless, it took the database's CPU from the very
+ * requests it serves for a twentieth of every second (docs/BENCHMARKS.md, fleet scale).
  */
 @ApplicationScoped
 public class GpuListing {
 
     /** How old the unfiltered listing's page starts and total may get before a new pass starts. */
     static final Duration ANCHORS_REFRESH = Duration.ofSeconds(1);
+    /** How old they may get when no change was heard. */
+    static final Duration ANCHORS_MAX_AGE = Duration.ofSeconds(60);
     private static final int ANCHOR_SIZES_KEPT = 8;
     private static final String COLUMNS = "machine, gpu_index, vendor, name, uuid, pci_bus_id, driver_version,"
             + " memory_mib, render_node, mig_mode, id";
@@ -35,6 +48,8 @@ public class GpuListing {
     private static final String ANCHORS = "SELECT machine, gpu_index, id FROM (SELECT machine, gpu_index, id,"
             + " row_number() OVER (" + ORDER + ") - 1 AS n FROM gpu) k WHERE n % $1 = 0 ORDER BY n";
     private static final String TOTAL = "SELECT count(*) FROM gpu";
+    /** The kind of {@link FleetChange} a machine's GPU rows change with (a machine added, removed or changed). */
+    private static final String INVENTORY_CHANGE = "inventory";
 
     /** Where a page starts: at this GPU, or after it. */
     public record Key(String machine, int gpuIndex, long id) {
@@ -50,9 +65,19 @@ public class GpuListing {
 
     private final Pool pool;
     private final Map<Integer, CachedAnchors> anchors = new ConcurrentHashMap<>();
+    /** Inventory changes heard so far; a pass remembers the count it started at. */
+    private final AtomicLong changesHeard = new AtomicLong();
+    private final AtomicLong passes = new AtomicLong();
 
-    public GpuListing(Pool pool) {
+    public GpuListing(Pool pool, FleetChanges changes) {
         this.pool = pool;
+        changes.stream().filter(change -> INVENTORY_CHANGE.equals(change.kind()))
+                .subscribe().with(change -> changesHeard.incrementAndGet());
+    }
+
+    /** Passes over the GPUs so far (tests: a pass is not redone while nothing changed). */
+    long passes() {
+        return passes.get();
     }
 
     /** Up to {@code limit} GPUs from {@code from} on ({@code inclusive}) or from the start ({@code from} null). */
@@ -115,15 +140,21 @@ public class GpuListing {
         CachedAnchors cached = anchors.computeIfAbsent(size, s -> new CachedAnchors());
         Anchors current = cached.value;
         if (current == null) {
-            return loadAnchors(size).invoke(cached::loaded);
+            long heard = changesHeard.get();
+            return loadAnchors(size).invoke(loaded -> cached.loaded(loaded, heard));
         }
-        if (System.nanoTime() - cached.loadedAt > ANCHORS_REFRESH.toNanos() && cached.refreshing.compareAndSet(false, true)) {
-            loadAnchors(size).subscribe().with(cached::loaded, e -> cached.refreshing.set(false));
+        long age = System.nanoTime() - cached.loadedAt;
+        long heard = changesHeard.get();
+        // a change heard after the pass started may be missing from it: the next request redoes it
+        boolean changed = heard != cached.changesHeard && age > ANCHORS_REFRESH.toNanos();
+        if ((changed || age > ANCHORS_MAX_AGE.toNanos()) && cached.refreshing.compareAndSet(false, true)) {
+            loadAnchors(size).subscribe().with(loaded -> cached.loaded(loaded, heard), e -> cached.refreshing.set(false));
         }
         return Uni.createFrom().item(current);
     }
 
     private Uni<Anchors> loadAnchors(int size) {
+        passes.incrementAndGet();
         return pool.preparedQuery(ANCHORS).execute(Tuple.of(size)).chain(rows -> {
             List<Key> starts = new ArrayList<>(rows.size());
             for (Row r : rows) {
@@ -138,8 +169,11 @@ public class GpuListing {
         final AtomicBoolean refreshing = new AtomicBoolean();
         volatile Anchors value;
         volatile long loadedAt;
+        /** The inventory changes heard when the pass started: the pass holds at least those. */
+        volatile long changesHeard;
 
-        void loaded(Anchors anchors) {
+        void loaded(Anchors anchors, long heardAtStart) {
+            changesHeard = heardAtStart;
             loadedAt = System.nanoTime();
             value = anchors;
             refreshing.set(false);
