@@ -14,7 +14,8 @@ import java.util.List;
 /**
  * Not a command: the training run of rdc's class-data sharing archive. The build (and the Debian
  * package's postinst, with the Java actually installed) runs it once under
- * {@code -XX:ArchiveClassesAtExit}, so the classes that these commands load — picocli's model,
+ * {@code -XX:DumpLoadedClassList} and dumps a static archive of that list ({@code -Xshare:dump}; the
+ * {@code rdc} launcher), so the classes that these commands load — picocli's model,
  * Jackson, the JDK's HTTP client, the table printer — are mapped from the archive at every later
  * start instead of being loaded and verified again. Output is discarded; only the loading counts.
  * It answers from a throwaway HTTP server on 127.0.0.1, never a real service, and caches nothing.
