@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The gate's memory at size, without the throughput rounds: 1,000 repos (TCP listeners, daemon = nginx) and
+# BIG_GRANTS (1,000) grants applied from a signed snapshot on gpu.grants.v1, as bench/gate-dataplane.sh's
+# big_gate, for each set of JVM flags given; per case: RSS idle (5 s after the snapshot is in sync) and the
+# maximum under 8 s of wrk /_ping on one repo, NMT summary, classes loaded, live heap after a full GC.
+# Every case runs with the Environment= lines of deploy/systemd/docker-gate.service at BENCH_REF (MALLOC_ARENA_MAX,
+# JDK_JAVA_OPTIONS); a case's flags come after them on the command line, so they override the unit's.
+# Usage: bench/gate-memory.sh 'label=flags' ...   e.g. bench/gate-memory.sh unit= 'x24=-Xmx24m'
+# Env: BIG_GRANTS (1000), DURATION (8s), CONNS (32), REPEAT (1: each case this many times, alternating).
+source "$(dirname "$0")/lib/common.sh"
+DURATION="${DURATION:-8s}"; CONNS="${CONNS:-32}"; BIG_GRANTS="${BIG_GRANTS:-1000}"; REPEAT="${REPEAT:-1}"
+mapfile -t UNIT_ENV < <(git -C "$REPO_ROOT" show "$BENCH_REF:deploy/systemd/docker-gate.service" \
+  | sed -n 's/^Environment="\{0,1\}\([A-Za-z_]*=[^"]*\)"\{0,1\}$/\1/p')
+ensure_tools; ensure_drivers; build_service docker-gate
+log "run dir $RUN_DIR; $(machine_line); load $(load_now)"
+start_nginx_daemon
+start_kafka
+[ "$#" -gt 0 ] || set -- unit=
+measure() { # measure label n flags...
+  local label="$1" n="$2"; shift 2
+  local dir="$RUN_DIR/$label-$n" m="gate-mem-$label-$n"; mkdir -p "$dir/state"
+  python3 - "$dir" "$NGX_PORT" "$m" <<'PY'
+import hashlib, sys, uuid
+d, ngx, m = sys.argv[1], sys.argv[2], sys.argv[3]
+def guid(repo):
+    return str(uuid.UUID(bytes=hashlib.md5(("repo:%s/%s" % (m, repo)).encode()).digest(), version=3))
+repos = ["  - name: repo-%d\n    guid: %s\n    listen: tcp://127.0.0.1:0\n    daemon: tcp://127.0.0.1:%s\n" % (r, guid("repo-%d" % r), ngx)
+         for r in range(1000)]
+open(d + "/repos.yaml", "w").write("machine: %s\nrepos:\n%s" % (m, "".join(repos)))
+PY
+  driver FleetSim grants "$KAFKA" "$m" 0 1 "$BIG_GRANTS" >&2
+  local kv; for kv in "${UNIT_ENV[@]}"; do export "${kv?}"; done
+  # shellcheck disable=SC2068
+  start_gate "$label-$n" "$dir/repos.yaml" "$dir/state" -XX:NativeMemoryTracking=summary $@
+  for kv in "${UNIT_ENV[@]}"; do unset "${kv%%=*}"; done
+  local pid=$GATE_PID i ok=0
+  for i in $(seq 1 900); do
+    grep -q "grants of $m are in sync at version [1-9]" "$RUN_DIR/$label-$n.log" && { ok=1; break; }
+    kill -0 "$pid" 2>/dev/null || break; sleep 0.2
+  done
+  if [ "$ok" != 1 ] || ! grep -q "serves 1000 repo" "$RUN_DIR/$label-$n.log" || grep -q TAMPERING "$RUN_DIR/$label-$n.log"; then
+    log "$label: the gate did not serve 1000 repos with the snapshot applied: $RUN_DIR/$label-$n.log"
+    echo "$label $n failed" >>"$RUN_DIR/results.txt"; stop_pid "$pid"; return 0
+  fi
+  sleep 5
+  local idle; idle="$(rss_mib "$pid")"
+  local port; port="$(ss -ltnpH 2>/dev/null | awk -v p="pid=$pid," '$0 ~ p {split($4,a,":"); print a[length(a)]}' | grep -v "^$GATE_MGMT\$" | head -1 || true)"
+  ( while kill -0 "$pid" 2>/dev/null; do rss_mib "$pid"; sleep 0.5; done >"$dir/rss.txt" ) & local s=$!
+  wrk -t2 -c"$CONNS" -d"$DURATION" --latency "http://127.0.0.1:$port/_ping" >"$dir/wrk.txt" 2>&1 || true
+  kill "$s" 2>/dev/null || true; wait "$s" 2>/dev/null || true
+  local loaded; loaded="$(sort -g "$dir/rss.txt" | tail -1)"
+  jcmd "$pid" VM.native_memory summary >"$dir/nmt.txt" 2>&1 || true
+  jcmd "$pid" GC.class_histogram >"$dir/histo.txt" 2>&1 || true   # a full GC first: the live set
+  jcmd "$pid" VM.classloader_stats >"$dir/loaders.txt" 2>&1 || true
+  local classes; classes="$(jcmd "$pid" PerfCounter.print 2>/dev/null | awk -F= '/java.cls.loadedClasses=/ {l=$2} /java.cls.unloadedClasses=/ {u=$2} /java.cls.sharedLoadedClasses=/ {s=$2} END {print l-u "(" s " shared)"}')"
+  local live; live="$(awk '/^Total/ {printf "%.1f", $3/1048576}' "$dir/histo.txt")"
+  local rps; rps="$(awk '/Requests\/sec/ {print $2}' "$dir/wrk.txt")"
+  local committed; committed="$(awk '/^Total:/ {print $0}' "$dir/nmt.txt" | head -1)"
+  echo "$label $n idle=$idle loaded=$loaded live_heap_MB=$live classes=$classes ping_rps=$rps nmt[$committed] flags[$*]" | tee -a "$RUN_DIR/results.txt" >&2
+  stop_pid "$pid"
+}
+for n in $(seq 1 "$REPEAT"); do
+  for c in "$@"; do measure "${c%%=*}" "$n" ${c#*=}; done
+done
+log "results: $RUN_DIR/results.txt (load $(load_now))"
