@@ -49,6 +49,8 @@ PY
   wrk -t2 -c"$CONNS" -d"$DURATION" --latency "http://127.0.0.1:$port/_ping" >"$dir/wrk.txt" 2>&1 || true
   kill "$s" 2>/dev/null || true; wait "$s" 2>/dev/null || true
   local loaded; loaded="$(sort -g "$dir/rss.txt" | tail -1)"
+  grep -E 'Rss(Anon|File|Shmem)' "/proc/$pid/status" >"$dir/rss-kinds.txt"
+  awk '$6 ~ /\.so/ {print $6}' "/proc/$pid/maps" | sort -u >"$dir/libs.txt"
   jcmd "$pid" VM.native_memory summary >"$dir/nmt.txt" 2>&1 || true
   jcmd "$pid" GC.class_histogram >"$dir/histo.txt" 2>&1 || true   # a full GC first: the live set
   jcmd "$pid" VM.classloader_stats >"$dir/loaders.txt" 2>&1 || true
@@ -56,7 +58,8 @@ PY
   local live; live="$(awk '/^Total/ {printf "%.1f", $3/1048576}' "$dir/histo.txt")"
   local rps; rps="$(awk '/Requests\/sec/ {print $2}' "$dir/wrk.txt")"
   local committed; committed="$(awk '/^Total:/ {print $0}' "$dir/nmt.txt" | head -1)"
-  echo "$label $n idle=$idle loaded=$loaded live_heap_MB=$live classes=$classes ping_rps=$rps nmt[$committed] flags[$*]" | tee -a "$RUN_DIR/results.txt" >&2
+  local kinds; kinds="$(awk '{printf "%s%.1f ", $1, $2/1024}' "$dir/rss-kinds.txt")"
+  echo "$label $n idle=$idle loaded=$loaded [$kinds] live_heap_MB=$live classes=$classes ping_rps=$rps nmt[$committed] flags[$*]" | tee -a "$RUN_DIR/results.txt" >&2
   stop_pid "$pid"
 }
 for n in $(seq 1 "$REPEAT"); do
