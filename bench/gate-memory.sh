@@ -35,7 +35,8 @@ PY
   for kv in "${UNIT_ENV[@]}"; do unset "${kv%%=*}"; done
   local pid=$GATE_PID i ok=0
   for i in $(seq 1 900); do
-    grep -q "grants of $m are in sync at version [1-9]" "$RUN_DIR/$label-$n.log" && { ok=1; break; }
+    grep -q "grants of $m are in sync at version [1-9]" "$RUN_DIR/$label-$n.log" \
+      && grep -q "serves 1000 repo" "$RUN_DIR/$label-$n.log" && { ok=1; break; }
     kill -0 "$pid" 2>/dev/null || break; sleep 0.2
   done
   if [ "$ok" != 1 ] || ! grep -q "serves 1000 repo" "$RUN_DIR/$label-$n.log" || grep -q TAMPERING "$RUN_DIR/$label-$n.log"; then
