@@ -21,6 +21,17 @@ public final class GrantSnapshotFile {
 
     private static final Logger LOG = Logger.getLogger(GrantSnapshotFile.class);
 
+    /**
+     * The largest snapshot file read at start. The file only ever holds a copy of a grant snapshot record of
+     * {@code gpu.grants.v1}, and grant-service writes no record over 1,000,000 bytes (docs/EVENTS.md,
+     * {@code grants.relay.max-record-bytes}); twice that leaves room for a raised limit. A larger file cannot be
+     * one of those records (an older release's 100,000-grant file, or not the gate's): it is not read, so the
+     * unit's small heap (deploy/systemd/docker-gate.service) is never spent on it — at 100,000 grants reading it
+     * needs ~20 MB live, and an out-of-memory gate would restart into the same file forever. The gate then waits
+     * for the topic, which decides what is granted (device requests get 503 until it has been read).
+     */
+    static final long MAX_FILE_BYTES = 2_000_000;
+
     private final Path file;
 
     public GrantSnapshotFile(Path stateDir, String machine) {
@@ -33,7 +44,14 @@ public final class GrantSnapshotFile {
 
     public Optional<GrantSnapshot> read() {
         try {
-            // streamed, not read whole: at 100,000 grants the file is ~19 MB (GrantSnapshotDecoder)
+            long size = Files.size(file);
+            if (size > MAX_FILE_BYTES) {
+                LOG.errorf("ignoring the grant snapshot %s: %d bytes, more than any grant snapshot record holds"
+                        + " (at most %d); the grants topic decides what is granted once it has been read", file, size,
+                        MAX_FILE_BYTES);
+                return Optional.empty();
+            }
+            // streamed, not read whole (GrantSnapshotDecoder: repeated values shared as read)
             try (var in = Files.newInputStream(file)) {
                 return Optional.of(GrantSnapshotDecoder.read(in));
             }

@@ -135,6 +135,40 @@ class GrantStoreTest {
     }
 
     @Test
+    void aSnapshotFileLargerThanAnyRecordIsNotReadAndTheTopicDecides() throws Exception {
+        // 12,000 grants: over GrantSnapshotFile.MAX_FILE_BYTES, which no record of the grants topic reaches
+        Grant[] many = new Grant[12_000];
+        for (int i = 0; i < many.length; i++) {
+            many[i] = grant(java.util.UUID.nameUUIDFromBytes(("repo-" + i).getBytes()).toString(), "nvidia.com/gpu=0");
+        }
+        new GrantStore("m1", new GrantSnapshotFile(dir, "m1")).apply(snapshot("m1", 9, many));
+        assertThat(Files.size(dir.resolve("grants-m1.json"))).isGreaterThan(GrantSnapshotFile.MAX_FILE_BYTES);
+
+        GrantStore after = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"));
+        after.loadFromDisk();
+        after.kafkaUnreachable();
+
+        assertThat(after.loaded()).as("nothing from disk: device requests wait for the topic").isFalse();
+        assertThat(after.holds(many[0].repoGuid(), "nvidia.com/gpu=0")).isFalse();
+    }
+
+    @Test
+    void aSnapshotFileOfTheMostGrantsAMachineMayHoldIsRead() throws Exception {
+        Grant[] most = new Grant[1_000]; // grants.max-grants-per-machine
+        for (int i = 0; i < most.length; i++) {
+            most[i] = grant(java.util.UUID.nameUUIDFromBytes(("repo-" + i).getBytes()).toString(), "nvidia.com/gpu=7");
+        }
+        new GrantStore("m1", new GrantSnapshotFile(dir, "m1")).apply(snapshot("m1", 9, most));
+
+        GrantStore after = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"));
+        after.loadFromDisk();
+        after.kafkaUnreachable();
+
+        assertThat(after.loaded()).isTrue();
+        assertThat(after.holds(most[999].repoGuid(), "nvidia.com/gpu=7")).isTrue();
+    }
+
+    @Test
     void anUnreadableSnapshotOnDiskIsIgnored() throws Exception {
         Files.writeString(dir.resolve("grants-m1.json"), "{not json");
         GrantStore store = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"));
