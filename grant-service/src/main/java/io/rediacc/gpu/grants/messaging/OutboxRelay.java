@@ -8,6 +8,7 @@ import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.rediacc.gpu.contracts.events.EventJson;
 import io.rediacc.gpu.grants.config.GrantsConfig;
+import io.rediacc.gpu.grants.repository.GrantWrites;
 import io.rediacc.gpu.grants.signing.ServiceKey;
 import io.smallrye.common.annotation.Identifier;
 import io.smallrye.mutiny.Uni;
@@ -232,15 +233,18 @@ public class OutboxRelay {
         int batch = config.relay().batchSize();
         SqlConnection connection = pool.getConnection().await().atMost(DB_STEP);
         try {
-            Transaction tx = connection.begin().await().atMost(DB_STEP);
+            // BEGIN, the lock and the read go out together (one round trip, GrantWrites.begin): the read
+            // starts after the lock was tried, so when it was taken the rows are as of holding it; when not,
+            // they are dropped
+            Uni<Transaction> begun = GrantWrites.begin(connection);
+            Transaction tx = null;
             try {
-                // the lock and the read go out together (one round trip): the read starts after the
-                // lock was tried, so when it was taken the rows are as of holding it; when not, they are dropped
                 var all = Uni.combine().all().unis(
                                 connection.preparedQuery(TRY_RELAY_LOCK).execute(Tuple.of(RELAY_LOCK)),
                                 connection.preparedQuery(OLDEST).execute(Tuple.of(batch)),
                                 connection.preparedQuery(PARKED).execute())
                         .asTuple().await().atMost(DB_STEP);
+                tx = begun.await().atMost(DB_STEP);
                 boolean active = all.getItem1().iterator().next().getBoolean(0);
                 Row parkedRow = all.getItem3().iterator().next();
                 if (!active) {
@@ -401,6 +405,9 @@ public class OutboxRelay {
     }
 
     private static void rollbackQuietly(Transaction tx) {
+        if (tx == null) {
+            return; // not begun, or failed before BEGIN was answered: closing the connection rolls back what it began
+        }
         try {
             tx.rollback().await().atMost(DB_STEP);
         } catch (RuntimeException ignored) {

@@ -10,6 +10,7 @@ import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.SqlConnection;
+import io.vertx.mutiny.sqlclient.Transaction;
 import io.vertx.mutiny.sqlclient.Tuple;
 import io.rediacc.gpu.grants.service.Problems;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -128,8 +129,46 @@ public class GrantWrites {
                                Object value) {
     }
 
+    /**
+     * Runs {@code work} in one transaction on one connection: committed when it succeeds, rolled back
+     * when it fails. Unlike {@code Pool.withTransaction}, which waits for BEGIN's answer before the
+     * work's first statement, BEGIN goes out together with the first statements (the client pipelines
+     * a connection's commands and PostgreSQL runs them in order): one round trip less per change,
+     * which on a loaded machine is several milliseconds of the grant → enforced path.
+     */
     public <T> Uni<T> inTransaction(Function<SqlConnection, Uni<T>> work) {
-        return pool.withTransaction(work);
+        return inTransaction(pool, work);
+    }
+
+    /** {@link #inTransaction(Function)} on the given pool (the outbox relay's transactions too). */
+    public static <T> Uni<T> inTransaction(Pool pool, Function<SqlConnection, Uni<T>> work) {
+        return pool.withConnection(c -> {
+            Uni<Transaction> begun = begin(c);
+            return Uni.createFrom().deferred(() -> work.apply(c))
+                    .onItemOrFailure().transformToUni((result, failure) -> begun.onItemOrFailure()
+                            .transformToUni((tx, beginFailed) -> {
+                                if (beginFailed != null) {
+                                    // the statements behind a failed BEGIN never count: the work fails with it
+                                    return Uni.createFrom().<T>failure(failure != null ? failure : beginFailed);
+                                }
+                                if (failure != null) {
+                                    return tx.rollback().onItemOrFailure()
+                                            .transformToUni((ignored, rollbackFailed) -> Uni.createFrom().<T>failure(failure));
+                                }
+                                return tx.commit().replaceWith(result);
+                            }));
+        });
+    }
+
+    /**
+     * Sends BEGIN now, without waiting for its answer: the statements issued on {@code c} after this call
+     * run inside the transaction (the client schedules them behind BEGIN). The Uni gives the transaction
+     * once PostgreSQL answered BEGIN.
+     */
+    public static Uni<Transaction> begin(SqlConnection c) {
+        return Uni.createFrom().completionStage(c.getDelegate().begin().toCompletionStage())
+                .map(Transaction::newInstance)
+                .memoize().indefinitely();
     }
 
     /**
