@@ -148,7 +148,7 @@ public class GrantWrites {
                     .onItemOrFailure().transformToUni((result, failure) -> begun.onItemOrFailure()
                             .transformToUni((tx, beginFailed) -> {
                                 if (beginFailed != null) {
-                                    // the statements behind a failed BEGIN never count: the work fails with it
+                                    // BEGIN fails only with its connection, and the statements queued behind it with it: the work fails
                                     return Uni.createFrom().<T>failure(failure != null ? failure : beginFailed);
                                 }
                                 if (failure != null) {
