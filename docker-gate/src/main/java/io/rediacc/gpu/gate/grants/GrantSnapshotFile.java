@@ -89,6 +89,12 @@ public final class GrantSnapshotFile {
                 } catch (AtomicMoveNotSupportedException e) {
                     Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
                 }
+                // The rename is a change of the directory, kept only once the directory itself is synced: without
+                // this, a power cut after the gate acknowledged this version could bring back the previous file,
+                // and a gate restarted during a Kafka outage would enforce an older snapshot (a revoked grant).
+                try (var directory = java.nio.channels.FileChannel.open(file.getParent(), java.nio.file.StandardOpenOption.READ)) {
+                    directory.force(true);
+                }
             } finally {
                 Files.deleteIfExists(tmp);
             }
