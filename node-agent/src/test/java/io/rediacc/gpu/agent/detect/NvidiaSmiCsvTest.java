@@ -44,6 +44,18 @@ class NvidiaSmiCsvTest {
     }
 
     @Test
+    void readsTheAgentsExactQueryAsCapturedOnARealH200() {
+        // fixtures/real-h200-2026-12-04: the agent's own query run on a real NVIDIA H200 (driver 580.159.04)
+        String capture = Captured.read("real-h200-2026-12-04/nvidia-smi-gpu-query.txt").lines()
+                .filter(l -> !l.startsWith("$ ") && !l.startsWith("[exit")).reduce("", (a, b) -> a + b + "\n");
+        var parsed = NvidiaSmiCsv.parseGpus(capture);
+
+        assertThat(parsed.problems()).isEmpty();
+        assertThat(parsed.gpus()).containsExactly(new NvidiaGpu(0, "GPU-af18943b-5062-94e0-4b74-c9d741b9a45d",
+                "NVIDIA H200", "580.159.04", 143771L, "0000:00:06.0", null));
+    }
+
+    @Test
     void aNameContainingACommaIsKeptWhole() {
         var parsed = NvidiaSmiCsv.parseGpus("3, GPU-x, Graphics Device, Rev 2, 535.54.03, 40960, 00000000:3B:00.0\n");
 
