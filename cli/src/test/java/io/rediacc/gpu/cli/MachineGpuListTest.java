@@ -75,6 +75,36 @@ class MachineGpuListTest {
                 """);
     }
 
+    /**
+     * The operator's trip: gpu-a holds card 0's render node exclusively; the index, UUID and {@code all}
+     * names of card 0 must say that card is reserved, and by whom, although no grant names them.
+     */
+    @Test
+    void eachNameShowsTheCardItReachesAndWhoReservesThatCardUnderAnyName() {
+        String detail = """
+                {"machine":"cards","platform":"local","generatedAt":"2026-11-29T10:00:00Z","ageSeconds":3,"stale":false,                "agentVersion":"0.1.0","gpus":[                {"index":0,"vendor":"nvidia","name":"NVIDIA H100 80GB HBM3","pciBusId":"0000:18:00.0"},                {"index":1,"vendor":"nvidia","name":"NVIDIA H100 80GB HBM3","pciBusId":"0000:28:00.0"}],                "cdiDevices":[{"name":"nvidia.com/gpu=0","holders":[]},{"name":"nvidia.com/gpu=1","holders":[]},                {"name":"nvidia.com/gpu=GPU-4a99","holders":[]},{"name":"nvidia.com/gpu=all","holders":[]},                {"name":"rediacc.io/dri=renderD128","holders":[{"repo":"gpu-a","repoGuid":"1b9c0f3e-2d4a-4f5b-8c6d-7e8f9a0b1c2d",                "exclusive":true,"source":"gate-1"}]},{"name":"rediacc.io/dri=renderD129","holders":[]}],                "gates":[{"gateId":"gate-1","appliedVersion":3,"state":"synced","live":true,"daemons":[]}]}""";
+        String stored = """
+                {"schemaVersion":1,"machine":"cards","generatedAt":"2026-11-29T10:00:00Z","cdiDevices":[                {"name":"nvidia.com/gpu=0","cards":["0000:18:00.0"]},{"name":"nvidia.com/gpu=1","cards":["0000:28:00.0"]},                {"name":"nvidia.com/gpu=GPU-4a99","cards":["0000:18:00.0"]},                {"name":"nvidia.com/gpu=all","cards":["0000:18:00.0","0000:28:00.0"]},                {"name":"rediacc.io/dri=renderD128","cards":["0000:18:00.0"]},                {"name":"rediacc.io/dri=renderD129","cards":["0000:28:00.0"]}]}
+                """;
+        inventory.on("GET", "/api/v1/machines/cards", Answer.json(200, detail))
+                .on("GET", "/api/v1/machines/cards/inventory", Answer.json(200, stored));
+        grants.on("GET", "/api/v1/machines/cards/grants", Answer.json(200, """
+                {"machine":"cards","version":3,"grants":[{"repoGuid":"1b9c0f3e-2d4a-4f5b-8c6d-7e8f9a0b1c2d",                "repoName":"gpu-a","device":"rediacc.io/dri=renderD128","exclusive":true,"grantedBy":"op",                "grantedAt":"2026-11-29T10:00:00Z"}]}"""));
+
+        LaunchResult result = new Rdc(inventory, grants).run("machine", "gpu", "list", "cards");
+
+        assertThat(result.exitCode()).isZero();
+        assertThat(stdout(result)).contains("""
+                DEVICE                     CARD                     HOLDERS            CARD RESERVED BY
+                nvidia.com/gpu=0           nvidia 0 (0000:18:00.0)  -                  gpu-a (as rediacc.io/dri=renderD128)
+                nvidia.com/gpu=1           nvidia 1 (0000:28:00.0)  -                  -
+                nvidia.com/gpu=GPU-4a99    nvidia 0 (0000:18:00.0)  -                  gpu-a (as rediacc.io/dri=renderD128)
+                nvidia.com/gpu=all         nvidia 0, nvidia 1       -                  gpu-a (as rediacc.io/dri=renderD128)
+                rediacc.io/dri=renderD128  nvidia 0 (0000:18:00.0)  gpu-a (exclusive)  gpu-a
+                rediacc.io/dri=renderD129  nvidia 1 (0000:28:00.0)  -                  -
+                """);
+    }
+
     @Test
     void jsonPrintsTheInventoryExactlyAsTheMachineRecordedIt() {
         LaunchResult result = new Rdc(inventory, grants).run("machine", "gpu", "list", "wsl-gpu", "-o", "json");
