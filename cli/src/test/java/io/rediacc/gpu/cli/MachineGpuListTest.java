@@ -46,7 +46,10 @@ class MachineGpuListTest {
 
         assertThat(result.exitCode()).isZero();
         Golden.assertMatches(stdout(result), "machine-gpu-list-gpu-host-1.txt");
-        assertThat(result.getErrorOutput()).isEmpty();
+        // a grant whose name the machine no longer defines (a setup removed it) is orphaned, and said so
+        assertThat(result.getErrorStream()).containsExactly("warning: nvidia.com/gpu=2 is orphaned: granted, but gpu-host-1's CDI specs no longer define it, so its gate "
+                        + "refuses it; rerun rdc machine setup gpu-host-1 once the device is back, or free it with rdc repo gpu "
+                        + "revoke <repo>@gpu-host-1 --device nvidia.com/gpu=2");
         // the stored inventory (for setup's generatedAt) is not there: AGE falls back to the publication's
         assertThat(inventory.requests()).extracting(StandInService.Request::line)
                 .containsExactly("GET /api/v1/machines/gpu-host-1", "GET /api/v1/machines/gpu-host-1/inventory");
@@ -152,7 +155,9 @@ class MachineGpuListTest {
                 + "gate-1  synced  12               yes   infer-b misconfigured\n");
         assertThat(result.getErrorStream()).containsExactly("warning: the Docker daemon of repo infer-b on gpu-host-1 is "
                 + "misconfigured: DefaultRuntime is \"nvidia\", not runc; fix: set \"default-runtime\": \"runc\"; gate gate-1 "
-                + "refuses its device requests until it is verified");
+                + "refuses its device requests until it is verified", "warning: nvidia.com/gpu=2 is orphaned: granted, but gpu-host-1's CDI specs no longer define it, so its gate "
+                        + "refuses it; rerun rdc machine setup gpu-host-1 once the device is back, or free it with rdc repo gpu "
+                        + "revoke <repo>@gpu-host-1 --device nvidia.com/gpu=2");
     }
 
     @Test

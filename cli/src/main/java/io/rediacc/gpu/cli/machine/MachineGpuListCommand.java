@@ -159,7 +159,7 @@ public class MachineGpuListCommand implements Callable<Integer> {
                     : session.table("DEVICE", "HOLDERS");
             for (HolderMerge.DeviceHolders row : devices) {
                 String holders = row.holders().isEmpty() ? "-" : String.join(", ", row.holders());
-                String device = row.inInventory() ? row.device() : row.device() + " (not in inventory)";
+                String device = row.inInventory() ? row.device() : row.device() + " (orphaned)";
                 if (cards.known()) {
                     table.row(device, cards.card(row.device()), holders, cards.reservedBy(row.device()));
                 } else {
@@ -188,6 +188,14 @@ public class MachineGpuListCommand implements Callable<Integer> {
                     session.warn("the Docker daemon of repo " + daemon.repoName() + " on " + detail.machine() + " is "
                             + daemon.line() + "; gate " + gate.gateId() + " refuses its device requests until it is verified");
                 }
+            }
+        }
+        for (HolderMerge.DeviceHolders row : devices) {
+            if (!row.inInventory()) {
+                // a setup (--force, or one run outside rdc) removed a granted name: the gate refuses it now
+                session.warn(row.device() + " is orphaned: granted, but " + detail.machine() + "'s CDI specs no longer define it, so "
+                        + "its gate refuses it; rerun rdc machine setup " + detail.machine() + " once the device is back, or "
+                        + "free it with rdc repo gpu revoke <repo>@" + detail.machine() + " --device " + row.device());
             }
         }
         if (!detail.anyLiveGate()) {
