@@ -166,7 +166,7 @@ class MachineGpuListTest {
 
         assertThat(result.exitCode()).isEqualTo(ExitCodes.NOT_FOUND);
         assertThat(result.getErrorStream()).containsExactly("unknown-machine: no inventory of machine \"nope\" has been received"
-                + " (hint: check the name with 'rdc machine list' (GET /api/v1/machines); a machine appears once its node-agent has published an inventory)");
+                + " (hint: check the name with rdc machine list; a machine appears once its node-agent has published an inventory)");
         assertThat(result.getOutput()).isEmpty();
     }
 

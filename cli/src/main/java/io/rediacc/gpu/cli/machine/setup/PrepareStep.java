@@ -59,6 +59,8 @@ final class PrepareStep implements SetupStep {
                 wouldOrphan.add(value(line));
             } else if (line.startsWith("@orphaned ")) {
                 orphaned.add(value(line));
+            } else if (!relayed(line)) {
+                // said once already
             } else if (line.startsWith("@public-key ")) {
                 // prepare's own machine-key step says it too; MachineKeyStep registered that key already
             } else {
@@ -105,6 +107,14 @@ final class PrepareStep implements SetupStep {
                     + "): setup cannot tell whether it removes a granted device");
             return List.of();
         }
+    }
+
+    /**
+     * Whether prepare's line is printed: its machine-key step repeats what {@code node-agent key} (the step
+     * before, {@link MachineKeyStep}) said already when the key is unchanged; a failure there is still shown.
+     */
+    static boolean relayed(String line) {
+        return !line.startsWith("machine key: unchanged");
     }
 
     private static String value(String line) {
