@@ -61,6 +61,10 @@ step "dpkg -i"
 dpkg -i "$node" "$cli" > /tmp/check-packages-dpkg.log 2>&1 || { cat /tmp/check-packages-dpkg.log; fail "dpkg -i"; }
 grep -q "nothing is enabled yet" /tmp/check-packages-dpkg.log || fail "postinst does not say what to do next"
 
+step "renet setup, the machine-local setup"
+[ -x /usr/sbin/renet ] || fail "/usr/sbin/renet missing"
+/usr/sbin/renet setup --help | grep -q -- "--install-nvidia-toolkit" || fail "renet setup is not node-agent prepare"
+
 step "systemd-analyze verify"
 for unit in $units; do
   [ -f "/lib/systemd/system/$unit" ] || fail "$unit not installed"

@@ -43,11 +43,22 @@ public final class RdcCommandLine {
 
     private static int usageError(CommandLine.ParameterException e, String[] args) {
         CommandLine command = e.getCommandLine();
-        String line = oneLine(e.getMessage()) + " (see '" + command.getCommandSpec().qualifiedName() + " --help')";
+        String line = oneLine(e.getMessage()) + didYouMean(e) + " (see '" + command.getCommandSpec().qualifiedName() + " --help')";
         command.getErr().println(line);
         command.getErr().flush();
         ErrorOutput.print(command, java.util.List.of(args), ExitCodes.USAGE, line, null, 0);
         return ExitCodes.USAGE;
+    }
+
+    /** For a mistyped subcommand or option: {@code ; did you mean grant?} (picocli's closest names), else nothing. */
+    static String didYouMean(CommandLine.ParameterException e) {
+        if (e instanceof CommandLine.UnmatchedArgumentException unmatched) {
+            java.util.List<String> suggestions = unmatched.getSuggestions();
+            if (suggestions != null && !suggestions.isEmpty()) {
+                return "; did you mean " + String.join(" or ", suggestions.subList(0, Math.min(3, suggestions.size()))) + "?";
+            }
+        }
+        return "";
     }
 
     private static int failed(Exception e, CommandLine command, CommandLine.ParseResult parsed) {

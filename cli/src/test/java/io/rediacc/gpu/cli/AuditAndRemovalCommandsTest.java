@@ -154,6 +154,17 @@ class AuditAndRemovalCommandsTest {
     }
 
     @Test
+    void machineRemoveOfAMachineWithoutGatesSaysItsInventoryIsTombstoned() {
+        grants.on("DELETE", "/api/v1/machines/m1", Answer.json(200, """
+                {"machine":"m1","revokedCount":0,"revoked":[],"version":0,"tombstonedGates":[]}"""));
+
+        LaunchResult result = rdc().run("machine", "remove", "m1");
+
+        assertThat(result.exitCode()).isZero();
+        assertThat(stdout(result)).endsWith("; its inventory is tombstoned\n");
+    }
+
+    @Test
     void aGoneReposGrantsAreFlagged() {
         grants.on("GET", "/api/v1/repos/old@m1/grants", Answer.json(200, """
                 {"machine":"m1","repo":"old","repoGuid":"g","repoGone":true,"grants":[{"device":"nvidia.com/gpu=0",\

@@ -98,7 +98,8 @@ class GrantCommandTest {
         assertThat(result.exitCode()).isEqualTo(exit);
         JsonNode error = Json.mapper().readTree(io.rediacc.gpu.cli.support.Recordings.read(GRANTS, recording));
         assertThat(result.getErrorStream()).containsExactly("nvidia.com/gpu=0: " + error.get("error").asText() + ": "
-                + error.get("detail").asText() + " (hint: " + error.get("hint").asText() + ")");
+                + error.get("detail").asText() + " (hint: " + error.get("hint").asText()
+                .replace("(DELETE its grant)", "(rdc repo gpu revoke train-a@gpu-host-1 --device nvidia.com/gpu=0)") + ")");
         assertThat(result.getOutput()).isEmpty();
     }
 

@@ -26,6 +26,17 @@ class HelpAndCompletionTest {
     }
 
     @Test
+    void aMistypedSubcommandOrOptionGetsADidYouMean() {
+        LaunchResult subcommand = Rdc.bare("repo", "gpu", "grnt", "gpu-a@m1", "--device", "nvidia.com/gpu=0");
+        assertThat(subcommand.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(subcommand.getErrorOutput()).contains("did you mean grant?");
+
+        LaunchResult option = Rdc.bare("repo", "gpu", "grant", "gpu-a@m1", "--device", "nvidia.com/gpu=0", "--exclusiv");
+        assertThat(option.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(option.getErrorOutput()).contains("; did you mean --exclusive");
+    }
+
+    @Test
     void theTopLevelHelpListsTheExitCodes() {
         LaunchResult result = Rdc.bare("--help");
 

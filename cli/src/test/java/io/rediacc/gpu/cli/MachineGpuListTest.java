@@ -46,7 +46,10 @@ class MachineGpuListTest {
 
         assertThat(result.exitCode()).isZero();
         Golden.assertMatches(stdout(result), "machine-gpu-list-gpu-host-1.txt");
-        assertThat(result.getErrorOutput()).isEmpty();
+        // a grant whose name the machine no longer defines (a setup removed it) is orphaned, and said so
+        assertThat(result.getErrorStream()).containsExactly("warning: nvidia.com/gpu=2 is orphaned: granted, but gpu-host-1's CDI specs no longer define it, so its gate "
+                        + "refuses it; rerun rdc machine setup gpu-host-1 once the device is back, or free it with rdc repo gpu "
+                        + "revoke <repo>@gpu-host-1 --device nvidia.com/gpu=2");
         // the stored inventory (for setup's generatedAt) is not there: AGE falls back to the publication's
         assertThat(inventory.requests()).extracting(StandInService.Request::line)
                 .containsExactly("GET /api/v1/machines/gpu-host-1", "GET /api/v1/machines/gpu-host-1/inventory");
@@ -72,6 +75,36 @@ class MachineGpuListTest {
                 amd     0    AMD GPU 0x740f (gfx90a)  -           -          local     3d
                 nvidia  0    NVIDIA H100 80GB HBM3    550.127.05  81559 MiB  local     3d
                 nvidia  1    NVIDIA H100 80GB HBM3    550.127.05  81559 MiB  local     3d
+                """);
+    }
+
+    /**
+     * The operator's trip: gpu-a holds card 0's render node exclusively; the index, UUID and {@code all}
+     * names of card 0 must say that card is reserved, and by whom, although no grant names them.
+     */
+    @Test
+    void eachNameShowsTheCardItReachesAndWhoReservesThatCardUnderAnyName() {
+        String detail = """
+                {"machine":"cards","platform":"local","generatedAt":"2026-11-29T10:00:00Z","ageSeconds":3,"stale":false,                "agentVersion":"0.1.0","gpus":[                {"index":0,"vendor":"nvidia","name":"NVIDIA H100 80GB HBM3","pciBusId":"0000:18:00.0"},                {"index":1,"vendor":"nvidia","name":"NVIDIA H100 80GB HBM3","pciBusId":"0000:28:00.0"}],                "cdiDevices":[{"name":"nvidia.com/gpu=0","holders":[]},{"name":"nvidia.com/gpu=1","holders":[]},                {"name":"nvidia.com/gpu=GPU-4a99","holders":[]},{"name":"nvidia.com/gpu=all","holders":[]},                {"name":"rediacc.io/dri=renderD128","holders":[{"repo":"gpu-a","repoGuid":"1b9c0f3e-2d4a-4f5b-8c6d-7e8f9a0b1c2d",                "exclusive":true,"source":"gate-1"}]},{"name":"rediacc.io/dri=renderD129","holders":[]}],                "gates":[{"gateId":"gate-1","appliedVersion":3,"state":"synced","live":true,"daemons":[]}]}""";
+        String stored = """
+                {"schemaVersion":1,"machine":"cards","generatedAt":"2026-11-29T10:00:00Z","cdiDevices":[                {"name":"nvidia.com/gpu=0","cards":["0000:18:00.0"]},{"name":"nvidia.com/gpu=1","cards":["0000:28:00.0"]},                {"name":"nvidia.com/gpu=GPU-4a99","cards":["0000:18:00.0"]},                {"name":"nvidia.com/gpu=all","cards":["0000:18:00.0","0000:28:00.0"]},                {"name":"rediacc.io/dri=renderD128","cards":["0000:18:00.0"]},                {"name":"rediacc.io/dri=renderD129","cards":["0000:28:00.0"]}]}
+                """;
+        inventory.on("GET", "/api/v1/machines/cards", Answer.json(200, detail))
+                .on("GET", "/api/v1/machines/cards/inventory", Answer.json(200, stored));
+        grants.on("GET", "/api/v1/machines/cards/grants", Answer.json(200, """
+                {"machine":"cards","version":3,"grants":[{"repoGuid":"1b9c0f3e-2d4a-4f5b-8c6d-7e8f9a0b1c2d",                "repoName":"gpu-a","device":"rediacc.io/dri=renderD128","exclusive":true,"grantedBy":"op",                "grantedAt":"2026-11-29T10:00:00Z"}]}"""));
+
+        LaunchResult result = new Rdc(inventory, grants).run("machine", "gpu", "list", "cards");
+
+        assertThat(result.exitCode()).isZero();
+        assertThat(stdout(result)).contains("""
+                DEVICE                     CARD                     HOLDERS            CARD RESERVED BY
+                nvidia.com/gpu=0           nvidia 0 (0000:18:00.0)  -                  gpu-a (as rediacc.io/dri=renderD128)
+                nvidia.com/gpu=1           nvidia 1 (0000:28:00.0)  -                  -
+                nvidia.com/gpu=GPU-4a99    nvidia 0 (0000:18:00.0)  -                  gpu-a (as rediacc.io/dri=renderD128)
+                nvidia.com/gpu=all         nvidia 0, nvidia 1       -                  gpu-a (as rediacc.io/dri=renderD128)
+                rediacc.io/dri=renderD128  nvidia 0 (0000:18:00.0)  gpu-a (exclusive)  gpu-a
+                rediacc.io/dri=renderD129  nvidia 1 (0000:28:00.0)  -                  -
                 """);
     }
 
@@ -122,7 +155,9 @@ class MachineGpuListTest {
                 + "gate-1  synced  12               yes   infer-b misconfigured\n");
         assertThat(result.getErrorStream()).containsExactly("warning: the Docker daemon of repo infer-b on gpu-host-1 is "
                 + "misconfigured: DefaultRuntime is \"nvidia\", not runc; fix: set \"default-runtime\": \"runc\"; gate gate-1 "
-                + "refuses its device requests until it is verified");
+                + "refuses its device requests until it is verified", "warning: nvidia.com/gpu=2 is orphaned: granted, but gpu-host-1's CDI specs no longer define it, so its gate "
+                        + "refuses it; rerun rdc machine setup gpu-host-1 once the device is back, or free it with rdc repo gpu "
+                        + "revoke <repo>@gpu-host-1 --device nvidia.com/gpu=2");
     }
 
     @Test
@@ -131,7 +166,7 @@ class MachineGpuListTest {
 
         assertThat(result.exitCode()).isEqualTo(ExitCodes.NOT_FOUND);
         assertThat(result.getErrorStream()).containsExactly("unknown-machine: no inventory of machine \"nope\" has been received"
-                + " (hint: check the name with 'rdc machine list' (GET /api/v1/machines); a machine appears once its node-agent has published an inventory)");
+                + " (hint: check the name with rdc machine list; a machine appears once its node-agent has published an inventory)");
         assertThat(result.getOutput()).isEmpty();
     }
 

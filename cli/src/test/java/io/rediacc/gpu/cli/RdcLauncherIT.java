@@ -68,7 +68,8 @@ class RdcLauncherIT {
 
         assertThat(result.exitCode()).isZero();
         Golden.assertMatches(stdout(result), "machine-gpu-list-gpu-host-1.txt");
-        assertThat(result.getErrorOutput()).isEmpty();
+        // the recorded machine holds a grant of a name it no longer defines: only that is warned about
+        assertThat(result.getErrorOutput()).startsWith("warning: nvidia.com/gpu=2 is orphaned: ").doesNotContain("\n");
     }
 
     @Test

@@ -64,7 +64,7 @@ class RevokeCommandTest {
         assertThat(result.exitCode()).isEqualTo(ExitCodes.NOT_FOUND);
         assertThat(result.getErrorStream()).containsExactly("nvidia.com/gpu=1: not-granted: repo train-a on gpu-host-1 has "
                 + "no grant of nvidia.com/gpu=1 (its grants: nvidia.com/gpu=0, nvidia.com/gpu=all) (hint: revoke one of the "
-                + "names it holds; GET /api/v1/repos/train-a@gpu-host-1/grants lists them)");
+                + "names it holds; rdc repo gpu list train-a@gpu-host-1 lists them)");
     }
 
     @Test

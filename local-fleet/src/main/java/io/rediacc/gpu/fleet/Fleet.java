@@ -224,6 +224,9 @@ public final class Fleet {
         List<ProcessHandle> handles = Files.readAllLines(pids).stream().filter(l -> !l.isBlank())
                 .map(l -> ProcessHandle.of(Long.parseLong(l.trim()))).flatMap(java.util.Optional::stream).toList();
         if (!handles.isEmpty()) {
+            // it takes a while (each repo daemon stops its containers first): say what is happening
+            say("stopping the fleet (pid " + handles.get(0).pid() + "): the simulated machine's gate, node-agent and repo "
+                    + "daemons (each stops its containers), the services, Kafka and PostgreSQL; up to a minute ...");
             handles.get(0).destroy();
             handles.get(0).onExit().completeOnTimeout(handles.get(0), 60, java.util.concurrent.TimeUnit.SECONDS).join();
         }
@@ -234,7 +237,7 @@ public final class Fleet {
         LocalMachine.cleanUpDaemons(state.resolve("machine"));
         Files.deleteIfExists(pids);
         Files.deleteIfExists(state.resolve("ready"));
-        say("fleet stopped");
+        say("fleet stopped; its state stays in .fleet/ for the next ./fleet up (./fleet reset starts clean)");
     }
 
     /**

@@ -148,7 +148,8 @@ class DashboardIT {
 
         grantAndSee("gpu-a", "nvidia.com/gpu=1", false, "gpu-a");
         grantAndSee("gpu-a-fork", "nvidia.com/gpu=1", false, "gpu-a, gpu-a-fork");
-        grantAndSee("gpu-a-fork", "rediacc.io/dri=renderD129", true, "gpu-a-fork exclusive");
+        // renderD130 is the AMD card's node: renderD129 is card 1's, which gpu-a shares, and exclusive reserves the card
+        grantAndSee("gpu-a-fork", "rediacc.io/dri=renderD130", true, "gpu-a-fork exclusive");
         assertThat(script("return window.stillTheSamePage === true")).as("the page was not reloaded").isEqualTo(true);
         screenshot("machine");
     }
@@ -171,8 +172,8 @@ class DashboardIT {
     @Order(6)
     void theRepoPageShowsItsGrantsAndTheirHistory() throws Exception {
         browser.get(env.get("DASHBOARD_URL") + "/repos/gpu-a-fork");
-        awaitText(By.id("repo-grants"), "nvidia.com/gpu=1", "rediacc.io/dri=renderD129 exclusive");
-        awaitText(By.id("repo-history"), "granted " + MACHINE + " rediacc.io/dri=renderD129 yes",
+        awaitText(By.id("repo-grants"), "nvidia.com/gpu=1", "rediacc.io/dri=renderD130 exclusive");
+        awaitText(By.id("repo-history"), "granted " + MACHINE + " rediacc.io/dri=renderD130 yes",
                 "granted " + MACHINE + " nvidia.com/gpu=1 no");
         awaitText(By.cssSelector("tr[data-repo='gpu-a-fork'][data-rule='cdi-not-granted']"), "nvidia.com/gpu=0");
         screenshot("repo");

@@ -11,6 +11,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -20,14 +22,17 @@ import static org.assertj.core.api.Assertions.assertThat;
  * in bash, in a directory whose {@code .fleet} is that fleet's state, one after the other, and prints
  * what the README shows with the exit code it shows (see {@link ReadmeSession} for what is normalised).
  * Two commands need a terminal (an interactive shell in a container) and are not replayed; a
- * {@code # …} after {@code docker compose run} is the service's GPU line for that run, and
- * {@code cat compose.yaml} shows the session's compose file, which the replay writes as shown.
+ * {@code # …} after {@code docker compose run} is the service's GPU line for that run. The session
+ * writes its own compose file in a directory of its own, as a reader does; a {@code cd} is carried
+ * to the later commands like {@code source} and {@code export}.
  */
 @Order(1) // first: the session is what a fresh fleet answers (SharedFleet)
 class ReadmeSessionIT {
 
     static final Path REPO = SharedFleet.REPO;
     static final Path WORK = SharedFleet.WORK;
+    /** A {@code cd DIR} that starts a command or follows an {@code &&}. */
+    private static final Pattern CD = Pattern.compile("(?:^|&&\\s*)cd\\s+([^\\s;&|#]+)");
     static final List<String> NEEDS_A_TERMINAL = List.of("docker exec -it trainer sh",
             "docker run -dit --name shell ubuntu:24.04 sh && docker attach shell");
 
@@ -49,16 +54,15 @@ class ReadmeSessionIT {
         List<String> shell = new ArrayList<>(List.of("shopt -s expand_aliases"));
         List<String> skipped = new ArrayList<>();
         List<String> transcript = new ArrayList<>();
+        Path dir = WORK; // where the session stands: a cd moves it
         for (ReadmeSession.Step step : steps.subList(1, steps.size())) {
             if (step.interactive()) {
                 skipped.add(step.command());
                 continue;
             }
             String command = step.command();
-            if (command.startsWith("cat compose.yaml")) {
-                Files.writeString(WORK.resolve("compose.yaml"), String.join("\n", step.expected()) + "\n");
-            } else if (command.startsWith("docker compose run") && step.comment() != null) {
-                writeComposeWithGpuLine(step.comment());
+            if (command.startsWith("docker compose run") && step.comment() != null) {
+                writeComposeWithGpuLine(dir.resolve("compose.yaml"), step.comment());
             }
             List<String> script = new ArrayList<>(shell);
             script.add(command);
@@ -78,6 +82,11 @@ class ReadmeSessionIT {
             if (mismatch != null) {
                 problems.add("$ " + command + "\n  " + mismatch + "\n  printed:\n    " + String.join("\n    ", printed));
             }
+            Matcher cd = CD.matcher(command);
+            if (cd.find()) {
+                dir = dir.resolve(cd.group(1)).normalize();
+                shell.add(command);
+            }
             if (command.startsWith("source ") || command.startsWith("export ")) {
                 shell.add(command);
             }
@@ -87,8 +96,7 @@ class ReadmeSessionIT {
     }
 
     /** The session's compose file with its last line, the service's GPU line, replaced for this run. */
-    private static void writeComposeWithGpuLine(String gpuLine) throws IOException {
-        Path file = WORK.resolve("compose.yaml");
+    private static void writeComposeWithGpuLine(Path file, String gpuLine) throws IOException {
         List<String> lines = new ArrayList<>(Files.readAllLines(file));
         String last = lines.get(lines.size() - 1);
         lines.set(lines.size() - 1, last.substring(0, last.indexOf(last.strip())) + gpuLine);

@@ -21,6 +21,11 @@ class ReadmeSessionTest {
                 .containsAll(ReadmeSessionIT.NEEDS_A_TERMINAL);
         assertThat(steps).filteredOn(s -> s.command().startsWith("rdc repo gpu grant gpu-a-fork"))
                 .singleElement().extracting(ReadmeSession.Step::exit).isEqualTo(4);
+        // the session makes its own directory and compose file before the first docker compose run: a reader needs no other copy
+        List<String> commands = steps.stream().map(ReadmeSession.Step::command).toList();
+        int firstCompose = commands.indexOf(commands.stream().filter(c -> c.startsWith("docker compose run")).findFirst().orElseThrow());
+        assertThat(commands.subList(0, firstCompose)).anyMatch(c -> c.startsWith("mkdir -p walkthrough && cd walkthrough"))
+                .anyMatch(c -> c.startsWith("printf ") && c.endsWith("> compose.yaml"));
         assertThat(steps).filteredOn(ReadmeSession.Step::interactive).extracting(ReadmeSession.Step::command)
                 .containsExactlyElementsOf(ReadmeSessionIT.NEEDS_A_TERMINAL);
     }

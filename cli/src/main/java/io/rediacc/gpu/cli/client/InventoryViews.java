@@ -33,9 +33,12 @@ public final class InventoryViews {
         }
     }
 
-    public record CdiDevice(String name, List<String> deviceNodes, String specFile, List<Holder> holders) {
+    /** @param cards the PCI addresses of the cards the name reaches, when the service reports them */
+    public record CdiDevice(String name, List<String> deviceNodes, String specFile, List<Holder> holders,
+                            List<String> cards) {
         public CdiDevice {
             holders = holders == null ? List.of() : holders;
+            cards = cards == null ? List.of() : cards;
         }
     }
 

@@ -42,7 +42,8 @@ public class MachineGpuListCommand implements Callable<Integer> {
         command.spec = Commands.command(command, "list",
                         new String[]{"Each GPU of a machine (vendor, index, name, driver version, memory, platform, and the age of "
                                 + "the inventory setup wrote) and every "
-                                + "CDI device name that can be granted, with the repos that hold it now.",
+                                + "CDI device name that can be granted, with the card it reaches, the repos that hold it now and who "
+                                + "reserves its card exclusively (under any name of that card).",
                                 "Holders come from the machine's live gates; where grant-service's database disagrees, a holder "
                                         + "is marked (db only) or (gate only).",
                                 "-o json prints the inventory exactly as the machine recorded it."},
@@ -79,7 +80,19 @@ public class MachineGpuListCommand implements Callable<Integer> {
     public static void show(Session session, String name) {
         MachineDetail detail = session.inventory().machine(name).orFail().as(MachineDetail.class);
         List<Grant> dbGrants = databaseGrants(session, name);
-        print(session, detail, dbGrants, setupAgeSeconds(session, name, detail));
+        JsonNode stored = storedInventory(session, name);
+        CardReservations cards = CardReservations.of(detail.cdiDevices(), stored, detail.gpus(), dbGrants);
+        print(session, detail, dbGrants, setupAgeSeconds(stored, detail), cards);
+    }
+
+    /** The machine's inventory as setup wrote it, or null when it cannot be read. */
+    private static JsonNode storedInventory(Session session, String machine) {
+        try {
+            Reply raw = session.inventory().rawInventory(machine);
+            return raw.ok() ? raw.json() : null;
+        } catch (RuntimeException e) {
+            return null; // the heartbeat's age and no card column: better than no table
+        }
     }
 
     /** The database's view; null (with a warning) when grant-service cannot say. */
@@ -106,10 +119,9 @@ public class MachineGpuListCommand implements Callable<Integer> {
      * agent's last publication (a heartbeat, shown by {@code rdc machine list}). Falls back to the
      * publication's age when the stored inventory cannot be read.
      */
-    private static long setupAgeSeconds(Session session, String machine, MachineDetail detail) {
+    private static long setupAgeSeconds(JsonNode stored, MachineDetail detail) {
         try {
-            Reply raw = session.inventory().rawInventory(machine);
-            JsonNode generatedAt = raw.ok() ? raw.json().path("generatedAt") : null;
+            JsonNode generatedAt = stored != null ? stored.path("generatedAt") : null;
             if (generatedAt != null && generatedAt.isTextual()) {
                 return Math.max(0, Duration.between(Instant.parse(generatedAt.textValue()), Instant.now()).getSeconds());
             }
@@ -123,7 +135,8 @@ public class MachineGpuListCommand implements Callable<Integer> {
     static final Comparator<Gpu> VENDOR_THEN_INDEX = Comparator
             .comparing((Gpu g) -> g.vendor() == null ? "" : g.vendor()).thenComparingInt(Gpu::index);
 
-    private static void print(Session session, MachineDetail detail, List<Grant> dbGrants, long setupAge) {
+    private static void print(Session session, MachineDetail detail, List<Grant> dbGrants, long setupAge,
+                              CardReservations cards) {
         PrintWriter out = session.out();
         String age = Ages.of(setupAge);
         if (detail.gpus().isEmpty()) {
@@ -141,10 +154,17 @@ public class MachineGpuListCommand implements Callable<Integer> {
         if (devices.isEmpty()) {
             out.println("No grantable CDI devices on " + detail.machine() + ".");
         } else {
-            Table table = session.table("DEVICE", "HOLDERS");
+            // the card columns only where the inventory placed names on cards (an older agent does not)
+            Table table = cards.known() ? session.table("DEVICE", "CARD", "HOLDERS", "CARD RESERVED BY")
+                    : session.table("DEVICE", "HOLDERS");
             for (HolderMerge.DeviceHolders row : devices) {
                 String holders = row.holders().isEmpty() ? "-" : String.join(", ", row.holders());
-                table.row(row.inInventory() ? row.device() : row.device() + " (not in inventory)", holders);
+                String device = row.inInventory() ? row.device() : row.device() + " (orphaned)";
+                if (cards.known()) {
+                    table.row(device, cards.card(row.device()), holders, cards.reservedBy(row.device()));
+                } else {
+                    table.row(device, holders);
+                }
             }
             table.print(out);
         }
@@ -168,6 +188,14 @@ public class MachineGpuListCommand implements Callable<Integer> {
                     session.warn("the Docker daemon of repo " + daemon.repoName() + " on " + detail.machine() + " is "
                             + daemon.line() + "; gate " + gate.gateId() + " refuses its device requests until it is verified");
                 }
+            }
+        }
+        for (HolderMerge.DeviceHolders row : devices) {
+            if (!row.inInventory()) {
+                // a setup (--force, or one run outside rdc) removed a granted name: the gate refuses it now
+                session.warn(row.device() + " is orphaned: granted, but " + detail.machine() + "'s CDI specs no longer define it, so "
+                        + "its gate refuses it; rerun rdc machine setup " + detail.machine() + " once the device is back, or "
+                        + "free it with rdc repo gpu revoke <repo>@" + detail.machine() + " --device " + row.device());
             }
         }
         if (!detail.anyLiveGate()) {

@@ -58,7 +58,7 @@ public class MachineRemoveCommand implements Callable<Integer> {
                 : "revoked " + removal.revokedCount() + " grant(s): " + removal.revoked().stream()
                 .map(g -> g.device() + " of " + g.repoName()).collect(Collectors.joining(", "));
         out.println("removed machine " + removal.machine() + ": " + revoked
-                + "; its inventory" + (removal.tombstonedGates().isEmpty() ? "" : " and gate records")
-                + " are tombstoned");
+                + (removal.tombstonedGates().isEmpty() ? "; its inventory is tombstoned"
+                : "; its inventory and gate records are tombstoned"));
     }
 }

@@ -44,6 +44,9 @@ public class MachineSetupCommand implements Callable<Integer> {
             "The rediacc-gpu-node .deb to install, or a directory holding it (default: deploy/debian/target of the build rdc comes from)");
     private final OptionSpec rekey = Commands.flag("--rekey", "Register the machine's key even when another key is registered for it"
             + " (a reinstalled machine); audited. Without it a different key is refused.");
+    private final OptionSpec force = Commands.flag("--force", "Go ahead even when setup removes CDI devices that hold grants"
+            + " (e.g. --install-nvidia-toolkit false with NVIDIA grants): those grants become orphaned, refused by the gate"
+            + " until the devices return. Without it such a setup is refused, changing nothing, and names each grant's revoke.");
     private final OptionSpec wait = OptionSpec.builder("--wait").paramLabel("<duration>").type(String.class).defaultValue("3m")
             .description("How long to wait for the fleet to see the machine ready: 0 (do not wait), 30s, 3m (default)").build();
     private CommandSpec spec;
@@ -65,11 +68,12 @@ public class MachineSetupCommand implements Callable<Integer> {
                         "  rdc machine setup gpu-host-1 --host root@10.0.0.5:22 --identity ~/.ssh/id_ed25519",
                         "  rdc machine setup wsl-gpu --install-nvidia-toolkit false",
                         "",
-                        "Exit codes: 0 done, 1 unreachable (SSH or a service), 2 usage, 5 the fleet does not see the machine",
-                        "ready in time, 6 SSH refused (unknown or changed host key, login refused), 7 a step failed on the machine.")
+                        "Exit codes: 0 done, 1 unreachable (SSH or a service), 2 usage, 4 refused: setup would remove CDI devices",
+                        "that hold grants (each grant and its revoke are listed; --force goes ahead), 5 the fleet does not see the",
+                        "machine ready in time, 6 SSH refused (unknown or changed host key, login refused), 7 a step failed on the machine.")
                 .addPositional(command.machine).addOption(command.installNvidiaToolkit).addOption(command.host)
                 .addOption(command.identity).addOption(command.knownHosts).addOption(command.packageFile)
-                .addOption(command.rekey).addOption(command.wait);
+                .addOption(command.rekey).addOption(command.force).addOption(command.wait);
         return Commands.withStandardHelpOptions(command.spec);
     }
 
@@ -102,7 +106,7 @@ public class MachineSetupCommand implements Callable<Integer> {
         session.out().println("setup of " + name + " over SSH (" + ssh.target() + ")");
         session.out().flush();
         SetupRun run = new SetupRun(session, name, ssh, root, searchPath, installNvidiaToolkit, waitFor);
-        for (SetupStep step : SetupSteps.all(machinePackage, Commands.isSet(rekey))) {
+        for (SetupStep step : SetupSteps.all(machinePackage, Commands.isSet(rekey), Commands.isSet(force))) {
             step.run(run);
         }
         return ExitCodes.OK;

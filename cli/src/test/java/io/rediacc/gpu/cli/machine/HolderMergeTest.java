@@ -57,7 +57,7 @@ class HolderMergeTest {
     }
 
     private static CdiDevice device(String name, Holder... holders) {
-        return new CdiDevice(name, List.of(), "/etc/cdi/nvidia.yaml", List.of(holders));
+        return new CdiDevice(name, List.of(), "/etc/cdi/nvidia.yaml", List.of(holders), null);
     }
 
     private static Holder gate(String repo, String guid, boolean exclusive) {

@@ -76,10 +76,31 @@ public record MachineInventory(
                       Long memoryMiB, String renderNode, String migMode) {
     }
 
-    /** One grantable CDI device: its qualified name, its device nodes and the spec that defines it. */
-    public record CdiDeviceInfo(String name, List<String> deviceNodes, String specFile, String specDigest) {
+    /**
+     * One grantable CDI device: its qualified name, its device nodes, the spec that defines it and the
+     * physical cards it reaches.
+     *
+     * @param cards the PCI addresses (sysfs form, {@code 0000:18:00.0}) of the cards the device reaches,
+     *              sorted, as node-agent read them from sysfs: from {@code /dev/nvidiaN} (by the driver's
+     *              device minor), {@code /dev/dri/cardN} and {@code renderDN}, and for NVIDIA names from
+     *              the index, UUID, MIG parent or {@code all} — whatever nodes the spec lists. Empty when
+     *              the machine cannot tell (WSL's {@code /dev/dxg}, or an agent older than this field).
+     *              Exclusive grants reserve these cards.
+     */
+    public record CdiDeviceInfo(String name, List<String> deviceNodes, String specFile, String specDigest,
+                                List<String> cards) {
         public CdiDeviceInfo {
             deviceNodes = deviceNodes == null ? List.of() : List.copyOf(deviceNodes);
+            cards = cards == null ? List.of() : List.copyOf(cards);
+        }
+
+        /** A device whose cards are not known (yet). */
+        public CdiDeviceInfo(String name, List<String> deviceNodes, String specFile, String specDigest) {
+            this(name, deviceNodes, specFile, specDigest, List.of());
+        }
+
+        public CdiDeviceInfo withCards(List<String> reached) {
+            return new CdiDeviceInfo(name, deviceNodes, specFile, specDigest, reached);
         }
     }
 

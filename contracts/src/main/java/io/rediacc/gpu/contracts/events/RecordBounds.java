@@ -22,6 +22,8 @@ public final class RecordBounds {
     public static final int MAX_LIST = 5000;
     /** Most device nodes one CDI device lists. */
     public static final int MAX_DEVICE_NODES = 64;
+    /** A PCI address in sysfs form is 12 characters; room for a longer domain, nothing more. */
+    public static final int MAX_CARD_ADDRESS = 32;
     /** Longest device node path, platform or free-text field kept from a record. */
     public static final int MAX_TEXT = 4096;
 
@@ -83,6 +85,11 @@ public final class RecordBounds {
                     || d.deviceNodes().stream().anyMatch(n -> n == null || n.length() > MAX_TEXT))) {
                 return "inventory of " + inventory.machine() + " lists a CDI device with more than " + MAX_DEVICE_NODES
                         + " device nodes or a node path over " + MAX_TEXT + " characters";
+            }
+            if (d != null && d.cards() != null && (d.cards().size() > MAX_DEVICE_NODES
+                    || d.cards().stream().anyMatch(c -> c == null || c.length() > MAX_CARD_ADDRESS))) {
+                return "inventory of " + inventory.machine() + " lists a CDI device with more than " + MAX_DEVICE_NODES
+                        + " cards or a card address over " + MAX_CARD_ADDRESS + " characters";
             }
         }
         if (inventory.platform() != null && inventory.platform().length() > 64) {

@@ -51,7 +51,7 @@ public class GrantWrites {
                 union all
                 select guid, name, $3::text, $4::boolean, $5::text, $6::timestamptz, null::timestamptz, true
                 from machine_repos where machine = $1 and name = $2)
-            select h.known, h.version, h.repo_guid, h.device_names, h.device_nodes,
+            select h.known, h.version, h.repo_guid, h.device_names, h.device_nodes, h.device_cards,
                    g.repo_guid as g_repo_guid, g.repo_name as g_repo_name, g.device as g_device,
                    g.exclusive as g_exclusive, g.granted_by as g_granted_by, g.granted_at as g_granted_at,
                    g.expires_at as g_expires_at, g.candidate as g_candidate
@@ -59,7 +59,8 @@ public class GrantWrites {
                          coalesce((select version from machine_versions where machine = $1), 0) as version,
                          (select guid from machine_repos where machine = $1 and name = $2) as repo_guid,
                          array(select name from machine_devices where machine = $1 order by name) as device_names,
-                         array(select device_nodes from machine_devices where machine = $1 order by name) as device_nodes
+                         array(select device_nodes from machine_devices where machine = $1 order by name) as device_nodes,
+                         array(select cards from machine_devices where machine = $1 order by name) as device_cards
                  ) h
             left join g on true
             order by g.device, g.repo_name, g.repo_guid, g.candidate""";
@@ -119,9 +120,11 @@ public class GrantWrites {
      * @param locked   whether the machine's lock was held when it was read (else it is a plain read)
      * @param repoGuid null when the machine lists no repo of that name
      * @param devices  the machine's CDI names (by name) with their device nodes
+     * @param cards    the machine's CDI names (by name) with the PCI addresses of the cards they reach
      */
     public record MachineState(boolean locked, boolean known, long version, String repoGuid,
-                               Map<String, List<String>> devices, List<GrantRow> grants) {
+                               Map<String, List<String>> devices, Map<String, List<String>> cards,
+                               List<GrantRow> grants) {
     }
 
     /** A record for the outbox, written in the change's transaction. */
@@ -311,8 +314,11 @@ public class GrantWrites {
         Map<String, List<String>> devices = new LinkedHashMap<>();
         String[] names = head.getArrayOfStrings("device_names");
         String[] nodes = head.getArrayOfStrings("device_nodes");
+        String[] deviceCards = head.getArrayOfStrings("device_cards");
+        Map<String, List<String>> cards = new LinkedHashMap<>();
         for (int i = 0; i < names.length; i++) {
             devices.put(names[i], DeviceNodes.fromJson(nodes[i]));
+            cards.put(names[i], DeviceNodes.fromJson(deviceCards[i]));
         }
         List<GrantRow> grants = new ArrayList<>();
         for (Row row : rows) {
@@ -325,7 +331,7 @@ public class GrantWrites {
                     row.getOffsetDateTime("g_expires_at") == null ? null : row.getOffsetDateTime("g_expires_at").toInstant()));
         }
         return new MachineState(locked, head.getBoolean("known"), head.getLong("version"), head.getString("repo_guid"),
-                devices, grants);
+                devices, cards, grants);
     }
 
     private static OffsetDateTime utc(Instant at) {

@@ -31,4 +31,8 @@ public class MachineDeviceEntity extends PanacheEntityBase {
     /** JSON array of the device's host device nodes (see {@link DeviceNodes}). */
     @Column(name = "device_nodes", nullable = false)
     public String deviceNodes;
+
+    /** JSON array of the PCI addresses of the cards the device reaches (see {@link DeviceNodes}). */
+    @Column(name = "cards", nullable = false)
+    public String cards;
 }

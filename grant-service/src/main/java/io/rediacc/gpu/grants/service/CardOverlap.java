@@ -20,17 +20,30 @@ import java.util.regex.Pattern;
  * ({@code =all}) names several cards and joins none. So {@code nvidia.com/gpu=0} teaches that
  * {@code renderD129} is card {@code /dev/nvidia1}, and a MIG slice, which lists only its parent's
  * {@code /dev/nvidia1}, then reaches {@code rediacc.io/dri=renderD129} too.
+ * <p>
+ * The inventory also says which cards each device reaches by PCI address (node-agent reads sysfs
+ * and the NVIDIA driver's {@code /proc} entries, whatever the spec lists): an address is one more
+ * node of its card here, so {@code nvidia.com/gpu=0} (only {@code /dev/nvidia0} in its spec) and
+ * {@code rediacc.io/dri=renderD128} (only the render node) are the same card when both reach
+ * {@code 0000:18:00.0}. Without addresses (an older agent, WSL) the nodes alone decide, as before.
  */
 public final class CardOverlap {
 
     private static final Pattern CARD_NODE = Pattern.compile("/dev/nvidia\\d+|/dev/dri/(renderD|card)\\d+|/dev/dxg");
+    /** A PCI address joins the nodes under this prefix: it can never be mistaken for a path. */
+    private static final String ADDRESS = "pci:";
 
     private final Map<String, Set<String>> cardsByDevice = new HashMap<>();
 
-    private CardOverlap(Map<String, List<String>> nodesByName) {
+    private CardOverlap(Map<String, List<String>> nodesByName, Map<String, List<String>> cardsByName) {
+        Map<String, List<String>> keysByName = new HashMap<>();
+        nodesByName.forEach((name, nodes) -> {
+            List<String> keys = new java.util.ArrayList<>(nodes.stream().filter(CardOverlap::isCardNode).distinct().toList());
+            cardsByName.getOrDefault(name, List.of()).stream().distinct().forEach(card -> keys.add(ADDRESS + card));
+            keysByName.put(name, keys);
+        });
         Map<String, String> parent = new HashMap<>();
-        for (List<String> nodes : nodesByName.values()) {
-            List<String> cardNodes = nodes.stream().filter(CardOverlap::isCardNode).distinct().toList();
+        for (List<String> cardNodes : keysByName.values()) {
             cardNodes.forEach(n -> parent.putIfAbsent(n, n));
             if (namesOneCard(cardNodes)) {
                 for (int i = 1; i < cardNodes.size(); i++) {
@@ -38,20 +51,23 @@ public final class CardOverlap {
                 }
             }
         }
-        nodesByName.forEach((name, nodes) -> {
+        keysByName.forEach((name, keys) -> {
             Set<String> cards = new HashSet<>();
-            for (String node : nodes) {
-                if (isCardNode(node)) {
-                    cards.add(find(parent, node));
-                }
+            for (String key : keys) {
+                cards.add(find(parent, key));
             }
             cardsByDevice.put(name, cards);
         });
     }
 
-    /** The cards of a machine's devices (name to device nodes). */
+    /** The cards of a machine's devices (name to device nodes), from the nodes alone. */
     public static CardOverlap of(Map<String, List<String>> nodesByName) {
-        return new CardOverlap(nodesByName);
+        return new CardOverlap(nodesByName, Map.of());
+    }
+
+    /** The cards of a machine's devices: name to device nodes, and name to the PCI addresses it reaches. */
+    public static CardOverlap of(Map<String, List<String>> nodesByName, Map<String, List<String>> cardsByName) {
+        return new CardOverlap(nodesByName, cardsByName);
     }
 
     static boolean isCardNode(String path) {
@@ -77,13 +93,16 @@ public final class CardOverlap {
         return of(nodesByName).overlaps(deviceA, deviceB);
     }
 
-    /** At most one node of each kind: the device names one card, so its nodes are one card's. */
+    /** At most one node (or address) of each kind: the device names one card, so its nodes are one card's. */
     private static boolean namesOneCard(List<String> cardNodes) {
         int nvidia = 0;
         int render = 0;
         int card = 0;
+        int address = 0;
         for (String n : cardNodes) {
-            if (n.startsWith("/dev/nvidia")) {
+            if (n.startsWith(ADDRESS)) {
+                address++;
+            } else if (n.startsWith("/dev/nvidia")) {
                 nvidia++;
             } else if (n.startsWith("/dev/dri/renderD")) {
                 render++;
@@ -91,7 +110,7 @@ public final class CardOverlap {
                 card++;
             }
         }
-        return nvidia <= 1 && render <= 1 && card <= 1;
+        return nvidia <= 1 && render <= 1 && card <= 1 && address <= 1;
     }
 
     private static String find(Map<String, String> parent, String node) {

@@ -256,7 +256,7 @@ public class GrantService {
         List<Holder> reaching = new ArrayList<>();
         Holder exclusiveHolder = null;
         List<Overlap> overlaps = new ArrayList<>();
-        CardOverlap cards = CardOverlap.of(state.devices());
+        CardOverlap cards = CardOverlap.of(state.devices(), state.cards());
         for (GrantRow row : state.grants()) {
             if (row.candidate()) {
                 continue;

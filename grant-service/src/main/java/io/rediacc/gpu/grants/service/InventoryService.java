@@ -28,7 +28,7 @@ import java.util.Objects;
 
 /**
  * Keeps the service's copy of each machine's inventory: its grantable CDI names with their device
- * nodes, and its repos with their GUIDs. Runs under the machine's lock so a grant never checks
+ * nodes and the cards they reach, and its repos with their GUIDs. Runs under the machine's lock so a grant never checks
  * against half an inventory. Existing grants are left alone when a device or repo disappears: the
  * gate refuses what the machine cannot resolve, and an operator revokes on purpose.
  */
@@ -52,7 +52,7 @@ public class InventoryService {
 
     /** The parts of an inventory the grant rules use, validated; what breaks a rule is dropped and logged. */
     record Usable(String machine, String platform, Instant generatedAt, Map<String, List<String>> devices,
-                  Map<String, RepoInfo> repos) {
+                  Map<String, List<String>> cards, Map<String, RepoInfo> repos) {
     }
 
     /** Applies an inventory unless a newer one of the same machine was applied already; true if applied. */
@@ -86,8 +86,12 @@ public class InventoryService {
     private Uni<Void> replaceDevices(Usable usable) {
         return devices.forMachine(usable.machine()).chain(current -> {
             Map<String, List<String>> stored = new LinkedHashMap<>();
-            current.forEach(d -> stored.put(d.name, DeviceNodes.fromJson(d.deviceNodes)));
-            if (stored.equals(usable.devices())) {
+            Map<String, List<String>> storedCards = new LinkedHashMap<>();
+            current.forEach(d -> {
+                stored.put(d.name, DeviceNodes.fromJson(d.deviceNodes));
+                storedCards.put(d.name, DeviceNodes.fromJson(d.cards));
+            });
+            if (stored.equals(usable.devices()) && storedCards.equals(usable.cards())) {
                 return Uni.createFrom().voidItem(); // the usual heartbeat: nothing to rewrite
             }
             List<MachineDeviceEntity> fresh = new ArrayList<>();
@@ -96,6 +100,7 @@ public class InventoryService {
                 d.machine = usable.machine();
                 d.name = name;
                 d.deviceNodes = DeviceNodes.toJson(nodes);
+                d.cards = DeviceNodes.toJson(usable.cards().getOrDefault(name, List.of()));
                 fresh.add(d);
             });
             // persisting an empty list fails ("The Uni set is empty"): an inventory without devices only deletes
@@ -131,11 +136,14 @@ public class InventoryService {
             throw new InvalidIdentifierException("inventory of " + machine + " has no generatedAt");
         }
         Map<String, List<String>> deviceNodes = new java.util.TreeMap<>();
+        Map<String, List<String>> cards = new java.util.TreeMap<>();
         for (MachineInventory.CdiDeviceInfo device : inventory.cdiDevices()) {
             if (!CdiName.isValid(device.name())) {
                 LOG.warnf("inventory of %s: dropping CDI device \"%s\": not a valid CDI name", machine, device.name());
             } else if (deviceNodes.putIfAbsent(device.name(), List.copyOf(device.deviceNodes())) != null) {
                 LOG.warnf("inventory of %s: CDI device %s is listed twice; keeping the first", machine, device.name());
+            } else {
+                cards.put(device.name(), device.cards().stream().filter(Objects::nonNull).sorted().distinct().toList());
             }
         }
         Map<String, RepoInfo> repos = new java.util.TreeMap<>();
@@ -152,6 +160,6 @@ public class InventoryService {
             }
         }
         return new Usable(machine, Objects.requireNonNullElse(inventory.platform(), MachineInventory.PLATFORM_LOCAL),
-                inventory.generatedAt().truncatedTo(ChronoUnit.MICROS), deviceNodes, repos);
+                inventory.generatedAt().truncatedTo(ChronoUnit.MICROS), deviceNodes, cards, repos);
     }
 }

@@ -64,11 +64,12 @@ public final class Problems {
         details.put("machine", machine);
         details.put("grantable", List.copyOf(grantable));
         closest.ifPresent(c -> details.put("closestMatch", c));
-        String names = grantable.isEmpty() ? "none (the machine defines no CDI devices)" : String.join(", ", grantable);
+        // one sentence, not every name: the names are in "grantable", and GET /api/v1/machines/{m} lists them
         return new ApiProblem(ProblemType.UNKNOWN_DEVICE, "machine " + machine + " defines no CDI device " + device
-                        + closest.map(c -> "; did you mean " + c + "?").orElse("") + " Grantable names: " + names,
-                closest.map(c -> "grant " + c + " instead, or ")
-                        .orElse("") + "grant one of the machine's names; if the device is new, rerun setup on " + machine
+                        + closest.map(c -> "; did you mean " + c + "?").orElse(grantable.isEmpty()
+                        ? " (it defines no CDI devices at all)" : " (it defines " + grantable.size() + " other names)"),
+                closest.map(c -> "grant " + c + " instead, or ").orElse("") + "grant one of the machine's names "
+                        + "(GET /api/v1/machines/" + machine + " lists them); if the device is new, rerun setup on " + machine
                         + " so the CDI spec and inventory include it",
                 details);
     }

@@ -142,6 +142,45 @@ class CardExclusivityTest {
         }
     }
 
+    /**
+     * A host whose NVIDIA spec lists no DRM nodes (an older toolkit, or nvidia-drm loaded after the spec
+     * was generated): only the PCI addresses node-agent read from sysfs say that card 0's render node is
+     * card 0. The render node's exclusive holder must still keep card 0's index, UUID and {@code all}.
+     */
+    @Test
+    void theCardsTheInventoryReadFromSysfsJoinNamesWhoseSpecsShareNoNode() {
+        String card0 = "0000:18:00.0";
+        String card1 = "0000:28:00.0";
+        String uuid0 = "nvidia.com/gpu=GPU-4a99505f-3e4d-385e-a35f-88a51d075281";
+        List<String> control = List.of("/dev/nvidiactl", "/dev/nvidia-uvm");
+        Map<String, List<String>> nodes = new LinkedHashMap<>();
+        nodes.put("nvidia.com/gpu=0", concat(List.of("/dev/nvidia0"), control));
+        nodes.put(uuid0, concat(List.of("/dev/nvidia0"), control));
+        nodes.put("nvidia.com/gpu=1", concat(List.of("/dev/nvidia1"), control));
+        nodes.put("nvidia.com/gpu=all", concat(List.of("/dev/nvidia0", "/dev/nvidia1"), control));
+        nodes.put("rediacc.io/dri=renderD128", List.of("/dev/dri/renderD128"));
+        nodes.put("rediacc.io/dri=renderD129", List.of("/dev/dri/renderD129"));
+        Map<String, List<String>> cards = Map.of(
+                "nvidia.com/gpu=0", List.of(card0), uuid0, List.of(card0), "nvidia.com/gpu=1", List.of(card1),
+                "nvidia.com/gpu=all", List.of(card0, card1),
+                "rediacc.io/dri=renderD128", List.of(card0), "rediacc.io/dri=renderD129", List.of(card1));
+        TestMachine bySysfs = TestMachine.withDevices(api, "sysfs", nodes, cards, holder, other);
+
+        assertThat(api.grant(bySysfs.ref(holder), "rediacc.io/dri=renderD128", true, "0").statusCode()).isEqualTo(202);
+        SoftAssertions soft = new SoftAssertions();
+        for (String alias : List.of("nvidia.com/gpu=0", uuid0, "nvidia.com/gpu=all")) {
+            Response refused = api.grant(bySysfs.ref(other), alias, false, "0");
+            soft.assertThat(refused.statusCode()).as("%s while card 0's render node is exclusive", alias).isEqualTo(409);
+            soft.assertThat(refused.<List<String>>path("holders.device")).as(alias)
+                    .containsExactly("rediacc.io/dri=renderD128");
+        }
+        soft.assertThat(api.grant(bySysfs.ref(other), "nvidia.com/gpu=1", false, "0").statusCode())
+                .as("card 1 stays free").isEqualTo(202);
+        soft.assertThat(api.grant(bySysfs.ref(other), "rediacc.io/dri=renderD129", false, "0").statusCode())
+                .as("card 1's render node stays free").isEqualTo(202);
+        soft.assertAll();
+    }
+
     private static List<String> concat(List<String> a, List<String> b) {
         List<String> all = new java.util.ArrayList<>(a);
         all.addAll(b);

@@ -59,12 +59,18 @@ class DeviceValidationTest {
         assertThat(typo.<String>path("closestMatch")).isEqualTo("nvidia.com/gpu=0");
         assertThat(typo.<List<String>>path("grantable")).containsExactlyInAnyOrder(
                 "nvidia.com/gpu=0", "nvidia.com/gpu=1", "nvidia.com/gpu=all", "rediacc.io/dri=renderD128");
-        assertThat(typo.<String>path("detail")).contains("did you mean nvidia.com/gpu=0?")
-                .contains("Grantable names: ");
+        // one sentence, and the names in "grantable" rather than one long line of them
+        assertThat(typo.<String>path("detail")).isEqualTo("machine " + m.name + " defines no CDI device nvidia.com/gpu=O; "
+                + "did you mean nvidia.com/gpu=0?");
+        assertThat(typo.<String>path("hint")).isEqualTo("grant nvidia.com/gpu=0 instead, or grant one of the machine's names "
+                + "(GET /api/v1/machines/" + m.name + " lists them); if the device is new, rerun setup on " + m.name
+                + " so the CDI spec and inventory include it");
 
         Response unrelated = api.grant(m.ref(repo), "example.com/fpga=7", false, "0");
         assertThat(unrelated.statusCode()).isEqualTo(422);
         assertThat(unrelated.<String>path("closestMatch")).isNull();
+        assertThat(unrelated.<String>path("detail")).isEqualTo("machine " + m.name
+                + " defines no CDI device example.com/fpga=7 (it defines 4 other names)");
     }
 
     @Test

@@ -74,4 +74,18 @@ class CardOverlapTest {
         assertThat(cards.overlaps("nvidia.com/gpu=0", "nvidia.com/gpu=1")).isFalse();
         assertThat(cards.overlaps("rediacc.io/dri=renderD128", "rediacc.io/dri=renderD129")).isFalse();
     }
+
+    @Test
+    void aPciAddressMakesTheRenderNodeAndTheNvidiaNodeOneCardWhenNoSpecListsBoth() {
+        Map<String, List<String>> nodes = Map.of(
+                "nvidia.com/gpu=0", List.of("/dev/nvidia0", "/dev/nvidiactl"),
+                "nvidia.com/gpu=1", List.of("/dev/nvidia1", "/dev/nvidiactl"),
+                "rediacc.io/dri=renderD128", List.of("/dev/dri/renderD128"));
+        assertThat(CardOverlap.of(nodes).overlaps("nvidia.com/gpu=0", "rediacc.io/dri=renderD128")).isFalse();
+        CardOverlap cards = CardOverlap.of(nodes, Map.of(
+                "nvidia.com/gpu=0", List.of("0000:18:00.0"), "nvidia.com/gpu=1", List.of("0000:28:00.0"),
+                "rediacc.io/dri=renderD128", List.of("0000:18:00.0")));
+        assertThat(cards.overlaps("nvidia.com/gpu=0", "rediacc.io/dri=renderD128")).isTrue();
+        assertThat(cards.overlaps("nvidia.com/gpu=1", "rediacc.io/dri=renderD128")).isFalse();
+    }
 }

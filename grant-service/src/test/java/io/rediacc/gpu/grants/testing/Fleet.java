@@ -63,8 +63,15 @@ public final class Fleet implements AutoCloseable {
     }
 
     public static MachineInventory inventory(String machine, Map<String, List<String>> devices, List<RepoInfo> repos) {
+        return inventory(machine, devices, Map.of(), repos);
+    }
+
+    /** An inventory whose devices also say which cards (PCI addresses) they reach, as node-agent reads them from sysfs. */
+    public static MachineInventory inventory(String machine, Map<String, List<String>> devices,
+                                             Map<String, List<String>> cards, List<RepoInfo> repos) {
         List<MachineInventory.CdiDeviceInfo> cdi = new ArrayList<>();
-        devices.forEach((name, nodes) -> cdi.add(new MachineInventory.CdiDeviceInfo(name, nodes, "/etc/cdi/nvidia.yaml", "sha256:00")));
+        devices.forEach((name, nodes) -> cdi.add(new MachineInventory.CdiDeviceInfo(name, nodes, "/etc/cdi/nvidia.yaml",
+                "sha256:00", cards.getOrDefault(name, List.of()))));
         return new MachineInventory(MachineInventory.SCHEMA_VERSION, machine, MachineInventory.PLATFORM_LOCAL, "test",
                 Instant.now(), List.of(), cdi, null, null, repos, List.of());
     }

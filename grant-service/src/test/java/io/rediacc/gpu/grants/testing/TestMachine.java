@@ -17,16 +17,19 @@ public final class TestMachine {
     public final String name;
     public final Map<String, List<String>> devices;
     public final List<RepoInfo> repos;
+    private final Map<String, List<String>> cards;
 
-    private TestMachine(String name, Map<String, List<String>> devices, List<RepoInfo> repos) {
+    private TestMachine(String name, Map<String, List<String>> devices, Map<String, List<String>> cards,
+                        List<RepoInfo> repos) {
         this.name = name;
         this.devices = devices;
+        this.cards = cards;
         this.repos = new ArrayList<>(repos);
     }
 
     /** A two-GPU machine with the given repos, known to the service when this returns. */
     public static TestMachine withRepos(GrantApi api, String prefix, RepoInfo... repos) {
-        TestMachine machine = new TestMachine(Fleet.uniqueMachine(prefix), Fleet.TWO_NVIDIA_GPUS, List.of(repos));
+        TestMachine machine = new TestMachine(Fleet.uniqueMachine(prefix), Fleet.TWO_NVIDIA_GPUS, Map.of(), List.of(repos));
         machine.publish(api);
         api.awaitMachine(machine.name);
         return machine;
@@ -34,7 +37,13 @@ public final class TestMachine {
 
     /** A machine with the given CDI devices (name to device nodes) and repos, known to the service when this returns. */
     public static TestMachine withDevices(GrantApi api, String prefix, Map<String, List<String>> devices, RepoInfo... repos) {
-        TestMachine machine = new TestMachine(Fleet.uniqueMachine(prefix), devices, List.of(repos));
+        return withDevices(api, prefix, devices, Map.of(), repos);
+    }
+
+    /** As {@link #withDevices}, each device also placed on the cards (PCI addresses) it reaches. */
+    public static TestMachine withDevices(GrantApi api, String prefix, Map<String, List<String>> devices,
+                                          Map<String, List<String>> cards, RepoInfo... repos) {
+        TestMachine machine = new TestMachine(Fleet.uniqueMachine(prefix), devices, cards, List.of(repos));
         machine.publish(api);
         api.awaitMachine(machine.name);
         return machine;
@@ -48,7 +57,7 @@ public final class TestMachine {
     }
 
     public MachineInventory inventory() {
-        return Fleet.inventory(name, devices, repos);
+        return Fleet.inventory(name, devices, cards, repos);
     }
 
     /** {@code repo@machine}. */

@@ -54,8 +54,9 @@ public class DashboardQueries {
             + " WHERE ($4 = 'all' OR ($4 = 'free' AND free_devices > 0) OR ($4 = 'held' AND held_devices > 0))"
             + " ORDER BY name LIMIT $5 OFFSET $6";
     private static final String LATEST_VERSION = "SELECT version FROM machine_grant_version WHERE machine = $1";
-    private static final String REPO_PLACEMENTS = "SELECT machine, guid, fork_of FROM machine_repo WHERE name = $1"
-            + " ORDER BY machine";
+    // a fork's parent by name: the parent's row on the same machine, when it is still there
+    private static final String REPO_PLACEMENTS = "SELECT r.machine, r.guid, r.fork_of, p.name FROM machine_repo r"
+            + " LEFT JOIN machine_repo p ON p.machine = r.machine AND p.guid = r.fork_of WHERE r.name = $1 ORDER BY r.machine";
     private static final String REPO_GRANTS = "SELECT gg.machine, gg.device, bool_or(gg.exclusive),"
             + " string_agg(DISTINCT gg.gate_id, ', ') FROM gate_grant gg JOIN gate gt ON gt.gate_key = gg.gate_key"
             + " WHERE gg.repo_name = $1 AND gt.live_until > $2 GROUP BY gg.machine, gg.device ORDER BY gg.machine, gg.device";
@@ -102,7 +103,7 @@ public class DashboardQueries {
 
     public Uni<List<RepoPlacement>> placements(String repo) {
         return pool.preparedQuery(REPO_PLACEMENTS).execute(Tuple.of(repo))
-                .map(rows -> list(rows, r -> new RepoPlacement(r.getString(0), r.getString(1), r.getString(2))));
+                .map(rows -> list(rows, r -> new RepoPlacement(r.getString(0), r.getString(1), r.getString(2), r.getString(3))));
     }
 
     /** The repo's grants that live gates enforce now, on every machine. */

@@ -77,7 +77,8 @@ public final class DashboardViews {
     }
 
     /** A machine the repo is on, from the machine's inventory. */
-    public record RepoPlacement(String machine, String guid, String forkOf) {
+    /** @param forkOfName the parent's name on the same machine, when the parent is still there */
+    public record RepoPlacement(String machine, String guid, String forkOf, String forkOfName) {
     }
 
     /** One grant event of a repo's history. */

@@ -2,13 +2,17 @@ package io.rediacc.gpu.inventory.dashboard;
 
 /**
  * The fix a gate refusal names, for the refusals table: the {@code rdc repo gpu grant ...} command of a
- * missing grant, or the "write ... instead" of a refused spelling. The gate's messages
- * (docker-gate's RefusalMessages) always end with one of the two; the full message is shown too.
+ * missing grant, or the clause after the reason that says what to do — "write ... instead" of a refused
+ * spelling, "remove --privileged ...", "remove --runtime nvidia and write ...", "remove --cap-add ...",
+ * "request the device by its granted CDI name ...", "run exec without --privileged". The gate's messages
+ * (docker-gate's RefusalMessages) end with one of these; the full message is shown too.
  */
 public final class FixCommand {
 
     private static final String GRANT = "rdc repo gpu grant ";
-    private static final String WRITE = "write ";
+    /** The verbs a refusal's fix starts with, after the "; " that ends its reason. */
+    private static final java.util.regex.Pattern FIX = java.util.regex.Pattern.compile(
+            "; ((?:write|remove|request|run|recreate|use) .*)$");
 
     private FixCommand() {
     }
@@ -22,11 +26,15 @@ public final class FixCommand {
         if (grant >= 0) {
             return untilNote(message.substring(grant));
         }
-        int write = message.lastIndexOf("; " + WRITE);
-        if (write >= 0) {
-            return message.substring(write + 2);
+        // the last clause that starts with a fix's verb: a reason may itself contain "; "
+        java.util.regex.Matcher m = FIX.matcher(message);
+        String fix = null;
+        int from = 0;
+        while (m.find(from)) {
+            fix = m.group(1);
+            from = m.start() + 1;
         }
-        return null;
+        return fix;
     }
 
     /** The command without the note the gate may append in parentheses. */

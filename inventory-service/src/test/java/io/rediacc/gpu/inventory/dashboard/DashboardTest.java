@@ -108,6 +108,10 @@ class DashboardTest {
         // the page's text is escaped: a name from the topics is never markup
         FleetApi.asViewer().get("/api/v1/dashboard/repos/gpu-a").then().statusCode(200)
                 .body(containsString("<code>nvidia.com/gpu=0</code>"));
+        // a fork is shown by its parent's name, not the parent's GUID
+        FleetApi.asViewer().get("/api/v1/dashboard/repos/gpu-b").then().statusCode(200)
+                .body(allOf(containsString("(fork of <a href=\"/dashboard/repos/gpu-a\">gpu-a</a>)"),
+                        not(containsString("(fork of " + GPU_A_GUID + ")"))));
     }
 
     @Test

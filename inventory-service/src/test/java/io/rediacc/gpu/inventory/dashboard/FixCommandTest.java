@@ -20,6 +20,24 @@ class FixCommandTest {
                 .isEqualTo("write --device nvidia.com/gpu=all instead (compose: devices: [nvidia.com/gpu=all])");
     }
 
+    /** The refusals whose Fix column was "-" although the message names the fix (issue 33). */
+    @Test
+    void everyRefusalThatSaysWhatToDoHasThatAsItsFix() {
+        assertThat(FixCommand.of("privileged mode is refused: it gives the container every host device; remove --privileged"
+                + " (compose: privileged: true) and attach granted devices with --device <granted name>"))
+                .isEqualTo("remove --privileged (compose: privileged: true) and attach granted devices with --device <granted name>");
+        assertThat(FixCommand.of("runtime \"nvidia\" is refused: only runc runs containers here, and GPUs are attached as granted"
+                + " CDI devices; remove --runtime nvidia and write --device nvidia.com/gpu=all instead"))
+                .isEqualTo("remove --runtime nvidia and write --device nvidia.com/gpu=all instead");
+        assertThat(FixCommand.of("device cgroup rule \"c 195:* rwm\" is refused: it opens host devices by major/minor number;"
+                + " request the device by its granted CDI name instead (--device <granted name>)"))
+                .isEqualTo("request the device by its granted CDI name instead (--device <granted name>)");
+        assertThat(FixCommand.of("docker exec --privileged is refused: it gives the process every host device; run exec"
+                + " without --privileged")).isEqualTo("run exec without --privileged");
+        assertThat(FixCommand.of("capability CAP_SYS_ADMIN (HostConfig.CapAdd) is refused: it can mount host file systems;"
+                + " remove --cap-add SYS_ADMIN (compose: cap_add)")).isEqualTo("remove --cap-add SYS_ADMIN (compose: cap_add)");
+    }
+
     @Test
     void aMessageWithoutAFixHasNone() {
         assertThat(FixCommand.of("privileged mode is refused")).isNull();

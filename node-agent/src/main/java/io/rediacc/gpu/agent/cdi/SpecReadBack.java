@@ -1,9 +1,11 @@
 package io.rediacc.gpu.agent.cdi;
 
+import io.rediacc.gpu.agent.detect.DeviceCards;
 import io.rediacc.gpu.agent.host.HostRoot;
 import io.rediacc.gpu.contracts.cdi.CdiSpec;
 import io.rediacc.gpu.contracts.cdi.CdiSpecDirectory;
 import io.rediacc.gpu.contracts.events.MachineInventory.CdiDeviceInfo;
+import io.rediacc.gpu.contracts.events.MachineInventory.Gpu;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -26,7 +28,11 @@ public final class SpecReadBack {
     private SpecReadBack() {
     }
 
-    public static Result read(HostRoot host) {
+    /**
+     * Reads the spec directory and places each device on the cards it reaches ({@link DeviceCards}),
+     * with {@code gpus} the NVIDIA cards nvidia-smi reported (for names by index and UUID).
+     */
+    public static Result read(HostRoot host, List<Gpu> gpus) {
         CdiSpecDirectory.Contents contents = CdiSpecDirectory.load(host.path(HostRoot.CDI_DIR));
         List<String> extra = new ArrayList<>();
         for (int attempt = 1; ; attempt++) {
@@ -51,11 +57,12 @@ public final class SpecReadBack {
         contents.devices().forEach((name, resolved) -> devices.add(new CdiDeviceInfo(name, resolved.deviceNodes(),
                 host.hostPath(java.nio.file.Path.of(resolved.spec().source())), resolved.spec().digest())));
         List<String> problems = new ArrayList<>();
+        List<CdiDeviceInfo> placed = DeviceCards.read(host, gpus).annotate(devices);
         for (String p : contents.problems()) {
             problems.add(host.toHostPaths(p));
         }
         problems.addAll(extra);
-        return new Result(devices, problems);
+        return new Result(placed, problems);
     }
 
     private static List<String> fingerprint(CdiSpecDirectory.Contents c) {

@@ -49,7 +49,7 @@ public final class RenderNodes {
         return nodes;
     }
 
-    private static Optional<String> pciAddress(Path device) {
+    static Optional<String> pciAddress(Path device) {
         Optional<String> slot = HostRoot.readTrimmed(device.resolve("uevent")).flatMap(uevent -> uevent.lines()
                 .filter(l -> l.startsWith("PCI_SLOT_NAME="))
                 .map(l -> l.substring("PCI_SLOT_NAME=".length()))

@@ -71,10 +71,10 @@ public final class InventoryAssembler {
         if (problem.length() > 0) {
             LOG.warn(problem);
         }
-        SpecReadBack.Result specs = SpecReadBack.read(host);
         String socket = host.exists(HostRoot.PERSISTENCED_SOCKET) ? HostRoot.PERSISTENCED_SOCKET : null;
         if (recorded.isPresent()) {
             MachineInventory r = recorded.get();
+            SpecReadBack.Result specs = SpecReadBack.read(host, r.gpus());
             return new MachineInventory(MachineInventory.SCHEMA_VERSION, machine, r.platform(), agentVersion,
                     clock.instant(), r.gpus(), specs.devices(), r.toolkit(), socket, manifest.repos(), specs.problems(),
                     // setup's file itself travels along: "the inventory as stored on the machine", and setup's time
@@ -82,6 +82,7 @@ public final class InventoryAssembler {
         }
         // Setup has not run (or its file is unreadable): still tell the fleet what this machine has.
         GpuDetection detection = GpuDetector.detect(host, settings.commands(), settings.commandTimeout());
+        SpecReadBack.Result specs = SpecReadBack.read(host, detection.gpus());
         boolean ctk = settings.commands().has("nvidia-ctk");
         ToolkitState toolkit = new ToolkitState(ctk ? NvidiaToolkit.INSTALLED : NvidiaToolkit.NOT_INSTALLED, null, null,
                 HostRoot.INVENTORY + " is missing or unreadable: run node-agent setup");

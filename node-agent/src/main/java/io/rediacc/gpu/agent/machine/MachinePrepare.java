@@ -55,6 +55,15 @@ public final class MachinePrepare {
     }
 
     public Result run(AgentSettings settings, ToolkitPolicy policy, Consumer<Step> progress) throws IOException {
+        return run(settings, policy, GrantGuard.NONE, progress, line -> { });
+    }
+
+    /**
+     * @param guard  the names that hold grants, and whether setup may remove them anyway
+     * @param notice {@code @}-lines for rdc: {@code @would-orphan <name>} (refused) or {@code @orphaned <name>} (forced)
+     */
+    public Result run(AgentSettings settings, ToolkitPolicy policy, GrantGuard guard, Consumer<Step> progress,
+                      Consumer<String> notice) throws IOException {
         boolean[] bad = {false};
         Consumer<Step> report = s -> {
             bad[0] |= s.outcome().bad();
@@ -62,10 +71,28 @@ public final class MachinePrepare {
         };
         HostRoot host = settings.host();
         Map<String, String> before = snapshot(host);
+        OwnedFiles owned = OwnedFiles.capture(host);
         SetupReport r = setup.run(settings, policy);
         MachineInventory inv = r.inventory();
+        List<String> lost = guard.lost(inv.cdiDevices().stream().map(MachineInventory.CdiDeviceInfo::name)
+                .collect(java.util.stream.Collectors.toSet()));
+        if (!lost.isEmpty() && !guard.force()) {
+            owned.restore();
+            lost.forEach(name -> notice.accept("@would-orphan " + name));
+            report.accept(Step.refused("node-agent setup", "it would remove CDI device(s) that hold grants: "
+                    + String.join(", ", lost) + "; nothing was changed (the specs and inventory are as before). Revoke "
+                    + "those grants first, or run setup again with --force to remove the devices anyway (their grants "
+                    + "become orphaned: refused by the gate until the devices return)"));
+            // the machine's inventory as it was (setup's own, when there was none before: only its name is read from it)
+            return new Result(io.rediacc.gpu.agent.inventory.InventoryFile.read(host, null).orElse(inv), true);
+        }
         String summary = inv.gpus().size() + " GPU(s), " + inv.cdiDevices().size() + " CDI device(s), NVIDIA toolkit "
                 + inv.toolkit().state() + (inv.toolkit().detail() == null ? "" : " (" + inv.toolkit().detail() + ")");
+        if (!lost.isEmpty()) {
+            lost.forEach(name -> notice.accept("@orphaned " + name));
+            report.accept(Step.changed("grants", "orphaned the grants of " + String.join(", ", lost) + " (--force): the "
+                    + "machine no longer defines them; the gate refuses them until they return or are revoked"));
+        }
         if (r.failed()) {
             report.accept(Step.failed("node-agent setup", summary));
         } else {

@@ -57,7 +57,7 @@ public final class SetupService {
         own.written().forEach(p -> actions.add("wrote " + p));
         own.removed().forEach(p -> actions.add("removed " + p + " (its devices are gone)"));
 
-        SpecReadBack.Result specs = SpecReadBack.read(host);
+        SpecReadBack.Result specs = SpecReadBack.read(host, detection.gpus());
         MachineInventory inventory = assembler.assemble(machine, detection, toolkit.state(), specs, manifest.repos());
         InventoryFile.write(host, inventory);
         actions.add("wrote " + HostRoot.INVENTORY);

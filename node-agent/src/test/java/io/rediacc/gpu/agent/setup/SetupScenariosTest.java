@@ -97,8 +97,15 @@ class SetupScenariosTest {
         assertThat(names(inv)).containsExactlyInAnyOrderElementsOf(expected)
                 .contains("nvidia.com/gpu=all", "nvidia.com/gpu=0", "nvidia.com/gpu=7",
                         "nvidia.com/gpu=GPU-b1028956-cfa2-0990-bf4a-5da9abb51763");
-        assertThat(device(inv, "nvidia.com/gpu=3").deviceNodes())
-                .containsExactly("/dev/nvidia3", "/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools");
+        // as nvidia-ctk on a host with nvidia-drm loaded: the card's DRM nodes follow its /dev/nvidiaN
+        assertThat(device(inv, "nvidia.com/gpu=3").deviceNodes()).containsExactly("/dev/nvidia3", "/dev/dri/card3",
+                "/dev/dri/renderD131", "/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools");
+        // every name placed on the card(s) it reaches, by PCI address
+        String card3 = inv.gpus().get(3).pciBusId();
+        assertThat(device(inv, "nvidia.com/gpu=3").cards()).containsExactly(card3);
+        assertThat(device(inv, "nvidia.com/gpu=" + inv.gpus().get(3).uuid()).cards()).containsExactly(card3);
+        assertThat(device(inv, "rediacc.io/dri=renderD131").cards()).containsExactly(card3);
+        assertThat(device(inv, "nvidia.com/gpu=all").cards()).hasSize(8).contains(card3);
         assertThat(device(inv, "nvidia.com/gpu=all").deviceNodes()).contains("/dev/nvidia0", "/dev/nvidia7");
         assertThat(device(inv, "nvidia.com/gpu=0").specFile()).isEqualTo("/etc/cdi/nvidia.yaml");
         assertThat(device(inv, "nvidia.com/gpu=0").specDigest()).startsWith("sha256:");
@@ -120,8 +127,9 @@ class SetupScenariosTest {
         // real dockerd injects them; the hook and the library it names exist under the root too
         CdiSpec nvidia = CdiSpecParser.parse("nvidia", Files.readAllBytes(f.path(HostRoot.NVIDIA_SPEC)));
         assertThat(nvidia.devices().stream().filter(d -> d.name().equals("3")).findFirst().orElseThrow()
-                .containerEdits().deviceNodes()).singleElement()
-                .satisfies(n -> assertThat(n.hostPath()).isEqualTo(f.path("/dev/nvidia3").toString()));
+                .containerEdits().deviceNodes()).extracting(n -> n.hostPath()).containsExactly(
+                        f.path("/dev/nvidia3").toString(), f.path("/dev/dri/card3").toString(),
+                        f.path("/dev/dri/renderD131").toString());
         assertThat(nvidia.containerEdits().hooks()).allSatisfy(h -> assertThat(Path.of(h.path())).isExecutable());
         assertThat(nvidia.containerEdits().mounts()).allSatisfy(m -> assertThat(Path.of(m.hostPath())).exists());
         if ("root".equals(System.getProperty("user.name"))) {
@@ -238,6 +246,42 @@ class SetupScenariosTest {
         assertThat(f.path(HostRoot.NVIDIA_SPEC)).exists();
         assertThat(names(r.inventory())).containsExactly("nvidia.com/gpu=0");
         assertThat(r.inventory().toolkit().nvidiaSpec()).isNull();
+    }
+
+    /**
+     * A spec that lists only {@code /dev/nvidia0} for card 0 (no DRM nodes) still places the name on the
+     * card its render node belongs to: the card comes from the driver's minor and sysfs, not from the
+     * spec, so an exclusive grant of either name reserves the one physical card.
+     */
+    @Test
+    void aNameIsPlacedOnItsPhysicalCardWhateverNodesItsSpecLists() throws IOException {
+        FixtureRoot f = FixtureRoot.builder(tmp).nvidia(2).build();
+        Files.createDirectories(f.path(HostRoot.CDI_DIR));
+        Files.writeString(f.path(HostRoot.NVIDIA_SPEC), """
+                cdiVersion: 0.5.0
+                kind: nvidia.com/gpu
+                devices:
+                  - name: "0"
+                    containerEdits:
+                      deviceNodes:
+                        - path: /dev/nvidia0
+                  - name: "1"
+                    containerEdits:
+                      deviceNodes:
+                        - path: /dev/nvidia1
+                """);
+
+        MachineInventory inv = setup(f, ToolkitPolicy.NEVER).inventory();
+
+        String card0 = inv.gpus().get(0).pciBusId();
+        String card1 = inv.gpus().get(1).pciBusId();
+        assertThat(card0).isNotEqualTo(card1);
+        assertThat(device(inv, "nvidia.com/gpu=0").deviceNodes()).containsExactly("/dev/nvidia0");
+        assertThat(device(inv, "nvidia.com/gpu=0").cards()).containsExactly(card0);
+        assertThat(device(inv, "rediacc.io/dri=renderD128").cards()).containsExactly(card0);
+        assertThat(device(inv, "nvidia.com/gpu=1").cards()).containsExactly(card1);
+        assertThat(device(inv, "rediacc.io/dri=renderD129").cards()).containsExactly(card1);
+        assertThat(onDisk(f)).isEqualTo(inv);
     }
 
     @Test

@@ -4,7 +4,13 @@ import io.rediacc.gpu.cli.ExitCodes;
 import io.rediacc.gpu.cli.Failure;
 import io.rediacc.gpu.cli.ssh.Ssh;
 
+import io.rediacc.gpu.cli.client.GrantViews.MachineGrants;
+import io.rediacc.gpu.cli.client.Reply;
+import io.rediacc.gpu.contracts.events.Grant;
+
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * {@code node-agent prepare} on the machine, from the package just installed: setup (GPUs, toolkit,
@@ -16,8 +22,15 @@ final class PrepareStep implements SetupStep {
     /** Where the package puts node-agent's launcher. */
     static final String NODE_AGENT = "/usr/lib/rediacc-gpu-node/bin/node-agent";
 
+    private final boolean force;
+
+    PrepareStep(boolean force) {
+        this.force = force;
+    }
+
     @Override
     public void run(SetupRun run) {
+        GrantsAtRisk grants = new GrantsAtRisk(run.machine(), machineGrants(run));
         StringBuilder cmd = new StringBuilder();
         if (run.searchPath() != null) {
             cmd.append("AGENT_PATH=").append(Ssh.quote(run.searchPath())).append(' ');
@@ -26,7 +39,15 @@ final class PrepareStep implements SetupStep {
         cmd.append("JDK_JAVA_OPTIONS='-XX:TieredStopAtLevel=1 -XX:+UseSerialGC' ")
                 .append(Ssh.quote(run.hostPath(NODE_AGENT))).append(" prepare --root ").append(Ssh.quote(run.root()))
                 .append(" --install-nvidia-toolkit ").append(run.installNvidiaToolkit());
+        for (String name : grants.guardedNames()) {
+            cmd.append(" --guard-grant ").append(Ssh.quote(name));
+        }
+        if (force) {
+            cmd.append(" --force");
+        }
         String[] reported = {null};
+        List<String> wouldOrphan = new ArrayList<>();
+        List<String> orphaned = new ArrayList<>();
         Ssh.Result prepared = run.ssh().run(cmd.toString(), line -> {
             if (line.startsWith("@inventory-generated-at ")) {
                 run.inventoryGeneratedAt = Instant.parse(value(line));
@@ -34,6 +55,12 @@ final class PrepareStep implements SetupStep {
                 reported[0] = value(line);
             } else if (line.startsWith("@repos ")) {
                 run.repos = Integer.parseInt(value(line));
+            } else if (line.startsWith("@would-orphan ")) {
+                wouldOrphan.add(value(line));
+            } else if (line.startsWith("@orphaned ")) {
+                orphaned.add(value(line));
+            } else if (!relayed(line)) {
+                // said once already
             } else if (line.startsWith("@public-key ")) {
                 // prepare's own machine-key step says it too; MachineKeyStep registered that key already
             } else {
@@ -41,6 +68,12 @@ final class PrepareStep implements SetupStep {
             }
         });
         String name = run.machine();
+        if (!wouldOrphan.isEmpty()) {
+            throw new Failure(ExitCodes.CONFLICT, grants.refusal(wouldOrphan));
+        }
+        for (String line : grants.lines(orphaned)) {
+            run.session().warn("orphaned by --force: " + line);
+        }
         if (prepared.exitCode() == 1) {
             throw new Failure(ExitCodes.MACHINE_FAILED, "setup of " + name + " is not complete: a step on the machine failed"
                     + " or refused (see its line above); fix that and run rdc machine setup " + name + " again");
@@ -54,6 +87,34 @@ final class PrepareStep implements SetupStep {
                     + ", not " + name + " (machine: in its repos manifest, else its host name); run rdc machine setup "
                     + reported[0] + ", or fix the name there");
         }
+    }
+
+    /** The machine's grants, so that setup can refuse to orphan them; none (with a warning) when grant-service cannot say. */
+    private static List<Grant> machineGrants(SetupRun run) {
+        try {
+            Reply reply = run.session().grants().machineGrants(run.machine());
+            if (reply.status() == 404) {
+                return List.of(); // grant-service has never heard of the machine: nothing to orphan
+            }
+            if (!reply.ok()) {
+                run.session().warn("cannot read the grants of " + run.machine() + " from grant-service (" + reply.error().line()
+                        + "): setup cannot tell whether it removes a granted device");
+                return List.of();
+            }
+            return reply.as(MachineGrants.class).grants();
+        } catch (Failure e) {
+            run.session().warn("cannot read the grants of " + run.machine() + " from grant-service (" + e.getMessage()
+                    + "): setup cannot tell whether it removes a granted device");
+            return List.of();
+        }
+    }
+
+    /**
+     * Whether prepare's line is printed: its machine-key step repeats what {@code node-agent key} (the step
+     * before, {@link MachineKeyStep}) said already when the key is unchanged; a failure there is still shown.
+     */
+    static boolean relayed(String line) {
+        return !line.startsWith("machine key: unchanged");
     }
 
     private static String value(String line) {

@@ -9,15 +9,16 @@ public final class SetupSteps {
     }
 
     /** From SSH to a machine the fleet sees enforced; {@code machinePackage} is the rediacc-gpu-node .deb to install,
-     * {@code rekey} lets a different machine key replace the registered one. */
-    public static List<SetupStep> all(DebPackage machinePackage, boolean rekey) {
+     * {@code rekey} lets a different machine key replace the registered one, {@code force} lets setup remove
+     * CDI devices that hold grants (orphaning them). */
+    public static List<SetupStep> all(DebPackage machinePackage, boolean rekey, boolean force) {
         return List.of(
                 new ConnectStep(),
                 new PackageStep(machinePackage),
                 // before prepare starts the services: their first records must already count, their grants be verifiable
                 new MachineKeyStep(rekey),
                 new GrantsKeyStep(),
-                new PrepareStep(),
+                new PrepareStep(force),
                 new FleetStep());
     }
 }
