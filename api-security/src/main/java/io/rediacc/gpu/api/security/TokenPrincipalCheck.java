@@ -6,6 +6,7 @@ import io.quarkus.security.identity.SecurityIdentity;
 import io.quarkus.security.identity.SecurityIdentityAugmentor;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import org.eclipse.microprofile.jwt.JsonWebToken;
 
 import java.time.Clock;
@@ -32,6 +33,7 @@ public class TokenPrincipalCheck implements SecurityIdentityAugmentor {
     private final ApiAuthConfig config;
     private final Clock clock;
 
+    @Inject
     public TokenPrincipalCheck(ApiAuthConfig config) {
         this(config, Clock.systemUTC());
     }
