@@ -207,6 +207,16 @@ class MachineGpuListTest {
         assertThat(inventory.requests()).isEmpty();
     }
 
+    /** Issue 31: machine names are lower case (contracts Identifiers); RT-M2 is refused with the spelling to use. */
+    @Test
+    void anUpperCaseMachineNameIsAUsageErrorGivingTheLowerCaseSpelling() {
+        LaunchResult result = new Rdc(inventory, grants).run("machine", "gpu", "list", "GPU-HOST-1");
+
+        assertThat(result.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(result.getErrorOutput()).contains("use \"gpu-host-1\"");
+        assertThat(inventory.requests()).isEmpty();
+    }
+
     @Test
     void withGrantServiceDownTheGatesViewIsStillListedWithAWarning() {
         String down = Rdc.nothingListening();

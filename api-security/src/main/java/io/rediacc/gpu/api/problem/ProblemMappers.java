@@ -9,6 +9,7 @@ import io.quarkus.arc.Arc;
 import io.quarkus.security.AuthenticationFailedException;
 import io.quarkus.security.ForbiddenException;
 import io.quarkus.security.UnauthorizedException;
+import io.rediacc.gpu.api.security.TokenPrincipalCheck;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;
@@ -17,6 +18,8 @@ import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -32,6 +35,8 @@ public class ProblemMappers {
 
     private static final Logger LOG = Logger.getLogger(ProblemMappers.class);
 
+    private static final Pattern DUPLICATE = Pattern.compile("Duplicate field '([^']{0,64})'");
+
     static final String TOKEN_HINT = "send Authorization: Bearer <token> (rdc reads it from RDC_TOKEN or token: in its config file)";
 
     @ServerExceptionMapper
@@ -46,6 +51,10 @@ public class ProblemMappers {
 
     @ServerExceptionMapper
     public Response badCredentials(AuthenticationFailedException e, HttpHeaders headers) {
+        String refused = TokenPrincipalCheck.reasonOf(e);
+        if (refused != null) {
+            return respond(unauthorized("the bearer token was refused: " + refused), headers);
+        }
         return respond(unauthorized("the bearer token was refused (unknown, expired, for another audience or issuer, "
                 + "or its signature does not verify)"), headers);
     }
@@ -150,6 +159,16 @@ public class ProblemMappers {
             where = mapping.getPath().stream()
                     .map(ref -> ref.getFieldName() != null ? ref.getFieldName() : "[" + ref.getIndex() + "]")
                     .collect(Collectors.joining("."));
+        }
+        // the strict reader's refusals (contracts StrictJson), said without Jackson's vocabulary
+        String original = e.getOriginalMessage() == null ? "" : e.getOriginalMessage();
+        Matcher duplicate = DUPLICATE.matcher(original);
+        if (duplicate.lookingAt()) {
+            return "the field \"" + duplicate.group(1) + "\" appears twice in one object; send each field once"
+                    + " (which one was meant cannot be guessed)";
+        }
+        if (original.startsWith("Trailing token")) {
+            return "the body has content after its JSON value (a second object or stray characters); send exactly one JSON value";
         }
         if (e instanceof UnrecognizedPropertyException unknown) {
             return "unknown field \"" + unknown.getPropertyName() + "\"; known fields: "

@@ -3,6 +3,7 @@ package io.rediacc.gpu.api.security;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 
+import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 
@@ -24,6 +25,20 @@ public interface ApiAuthConfig {
 
     /** Configured bearer tokens by principal name: {@code api.auth.tokens.alice.token=...}, {@code .roles=operator}. */
     Map<String, ConfiguredToken> tokens();
+
+    /** Checks of a JWT beyond its signature, issuer and audience ({@code api.auth.jwt.*}). */
+    Jwt jwt();
+
+    /** The jwt mode's own limits. */
+    interface Jwt {
+
+        /**
+         * The longest a token may be valid, from its {@code iat} to its {@code exp}; a longer-lived token
+         * (or one without {@code iat}) is refused with 401. Default 24 h.
+         */
+        @WithDefault("24h")
+        Duration maxLifetime();
+    }
 
     /** One configured bearer token. */
     interface ConfiguredToken {

@@ -103,9 +103,9 @@ public final class RecordBounds {
         if (!Identifiers.isMachine(status.machine())) {
             return "gate status names an invalid machine \"" + abbreviate(status.machine()) + "\"";
         }
-        if (!Identifiers.isMachine(status.gateId())) {
+        if (!Identifiers.isGateId(status.gateId())) {
             return "gate status of machine " + status.machine() + " has an invalid gateId \"" + abbreviate(status.gateId())
-                    + "\" (a gate id follows the machine name rules)";
+                    + "\" (a gate id follows the machine name rules, in either case)";
         }
         String expected = Topics.gateStatusKey(status.machine(), status.gateId());
         if (!expected.equals(key)) {
@@ -134,7 +134,7 @@ public final class RecordBounds {
     /** Why a tombstone's key is refused, or null: machine/gateId, both by the name rules. */
     public static String gateStatusTombstone(String key) {
         int slash = key == null ? -1 : key.indexOf('/');
-        if (slash <= 0 || !Identifiers.isMachine(key.substring(0, slash)) || !Identifiers.isMachine(key.substring(slash + 1))) {
+        if (slash <= 0 || !Identifiers.isMachine(key.substring(0, slash)) || !Identifiers.isGateId(key.substring(slash + 1))) {
             return "gate status tombstone under key \"" + abbreviate(key) + "\", not machine/gateId";
         }
         return null;

@@ -11,8 +11,14 @@ import java.util.regex.Pattern;
  */
 public final class Identifiers {
 
-    /** Host-name-like: letters, digits, '.', '_', '-'; starts and ends with a letter or digit; ≤ 63. */
-    private static final Pattern MACHINE = Pattern.compile("[A-Za-z0-9](?:[A-Za-z0-9._-]{0,61}[A-Za-z0-9])?");
+    /**
+     * Host-name-like and in lower case: letters, digits, '.', '_', '-'; starts and ends with a letter or
+     * digit; ≤ 63. One spelling per machine: host names are case-insensitive, so {@code RT-M2} beside
+     * {@code rt-m2} would be a second machine (own grants, own key) for the same host.
+     */
+    private static final Pattern MACHINE = Pattern.compile("[a-z0-9](?:[a-z0-9._-]{0,61}[a-z0-9])?");
+    /** A gate id: the machine name's characters in either case (it is only ever a part of a key under a machine). */
+    private static final Pattern GATE_ID = Pattern.compile("[A-Za-z0-9](?:[A-Za-z0-9._-]{0,61}[A-Za-z0-9])?");
     /** Like a machine name, up to 128 characters; never contains '@' or '/' so references stay unambiguous. */
     private static final Pattern REPO = Pattern.compile("[A-Za-z0-9](?:[A-Za-z0-9._-]{0,126}[A-Za-z0-9])?");
     private static final Pattern GUID = Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
@@ -24,11 +30,28 @@ public final class Identifiers {
         if (name == null || name.isEmpty()) {
             throw new InvalidIdentifierException("machine name is empty");
         }
+        if (!MACHINE.matcher(name).matches() && GATE_ID.matcher(name).matches()) {
+            throw new InvalidIdentifierException("machine name \"" + printable(name) + "\" has upper-case letters; machine"
+                    + " names are lower case, one spelling per machine: use \"" + name.toLowerCase(Locale.ROOT) + "\"");
+        }
         if (!MACHINE.matcher(name).matches()) {
             throw new InvalidIdentifierException("machine name \"" + printable(name)
-                    + "\" is invalid: use 1-63 letters, digits, '.', '_' or '-', starting and ending with a letter or digit");
+                    + "\" is invalid: use 1-63 lower-case letters, digits, '.', '_' or '-', starting and ending with a letter or digit");
         }
         return name;
+    }
+
+    /** A gate id (part of the gate status key {@code machine/gateId}): a machine name's rules, either case. */
+    public static String gateId(String id) {
+        if (!isGateId(id)) {
+            throw new InvalidIdentifierException("gate id \"" + printable(id == null ? "" : id)
+                    + "\" is invalid: use 1-63 letters, digits, '.', '_' or '-', starting and ending with a letter or digit");
+        }
+        return id;
+    }
+
+    public static boolean isGateId(String id) {
+        return id != null && GATE_ID.matcher(id).matches();
     }
 
     public static String repoName(String name) {

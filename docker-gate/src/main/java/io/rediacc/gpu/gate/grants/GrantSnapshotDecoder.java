@@ -2,11 +2,14 @@ package io.rediacc.gpu.gate.grants;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.rediacc.gpu.contracts.events.EventJson;
 import io.rediacc.gpu.contracts.events.Grant;
 import io.rediacc.gpu.contracts.events.GrantSnapshot;
+import io.rediacc.gpu.contracts.json.StrictJson;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -21,12 +24,16 @@ import java.util.Map;
  * Decoding the whole snapshot first ({@link EventJson#fromBytes}) held every grant with its own Strings
  * next to the file's bytes: ~55 MB at 100,000 grants, which set the gate's heap size. Streaming from
  * the file and sharing each grant's values at once keeps the peak near what the store holds (~25 MB).
- * Every member but {@code grants} goes through the same data binding as {@code EventJson}, so a
- * snapshot reads here exactly as it reads there (a test holds both to the same result).
+ * Every member but {@code grants} goes through the same data binding as {@link StrictJson#events()}, so a
+ * snapshot reads here exactly as it reads there (a test holds both to the same result): a key twice,
+ * content after the snapshot, a BOM or a coerced scalar are refused here too.
  */
 final class GrantSnapshotDecoder {
 
-    private static final ObjectMapper MAPPER = EventJson.mapper();
+    private static final ObjectMapper MAPPER = StrictJson.events();
+    /** For the members read one by one: what follows a member is the rest of the snapshot, not trailing content. */
+    private static final ObjectReader MEMBER = MAPPER.reader().without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    private static final ObjectReader GRANT = MEMBER.forType(Grant.class);
 
     private GrantSnapshotDecoder() {
     }
@@ -60,17 +67,19 @@ final class GrantSnapshotDecoder {
                 grants = new ArrayList<>();
                 rest.remove(name);
                 while (parser.nextToken() != JsonToken.END_ARRAY) {
-                    Grant grant = MAPPER.readValue(parser, Grant.class);
+                    Grant grant = GRANT.readValue(parser);
                     if (grant == null) { // GrantSnapshot's List.copyOf refuses it; data binding reports that as unreadable
                         throw new IOException("a null grant in the snapshot's grants");
                     }
                     grants.add(shared(seen, grant));
                 }
             } else {
-                // a later member of the same name wins, as in data binding
-                grants = "grants".equals(name) ? null : grants;
-                rest.set(name, MAPPER.readTree(parser));
+                // a member twice never gets here: the parser refuses the second (strict duplicate detection)
+                rest.set(name, MEMBER.readTree(parser));
             }
+        }
+        if (parser.nextToken() != null) { // what FAIL_ON_TRAILING_TOKENS refuses in data binding
+            throw new IOException("Trailing token (of type " + parser.currentToken() + ") found after the grant snapshot");
         }
         GrantSnapshot head;
         try {

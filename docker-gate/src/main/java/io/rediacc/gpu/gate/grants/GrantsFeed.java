@@ -1,6 +1,8 @@
 package io.rediacc.gpu.gate.grants;
 
+import io.rediacc.gpu.contracts.events.GrantSnapshot;
 import io.rediacc.gpu.contracts.events.Topics;
+import io.rediacc.gpu.contracts.signing.DropReason;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -159,12 +161,19 @@ public final class GrantsFeed implements AutoCloseable {
     }
 
     private void applyRecord(ConsumerRecord<String, byte[]> record) {
+        GrantSnapshot snapshot;
         try {
-            store.apply(GrantSnapshotDecoder.read(record.value()));
+            snapshot = GrantSnapshotDecoder.read(record.value());
         } catch (RuntimeException e) {
-            // A malformed record must not stop enforcement of the last good snapshot.
-            LOG.errorf("skipping unreadable grant snapshot at %s-%d@%d: %s", record.topic(), record.partition(),
-                    record.offset(), e.getMessage());
+            // A malformed record must not stop enforcement of the last good snapshot; it is counted like a forged one.
+            signed.dropped(record, DropReason.INVALID, "not a strict grant snapshot: " + e.getMessage());
+            return;
+        }
+        try {
+            store.apply(snapshot);
+        } catch (RuntimeException e) {
+            LOG.errorf("skipping grant snapshot at %s-%d@%d: %s", record.topic(), record.partition(), record.offset(),
+                    e.getMessage());
         }
     }
 

@@ -1,6 +1,7 @@
 package io.rediacc.gpu.gate.grants;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.rediacc.gpu.contracts.signing.DropReason;
 import io.rediacc.gpu.contracts.signing.RecordVerifier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
@@ -41,18 +42,26 @@ public final class SignedSnapshots {
         if (refusal == null) {
             return true;
         }
+        dropped(record, refusal.reason(), refusal.detail());
+        return false;
+    }
+
+    /**
+     * Counts and logs a snapshot the gate does not apply: refused by its signature, or signed but not
+     * strict JSON of a snapshot ({@link io.rediacc.gpu.contracts.json.StrictJson}, reason {@code invalid}).
+     */
+    void dropped(ConsumerRecord<String, byte[]> record, DropReason reason, String detail) {
         io.micrometer.core.instrument.Counter.builder("gate.grants.dropped")
-                .description("Grant snapshots from gpu.grants.v1 the gate did not apply: unsigned, not signed by grant-service's key, or dated ahead; by reason")
-                .tag("reason", refusal.reason().tag())
+                .description("Grant snapshots from gpu.grants.v1 the gate did not apply: unsigned, not signed by grant-service's key, dated ahead, or not strict JSON; by reason")
+                .tag("reason", reason.tag())
                 .register(metrics)
                 .increment();
         long now = System.nanoTime();
-        Long last = lastLogged.get(refusal.reason().tag());
+        Long last = lastLogged.get(reason.tag());
         if (last == null || now - last > 60_000_000_000L) {
-            lastLogged.put(refusal.reason().tag(), now);
+            lastLogged.put(reason.tag(), now);
             LOG.errorf("NOT applying grant snapshot at %s-%d@%d (%s): %s", record.topic(), record.partition(),
-                    record.offset(), refusal.reason().tag(), refusal.detail());
+                    record.offset(), reason.tag(), detail);
         }
-        return false;
     }
 }

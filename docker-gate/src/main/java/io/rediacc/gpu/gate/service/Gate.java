@@ -95,9 +95,9 @@ public final class Gate implements AutoCloseable {
     /** Reads the manifest, loads grants from disk, starts following Kafka and opens the listeners. */
     public static Gate start(GateSettings settings, NettyTransport transport, MeterRegistry registry) {
         try {
-            Identifiers.machine(settings.gateId()); // the id becomes part of a Kafka key: same rules as a machine name
+            Identifiers.gateId(settings.gateId()); // the id becomes part of a Kafka key: a machine name's rules
         } catch (InvalidIdentifierException e) {
-            throw new IllegalArgumentException("gate.id: " + e.getMessage().replace("machine name", "gate id"), e);
+            throw new IllegalArgumentException("gate.id: " + e.getMessage(), e);
         }
         GateFiles files = GateFiles.ofThisProcess();
         files.check(settings.manifest(), settings.stateDir(), null);

@@ -63,6 +63,46 @@ class ForgedSnapshotsTest {
         }
     }
 
+    /**
+     * Issue 31: values grant-service's key signed (a leaked key, or a producer bug) that are not strict JSON —
+     * two snapshots in one value, a key twice, a BOM, {@code "exclusive": 1} — are dropped and counted as
+     * {@code invalid}; a monitoring consumer reading them with jq or a schema validator would fail or read
+     * another grant set than the gate.
+     */
+    @Test
+    void signedValuesThatAreNotStrictJsonAreDroppedAndCounted() throws Exception {
+        String machine = "lenient-" + System.nanoTime();
+        GrantStore store = new GrantStore(machine, new GrantSnapshotFile(dir, machine));
+        SimpleMeterRegistry metrics = new SimpleMeterRegistry();
+        try (GrantsFeed feed = new GrantsFeed(store, Map.of("bootstrap.servers", KafkaTestResource.broker().bootstrapServers()),
+                "gate-lenient-test", Duration.ofSeconds(10), new SignedSnapshots(GrantsTopic.keyPair().getPublic(), metrics))) {
+            feed.start();
+            Await.until("the feed caught up", Duration.ofSeconds(30), () -> store.state().caughtUp());
+            String guid = "66666666-6666-4666-8666-666666666666";
+            long real = GrantsTopic.nextVersion();
+            GrantsTopic.publish(machine, real, GrantsTopic.grant(guid, "train", "nvidia.com/gpu=0"));
+            Await.until("grant-service's snapshot applied", Duration.ofSeconds(20), () -> store.state().version() == real);
+
+            String all = EventJson.toJson(new GrantSnapshot(machine, real + 1, Instant.now(),
+                    List.of(new Grant(guid, "train", "nvidia.com/gpu=all", true, "mallory", Instant.now()))));
+            String none = EventJson.toJson(new GrantSnapshot(machine, real + 2, Instant.now(), List.of()));
+            List<String> lenient = List.of(
+                    all + none,                                                        // trailing content
+                    all.replace("\"version\":" + (real + 1), "\"version\":" + (real + 1) + ",\"version\":" + (real + 3)), // a key twice
+                    "\uFEFF" + all,                                                     // a byte order mark
+                    all.replace("\"exclusive\":true", "\"exclusive\":1"));             // a coerced scalar
+            for (String value : lenient) {
+                GrantsTopic.publish(machine, value.getBytes(java.nio.charset.StandardCharsets.UTF_8), GrantsTopic.keyPair(), Instant.now());
+            }
+            Await.until("four lenient values counted", Duration.ofSeconds(20), () -> count(metrics, "invalid") >= 4);
+
+            assertThat(count(metrics, "invalid")).isEqualTo(4);
+            assertThat(store.state().version()).isEqualTo(real);
+            assertThat(store.holds(guid, "nvidia.com/gpu=all")).isFalse();
+            assertThat(store.holds(guid, "nvidia.com/gpu=0")).isTrue();
+        }
+    }
+
     private static double count(SimpleMeterRegistry metrics, String reason) {
         var c = metrics.find("gate.grants.dropped").tag("reason", reason).counter();
         return c == null ? 0 : c.count();

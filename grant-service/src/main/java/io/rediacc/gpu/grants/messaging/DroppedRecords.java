@@ -2,8 +2,8 @@ package io.rediacc.gpu.grants.messaging;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.rediacc.gpu.contracts.events.EventJson;
 import io.rediacc.gpu.contracts.events.RecordBounds;
+import io.rediacc.gpu.contracts.json.StrictJson;
 import io.rediacc.gpu.contracts.signing.DropReason;
 import io.rediacc.gpu.contracts.signing.RecordVerifier;
 import io.smallrye.mutiny.Uni;
@@ -69,7 +69,7 @@ public class DroppedRecords {
     <T> Admitted<T> admit(ConsumerRecord<String, byte[]> record, Class<T> type, String what, Bounds<T> bounds) {
         T value;
         try {
-            value = EventJson.fromBytes(record.value(), type);
+            value = StrictJson.readEvent(record.value(), type); // trailing content, a key twice, a BOM: refused
         } catch (RuntimeException e) {
             drop(record, "not " + what + " (" + e.getMessage() + ")");
             return null;

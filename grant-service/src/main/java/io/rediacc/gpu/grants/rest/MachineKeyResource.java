@@ -2,6 +2,7 @@ package io.rediacc.gpu.grants.rest;
 
 import io.rediacc.gpu.contracts.api.MachineKeyRegistration;
 import io.rediacc.gpu.contracts.api.RegisteredMachineKey;
+import io.rediacc.gpu.api.params.QueryFlag;
 import io.rediacc.gpu.api.problem.ProblemBody;
 import io.rediacc.gpu.api.problem.ApiProblem;
 import io.rediacc.gpu.api.problem.ProblemType;
@@ -66,22 +67,11 @@ public class MachineKeyResource {
                                                 MachineKeyRegistration body, @HeaderParam(Actor.HEADER) String actor,
                                                 @Context SecurityContext security) {
         String who = Actor.of(security, actor, auth.mode());
-        boolean again = flag(rekey);
+        boolean again = QueryFlag.parse("rekey", rekey);
         if (body == null) {
             throw new ApiProblem(ProblemType.MISSING_BODY, "the request has no body",
                     "send {\"publicKey\": \"<PEM>\", \"reason\": \"...\"}");
         }
         return keys.register(machine, body.publicKey(), again, who, GrantTerms.reason(body.reason()));
-    }
-
-    private static boolean flag(String raw) {
-        if (raw == null || raw.isBlank() || raw.strip().equals("false")) {
-            return false;
-        }
-        if (raw.strip().equals("true")) {
-            return true;
-        }
-        throw new ApiProblem(ProblemType.INVALID_PARAMETER, "rekey \"" + raw + "\" is not a boolean",
-                "use rekey=true to replace the machine's registered key, or leave it out");
     }
 }

@@ -1,7 +1,6 @@
 package io.rediacc.gpu.grants.rest;
 
-import io.rediacc.gpu.api.problem.ApiProblem;
-import io.rediacc.gpu.api.problem.ProblemType;
+import io.rediacc.gpu.api.params.QueryFlag;
 import io.rediacc.gpu.api.problem.ProblemBody;
 import io.rediacc.gpu.api.security.ApiAuthConfig;
 import io.rediacc.gpu.api.security.Roles;
@@ -63,22 +62,7 @@ public class MachineRemovalResource {
                                    @HeaderParam(Actor.HEADER) String actor,
                                    @Context SecurityContext security) {
         String who = Actor.of(security, actor, auth.mode());
-        return grants.removeMachine(machine, flag(revokeGrants), who, GrantTerms.reason(reason))
+        return grants.removeMachine(machine, QueryFlag.parse("revokeGrants", revokeGrants), who, GrantTerms.reason(reason))
                 .map(r -> new RemovalView(r.machine(), r.revoked().size(), r.revoked(), r.version(), r.gates()));
-    }
-
-    /**
-     * {@code revokeGrants} read strictly: JAX-RS would read {@code yes} or {@code 1} as false
-     * without a word, and an operator who meant to revoke would get a puzzling 409.
-     */
-    static boolean flag(String raw) {
-        if (raw == null || raw.isBlank() || raw.strip().equals("false")) {
-            return false;
-        }
-        if (raw.strip().equals("true")) {
-            return true;
-        }
-        throw new ApiProblem(ProblemType.INVALID_PARAMETER, "revokeGrants \"" + raw + "\" is not a boolean",
-                "use revokeGrants=true to revoke the machine's grants with it, or leave it out");
     }
 }

@@ -86,6 +86,59 @@ class SignedRecordsTest {
         api.awaitRepo(m.ref(next), next.guid());
     }
 
+    /**
+     * Issue 31: a value the machine's own key signed is still read strictly — two inventories in one value,
+     * a key twice (which one would a monitoring consumer's jq keep?), a BOM — dropped and counted as invalid.
+     */
+    @Test
+    void signedInventoriesThatAreNotStrictJsonAreDroppedAndCounted() {
+        RepoInfo train = Fleet.repo("train");
+        TestMachine m = TestMachine.withRepos(api, "strict-inv", train);
+        Fleet fleet = TestMachine.fleet();
+        RepoInfo forged = Fleet.repo("lenient");
+        String value = new String(EventJson.toBytes(Fleet.inventory(m.name, Fleet.TWO_NVIDIA_GPUS, List.of(forged))),
+                StandardCharsets.UTF_8);
+        Map<String, Double> before = dropped(Topics.INVENTORY);
+
+        fleet.send(Topics.INVENTORY, m.name, (value + value).getBytes(StandardCharsets.UTF_8), null, Fleet.keyOf(m.name));
+        fleet.send(Topics.INVENTORY, m.name, value.replaceFirst("\\{", "{\"machine\":\"" + m.name + "\",")
+                .getBytes(StandardCharsets.UTF_8), null, Fleet.keyOf(m.name));
+        fleet.send(Topics.INVENTORY, m.name, ("\uFEFF" + value).getBytes(StandardCharsets.UTF_8), null, Fleet.keyOf(m.name));
+
+        awaitDrops(Topics.INVENTORY, before, Map.of("invalid", 3));
+        assertThat(api.repoGrants(forged.name() + "@" + m.name).statusCode()).isEqualTo(404);
+        assertThat(api.repoGrants(m.ref(train)).statusCode()).isEqualTo(200);
+    }
+
+    /** One flag parser in both services: rekey=TRUE is 400 here as in inventory-service, and the key stays. */
+    @Test
+    void rekeyInUpperCaseIsRefusedAndTheKeyStays() {
+        String machine = Fleet.uniqueMachine("rekey-case");
+        KeyPair first = SigningKeys.generate();
+        assertThat(register(machine, first, null).statusCode()).isEqualTo(200);
+
+        var refused = register(machine, SigningKeys.generate(), "TRUE");
+        assertThat(refused.statusCode()).as(refused.asString()).isEqualTo(400);
+        assertThat(refused.<String>path("error")).isEqualTo("invalid-parameter");
+        assertThat(refused.<String>path("parameter")).isEqualTo("rekey");
+        assertThat(refused.<String>path("detail")).isEqualTo("rekey=\"TRUE\" is not a boolean: only true or false (lower case) is accepted");
+        assertThat(api.request().get("/api/v1/machines/{m}/key", machine).<String>path("keyId"))
+                .isEqualTo(SigningKeys.keyId(first.getPublic()));
+    }
+
+    /** Machine names are lower case: RT-M2 would be a second machine beside rt-m2, with its own key. */
+    @Test
+    void aMachineNameInUpperCaseIsRefusedWithItsLowerCaseSpelling() {
+        String machine = Fleet.uniqueMachine("rt-m2");
+        var refused = register(machine.toUpperCase(java.util.Locale.ROOT), SigningKeys.generate(), null);
+        assertThat(refused.statusCode()).as(refused.asString()).isEqualTo(400);
+        assertThat(refused.<String>path("detail")).contains("use \"" + machine + "\"");
+        var grants = api.machineGrants(machine.toUpperCase(java.util.Locale.ROOT));
+        assertThat(grants.statusCode()).as(grants.asString()).isEqualTo(400);
+        assertThat(grants.<String>path("detail")).contains("use \"" + machine + "\"");
+        assertThat(api.request().get("/api/v1/machines/{m}/key", machine).statusCode()).isEqualTo(404);
+    }
+
     @Test
     void aHostCannotForgeAGateOfAnotherMachineNorEraseOne() {
         TestMachine victim = TestMachine.withRepos(api, "signed-victim", Fleet.repo("train"));

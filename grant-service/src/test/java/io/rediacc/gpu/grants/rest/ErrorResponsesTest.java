@@ -38,7 +38,7 @@ class ErrorResponsesTest {
         Response response = post("train@m1", "{\"device\": \"nvidia.com/gpu=0\", \"exclusive\": \"yes\"}");
 
         assertError(response, 400, "malformed-body");
-        assertThat(response.<String>path("detail")).isEqualTo("field exclusive has the value yes, which is not a boolean (true or false)");
+        assertThat(response.<String>path("detail")).isEqualTo("field exclusive must be a boolean (true or false)");
     }
 
     @Test
@@ -47,6 +47,45 @@ class ErrorResponsesTest {
 
         assertError(response, 400, "malformed-body");
         assertThat(response.<String>path("detail")).isEqualTo("unknown field \"exclusiv\"; known fields: device, exclusive, expiresAt, expiresIn, machine, reason");
+    }
+
+    /** Issue 31: the strict reader (contracts StrictJson) on REST bodies: nothing is guessed. */
+    @Test
+    void contentAfterTheBodyIs400() {
+        Response response = post("train@m1", "{\"device\": \"nvidia.com/gpu=0\"}{\"device\": \"nvidia.com/gpu=all\"}");
+
+        assertError(response, 400, "malformed-body");
+        assertThat(response.<String>path("detail")).contains("content after its JSON value");
+    }
+
+    @Test
+    void aFieldTwiceIs400NamingIt() {
+        Response response = post("train@m1", "{\"device\": \"nvidia.com/gpu=0\", \"device\": \"nvidia.com/gpu=all\"}");
+
+        assertError(response, 400, "malformed-body");
+        assertThat(response.<String>path("detail")).startsWith("the field \"device\" appears twice in one object");
+    }
+
+    @Test
+    void aNumberForABooleanIs400() {
+        Response response = post("train@m1", "{\"device\": \"nvidia.com/gpu=0\", \"exclusive\": 1}");
+
+        assertError(response, 400, "malformed-body");
+        assertThat(response.<String>path("detail")).contains("exclusive").contains("boolean");
+    }
+
+    @Test
+    void aByteOrderMarkIs400() {
+        byte[] json = "{\"device\": \"nvidia.com/gpu=0\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] body = new byte[json.length + 3];
+        body[0] = (byte) 0xEF;
+        body[1] = (byte) 0xBB;
+        body[2] = (byte) 0xBF;
+        System.arraycopy(json, 0, body, 3, json.length);
+        Response response = api.request().contentType(ContentType.JSON).body(body).post("/api/v1/repos/{repo}/grants", "train@m1");
+
+        assertError(response, 400, "malformed-body");
+        assertThat(response.<String>path("detail")).contains("byte order mark");
     }
 
     @Test

@@ -100,6 +100,45 @@ class JwtModeTest {
                 .machineGrants(Fleet.uniqueMachine("aud")).statusCode()).isEqualTo(404);
     }
 
+    /** Issue 31: a principal is input like a reason; a newline in it would forge an audit line. */
+    @Test
+    void aJwtWhoseCallerNameHasALineBreakOrIsOverlongIs401AndWritesNothing() {
+        Instant later = Instant.now().plusSeconds(300);
+        String newline = jwt("carol\nactor: admin", Set.of("operator"), ISSUER_KEYS, later);
+        String overlong = jwt("c".repeat(129), Set.of("operator"), ISSUER_KEYS, later);
+        String machine = Fleet.uniqueMachine("jwt-name");
+
+        var refused = new GrantApi(null, newline).grant("train@" + machine, "nvidia.com/gpu=0", false, "0");
+        WhoMayDoWhatTest.assertUnauthorized(refused);
+        assertThat(refused.<String>path("detail")).contains("control character");
+        WhoMayDoWhatTest.assertUnauthorized(new GrantApi(null, overlong).machineGrants(machine));
+        WhoMayDoWhatTest.assertUnauthorized(new GrantApi(null, jwt("carol\u202Eadmin", Set.of("viewer"), ISSUER_KEYS, later))
+                .machineGrants(machine));
+    }
+
+    /** Issue 31: a token valid until 9999 is a password that never expires; at most api.auth.jwt.max-lifetime (24 h). */
+    @Test
+    void aJwtValidForLongerThanTheMaximumLifetimeIs401() {
+        Instant now = Instant.now();
+        String forever = Jwt.issuer(ISSUER).audience(AUDIENCE).upn("carol").subject("carol").groups(Set.of("operator"))
+                .issuedAt(now).expiresAt(Instant.parse("9999-12-31T23:59:59Z")).sign(ISSUER_KEYS.getPrivate());
+        String dayAndASecond = Jwt.issuer(ISSUER).audience(AUDIENCE).upn("carol").subject("carol").groups(Set.of("operator"))
+                .issuedAt(now).expiresAt(now.plus(Duration.ofHours(24)).plusSeconds(1)).sign(ISSUER_KEYS.getPrivate());
+        String issuedLater = Jwt.issuer(ISSUER).audience(AUDIENCE).upn("carol").subject("carol").groups(Set.of("operator"))
+                .issuedAt(Instant.parse("9999-12-31T00:00:00Z")).expiresAt(Instant.parse("9999-12-31T23:59:59Z"))
+                .sign(ISSUER_KEYS.getPrivate());
+        String day = Jwt.issuer(ISSUER).audience(AUDIENCE).upn("carol").subject("carol").groups(Set.of("operator"))
+                .issuedAt(now).expiresAt(now.plus(Duration.ofHours(24))).sign(ISSUER_KEYS.getPrivate());
+        String machine = Fleet.uniqueMachine("jwt-life");
+
+        var refused = new GrantApi(null, forever).machineGrants(machine);
+        WhoMayDoWhatTest.assertUnauthorized(refused);
+        assertThat(refused.<String>path("detail")).contains("api.auth.jwt.max-lifetime");
+        WhoMayDoWhatTest.assertUnauthorized(new GrantApi(null, dayAndASecond).machineGrants(machine));
+        WhoMayDoWhatTest.assertUnauthorized(new GrantApi(null, issuedLater).machineGrants(machine));
+        assertThat(new GrantApi(null, day).machineGrants(machine).statusCode()).isEqualTo(404);
+    }
+
     private static String jwt(String subject, Set<String> groups, KeyPair keys, Instant expiresAt) {
         return Jwt.issuer(ISSUER).audience(AUDIENCE).upn(subject).subject(subject).groups(groups)
                 .issuedAt(expiresAt.minusSeconds(600)).expiresAt(expiresAt)

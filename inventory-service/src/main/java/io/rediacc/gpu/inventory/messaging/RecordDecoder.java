@@ -1,7 +1,6 @@
 package io.rediacc.gpu.inventory.messaging;
 
 import io.rediacc.gpu.contracts.cdi.CdiName;
-import io.rediacc.gpu.contracts.events.EventJson;
 import io.rediacc.gpu.contracts.events.GateStatus;
 import io.rediacc.gpu.contracts.events.Grant;
 import io.rediacc.gpu.contracts.events.MachineInventory;
@@ -9,6 +8,7 @@ import io.rediacc.gpu.contracts.events.RecordBounds;
 import io.rediacc.gpu.contracts.events.RepoInfo;
 import io.rediacc.gpu.contracts.events.Topics;
 import io.rediacc.gpu.contracts.identity.Identifiers;
+import io.rediacc.gpu.contracts.json.StrictJson;
 import org.jboss.logging.Logger;
 
 import java.io.UncheckedIOException;
@@ -82,10 +82,13 @@ final class RecordDecoder {
                 status.repos(), status.heartbeatSeconds(), status.syncedAt(), 0, null, true, status.daemons());
     }
 
-    /** A record's value as {@code type}; unreadable or JSON null is a {@link RejectedRecordException}. */
+    /**
+     * A record's value as {@code type}, read strictly ({@link StrictJson}: no trailing content, no key
+     * twice, no BOM, no coerced scalar); unreadable or JSON null is a {@link RejectedRecordException}.
+     */
     static <T> T read(byte[] value, Class<T> type) {
         try {
-            T event = EventJson.fromBytes(value, type);
+            T event = StrictJson.readEvent(value, type);
             if (event == null) {
                 throw new RejectedRecordException("record value is JSON null");
             }

@@ -1,12 +1,12 @@
 package io.rediacc.gpu.inventory.rest;
 
+import io.rediacc.gpu.api.params.QueryFlag;
 import io.rediacc.gpu.contracts.identity.Identifiers;
 import io.rediacc.gpu.contracts.identity.InvalidIdentifierException;
 import io.rediacc.gpu.inventory.config.InventoryConfig;
 import io.rediacc.gpu.inventory.service.GpuCursor;
 import jakarta.enterprise.context.ApplicationScoped;
 
-import java.util.Locale;
 
 /**
  * Parses list parameters from their raw strings. They arrive as strings on purpose: JAX-RS
@@ -69,16 +69,9 @@ public class ListParameters {
         return value;
     }
 
+    /** A boolean flag, read as every service reads one ({@link QueryFlag}). */
     public boolean flag(String name, String raw) {
-        if (raw == null || raw.isBlank()) {
-            return false;
-        }
-        return switch (raw.strip().toLowerCase(Locale.ROOT)) {
-            case "true" -> true;
-            case "false" -> false;
-            default -> throw new InvalidParameterException(name + "=" + raw + " is not a boolean",
-                    "use " + name + "=true or " + name + "=false");
-        };
+        return QueryFlag.parse(name, raw);
     }
 
     /** The cursor a GPU page handed out as {@code next}; null when absent. */

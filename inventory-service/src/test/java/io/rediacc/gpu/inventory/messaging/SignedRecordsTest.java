@@ -75,6 +75,30 @@ class SignedRecordsTest {
         asViewer().get("/api/v1/machines/{m}", stranger).then().statusCode(404);
     }
 
+    /**
+     * Issue 31: values the machine's registered key signed are still read strictly — two inventories in
+     * one value, a key twice, a BOM — and dropped as invalid; the read model keeps the last good one.
+     */
+    @Test
+    void signedValuesThatAreNotStrictJsonAreDroppedAndCounted() {
+        String machine = Inventories.uniqueMachine("strict-inv");
+        Instant now = Inventories.now();
+        FleetTopics.inventory(Inventories.nvidiaHost(machine, now));
+        awaitMachine(machine);
+        Map<String, Double> before = dropped(Topics.INVENTORY);
+        String json = new String(EventJson.toBytes(Inventories.nvidiaHost(machine, now.plusSeconds(1), 1, "lenient")),
+                java.nio.charset.StandardCharsets.UTF_8);
+
+        for (String lenient : java.util.List.of(json + json, json.replaceFirst("\\{", "{\"machine\":\"" + machine + "\","),
+                "\uFEFF" + json, json.replaceFirst("\"schemaVersion\":(\\d+)", "\"schemaVersion\":\"$1\""))) {
+            byte[] value = lenient.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            FleetTopics.withHeaders(Topics.INVENTORY_TOPIC, machine, value, headers(TestKeys.of(machine), machine, value, Instant.now()));
+        }
+
+        awaitDrops(Topics.INVENTORY, before, Map.of("invalid", 4));
+        machine(machine).body("gpus", hasSize(2)).body("generatedAt", equalTo(now.toString()));
+    }
+
     @Test
     void aHostCannotForgeOrEraseAnotherMachinesGate() {
         String victim = Inventories.uniqueMachine("signed-victim");

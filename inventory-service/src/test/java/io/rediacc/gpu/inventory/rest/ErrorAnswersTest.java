@@ -37,7 +37,8 @@ class ErrorAnswersTest {
             "size=0         | size=0 is out of range",
             "size=501       | size=501 is out of range",
             "size=1e3       | size=1e3 is not a whole number",
-            "freeDevices=yes| freeDevices=yes is not a boolean"})
+            "freeDevices=yes| freeDevices=\"yes\" is not a boolean: only true or false (lower case) is accepted",
+            "freeDevices=TRUE| freeDevices=\"TRUE\" is not a boolean: only true or false (lower case) is accepted"})
     void badListParametersAre400SayingWhichOne(String query, String detail) {
         for (String list : new String[]{"/api/v1/machines?", "/api/v1/gpus?"}) {
             if (list.contains("gpus") && query.startsWith("freeDevices")) {

@@ -25,7 +25,8 @@ public final class MachineName {
             return fromManifest.get();
         }
         Optional<String> etc = host.readTrimmed("/etc/hostname").map(s -> s.lines().findFirst().orElse("").trim());
-        String name = etc.filter(s -> !s.isEmpty()).orElseGet(MachineName::osHostName);
+        // host names are case-insensitive and machine names lower case (contracts Identifiers): GPU-HOST is gpu-host
+        String name = etc.filter(s -> !s.isEmpty()).orElseGet(MachineName::osHostName).toLowerCase(java.util.Locale.ROOT);
         if (!Identifiers.isMachine(name) && name.contains(".")) {
             name = name.substring(0, name.indexOf('.')); // an over-long FQDN: its host label
         }
