@@ -39,6 +39,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Two running instances of the packaged service sharing one database and one Kafka: the exclusive
@@ -215,11 +216,8 @@ class TwoReplicasIT {
     private static void awaitLiveGate(String machine) throws InterruptedException {
         for (Replica replica : List.of(a, b)) {
             GrantApi api = new GrantApi(replica.baseUri());
-            Instant deadline = Instant.now().plusSeconds(30);
-            while (!api.machineGrants(machine).<List<Boolean>>path("gates.live").contains(true)) {
-                assertThat(Instant.now()).as(replica.name() + " sees the gate").isBefore(deadline);
-                Thread.sleep(50);
-            }
+            await(replica.name() + " sees the gate").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
+                    .until(() -> api.machineGrants(machine).<List<Boolean>>path("gates.live").contains(true));
         }
     }
 

@@ -55,6 +55,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Faults across processes: a real Kafka broker (child process) that is really stopped, a private
@@ -195,10 +196,8 @@ class FaultsIT {
 
         Instant restart = Instant.now();
         grantService = startGrantServiceOnAFreePort();
-        Instant deadline = Instant.now().plusSeconds(60);
-        while (outboxRows(machine) > 0 && Instant.now().isBefore(deadline)) {
-            Thread.sleep(100);
-        }
+        await("the new instance relays the dead one's outbox").atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(100)).until(() -> outboxRows(machine) == 0);
         long publishedAfterMs = Duration.between(restart, Instant.now()).toMillis();
         assertThat(outboxRows(machine)).as("the new instance relays the dead one's outbox").isZero();
 
@@ -294,10 +293,8 @@ class FaultsIT {
             assertThat(during.keySet()).isSubsetOf(200, 202, 404, 409);
 
             // every gate converges to the database
-            Map<String, Set<String>> divergent = new TreeMap<>();
-            Instant deadline = Instant.now().plusSeconds(90);
-            do {
-                divergent.clear();
+            await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+                Map<String, Set<String>> divergent = new TreeMap<>();
                 for (String m : machines) {
                     ModelGates.Held held = gates.held(m);
                     Set<String> db = dbGrants(m);
@@ -305,12 +302,9 @@ class FaultsIT {
                         divergent.put(m, db);
                     }
                 }
-                if (!divergent.isEmpty()) {
-                    Thread.sleep(200);
-                }
-            } while (!divergent.isEmpty() && Instant.now().isBefore(deadline));
+                assertThat(divergent).as("machines whose gate differs from the database after recovery").isEmpty();
+            });
             long convergedMs = Duration.between(recovered, Instant.now()).toMillis();
-            assertThat(divergent).as("machines whose gate differs from the database after recovery").isEmpty();
 
             Map<String, GrantSnapshot> topic = latestSnapshots(Duration.ofSeconds(20));
             int topicDivergent = 0;
@@ -327,7 +321,7 @@ class FaultsIT {
                     + downMs + " ms (stopped " + OUTAGE_SECONDS + " s + restart); answers before " + counts(before)
                     + ", during " + counts(during) + ", after " + counts(after) + "; 5xx/no answer: " + failures.size()
                     + "; slowest answer during the outage " + slowestDuringMs.get() + " ms; all gates equal to the database "
-                    + convergedMs + " ms after the last call; divergence gates " + divergent.size() + "/" + MACHINES
+                    + convergedMs + " ms after the last call; divergence gates 0/" + MACHINES
                     + ", topic " + topicDivergent + "/" + MACHINES + " (" + grantsInDb + " grants in the database)");
         }
     }
@@ -376,9 +370,8 @@ class FaultsIT {
                 return null;
             });
         }
-        while (next.get() < 40) {
-            Thread.sleep(20);
-        }
+        await("40 grants sent before the database stops").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(20))
+                .until(() -> next.get() >= 40);
         pg.stop();
         Instant stopped = Instant.now();
         Thread.sleep(5000);
@@ -406,10 +399,8 @@ class FaultsIT {
         Set<String> refusedButWritten = new HashSet<>(refused);
         refusedButWritten.retainAll(inDb);
         assertThat(dbVersion(machine)).as("one version per committed grant").isEqualTo(inDb.size());
-        Instant deadline = Instant.now().plusSeconds(60);
-        while (outboxRows(machine) > 0 && Instant.now().isBefore(deadline)) {
-            Thread.sleep(100);
-        }
+        await("the relay caught up").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+                .until(() -> outboxRows(machine) == 0);
         GrantSnapshot published = latestSnapshots(Duration.ofSeconds(20)).get(machine);
         assertThat(published.version()).isEqualTo(dbVersion(machine));
         assertThat(keys(published.grants())).isEqualTo(dbGrants(machine));
@@ -462,32 +453,22 @@ class FaultsIT {
     }
 
     static void awaitMachine(String machine) {
-        Instant deadline = Instant.now().plusSeconds(60);
-        while (Instant.now().isBefore(deadline)) {
-            try {
-                if (get("/api/v1/machines/" + machine + "/grants").statusCode() == 200) {
-                    return;
-                }
-                Thread.sleep(100);
-            } catch (Exception notYet) {
-                // starting
-            }
-        }
-        throw new AssertionError("grant-service did not learn machine " + machine);
+        await("grant-service to learn machine " + machine).atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+                .ignoreExceptions() // starting
+                .until(() -> get("/api/v1/machines/" + machine + "/grants").statusCode() == 200);
     }
 
     static void awaitLiveGates(String machine) throws Exception {
-        Instant deadline = Instant.now().plusSeconds(30);
-        while (Instant.now().isBefore(deadline)) {
-            JsonNode body = EventJson.mapper().readTree(get("/api/v1/machines/" + machine + "/grants").body());
-            for (JsonNode g : body.path("gates")) {
-                if (g.path("live").asBoolean()) {
-                    return;
-                }
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("the model gate of " + machine + " never showed live");
+        await("the model gate of " + machine + " to show live").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                .until(() -> {
+                    JsonNode body = EventJson.mapper().readTree(get("/api/v1/machines/" + machine + "/grants").body());
+                    for (JsonNode g : body.path("gates")) {
+                        if (g.path("live").asBoolean()) {
+                            return true;
+                        }
+                    }
+                    return false;
+                });
     }
 
     static HttpResponse<String> get(String path) throws Exception {

@@ -55,6 +55,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Who may do what on Kafka, on a real broker secured like the Kubernetes cluster (SASL_SSL,
@@ -479,19 +480,8 @@ class KafkaAclIT {
         boolean holds() throws Exception;
     }
 
-    static void awaitTrue(String what, Check check) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        Exception last = null;
-        while (System.nanoTime() < deadline) {
-            try {
-                if (check.holds()) {
-                    return;
-                }
-            } catch (Exception e) {
-                last = e;
-            }
-            Thread.sleep(200);
-        }
-        throw new AssertionError("not within 60 s: " + what + (last == null ? "" : " (last error: " + last + ")"));
+    static void awaitTrue(String what, Check check) {
+        // a check that throws is retried (a broker still applying ACLs answers with an error)
+        await(what).atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).ignoreExceptions().until(check::holds);
     }
 }

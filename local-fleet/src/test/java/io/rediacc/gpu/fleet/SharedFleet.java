@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import static org.awaitility.Awaitility.await;
+
 /**
  * One {@code fleet up} for the ITs that drive the whole local fleet as a user does ({@link ReadmeSessionIT},
  * {@link DashboardIT}, {@link SeedStoryIT}): starting a fleet (Kafka, both services, the machine's
@@ -88,13 +90,17 @@ final class SharedFleet {
         Process fleet = new ProcessBuilder(KafkaBroker.javaBin(), "-Dfleet.root=" + REPO, "-Dfleet.state=" + STATE,
                 "-jar", REPO.resolve("local-fleet/target/local-fleet.jar").toString(), "up")
                 .redirectErrorStream(true).redirectOutput(LOG.toFile()).start();
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
-        while (!Files.exists(STATE.resolve("ready"))) {
-            if (!fleet.isAlive() || System.nanoTime() > deadline) {
-                fleet.destroy();
-                throw new IllegalStateException("the fleet did not start:\n" + Files.readString(LOG));
-            }
-            Thread.sleep(300);
+        try {
+            // a bound to give up at, not a wait: on a loaded 2-core machine the machine's setup alone took over 5 minutes
+            await("the fleet ready").atMost(Duration.ofMinutes(10)).pollInterval(Duration.ofMillis(300)).until(() -> {
+                if (!fleet.isAlive()) {
+                    throw new IllegalStateException("the fleet ended");
+                }
+                return Files.exists(STATE.resolve("ready"));
+            });
+        } catch (RuntimeException e) {
+            fleet.destroy();
+            throw new IllegalStateException("the fleet did not start (" + e.getMessage() + "):\n" + Files.readString(LOG), e);
         }
         Map<String, String> env = new HashMap<>();
         for (String line : Files.readAllLines(STATE.resolve("fleet.env"))) {

@@ -15,6 +15,7 @@ import java.util.Arrays;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -31,6 +32,7 @@ public final class ManifestWatcher implements AutoCloseable {
     private final Consumer<ReposManifest> onChange;
     private final ScheduledExecutorService timer;
     private byte[] lastDigest;
+    private final AtomicLong versionsRefused = new AtomicLong();
 
     public ManifestWatcher(Path file, byte[] initialDigest, Duration interval, Consumer<ReposManifest> onChange) {
         this.file = file;
@@ -67,10 +69,16 @@ public final class ManifestWatcher implements AutoCloseable {
             LOG.infof("repos manifest %s changed: %d repo(s)", file, manifest.repos().size());
             onChange.accept(manifest);
         } catch (InvalidManifestException e) {
+            versionsRefused.incrementAndGet();
             LOG.errorf("ignoring the changed repos manifest, the previous one stays in force: %s", e.getMessage());
         } catch (RuntimeException e) {
             LOG.error("applying the changed repos manifest failed", e);
         }
+    }
+
+    /** Changed versions read and refused as invalid so far: a test knows the watcher saw one without sleeping. */
+    public long versionsRefused() {
+        return versionsRefused.get();
     }
 
     @Override

@@ -217,6 +217,11 @@ public final class Gate implements AutoCloseable {
         return server.listenerCount();
     }
 
+    /** Changed versions of the manifest refused as invalid so far (the previous one stayed in force). */
+    public long manifestVersionsRefused() {
+        return watcher == null ? 0 : watcher.versionsRefused();
+    }
+
     @Override
     public void close() {
         if (watcher != null) {

@@ -55,7 +55,8 @@ class ManifestReloadTest {
                 assertThat(daemonA.received()).allSatisfy(r -> assertThat(r.method() + " " + r.uri()).isEqualTo("GET /info"));
 
                 Files.writeString(manifest, "machine: m-reload\nrepos:\n  - name: [broken\n");
-                Thread.sleep(600);
+                Await.until("the broken manifest read and refused", Duration.ofSeconds(10),
+                        () -> gate.manifestVersionsRefused() == 1);
                 assertThat(gate.listenerCount()).as("a broken manifest leaves the previous one in force").isEqualTo(2);
 
                 Files.writeString(manifest, "machine: m-reload\nrepos:\n" + repoA);

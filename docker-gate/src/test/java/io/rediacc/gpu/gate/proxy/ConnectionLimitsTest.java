@@ -33,6 +33,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -284,7 +285,7 @@ class ConnectionLimitsTest {
                 events.getOutputStream().write("GET /v1.50/events HTTP/1.1\r\nHost: docker\r\n\r\n"
                         .getBytes(StandardCharsets.US_ASCII));
                 assertThat(readUntil(events.getInputStream(), "\"start\"")).startsWith("HTTP/1.1 200");
-                Thread.sleep(3 * idle.toMillis());
+                stillOpenFor(gate, idle.multipliedBy(3), "the quiet event stream");
                 daemonA.releaseStreams();
                 assertThat(readUntil(events.getInputStream(), "\"die\"")).contains("\"die\"");
             } finally {
@@ -305,7 +306,7 @@ class ConnectionLimitsTest {
                         + "Connection: Upgrade\r\nUpgrade: tcp\r\nContent-Type: application/json\r\nContent-Length: "
                         + start.length() + "\r\n\r\n" + start).getBytes(StandardCharsets.US_ASCII));
                 assertThat(readUntil(session.getInputStream(), "\r\n\r\n")).startsWith("HTTP/1.1 101");
-                Thread.sleep(3 * idle.toMillis());
+                stillOpenFor(gate, idle.multipliedBy(3), "the quiet hijacked session");
                 session.getOutputStream().write("still here\n".getBytes(StandardCharsets.US_ASCII));
                 assertThat(readUntil(session.getInputStream(), "still here\n")).contains("still here");
             }
@@ -313,6 +314,11 @@ class ConnectionLimitsTest {
     }
 
     // ------------------------------------------------------------------------------------ helpers
+
+    /** Fails as soon as the gate closes its last client connection within {@code quiet}. */
+    private static void stillOpenFor(Gate gate, Duration quiet, String what) {
+        await(what + " stays open").during(quiet).atMost(quiet.plusSeconds(5)).until(() -> gate.openConnections() >= 1);
+    }
 
     private static Socket unfinishedCreate(InetSocketAddress gate, int sent, List<Socket> held) throws IOException {
         Socket s = new Socket(gate.getAddress(), gate.getPort());

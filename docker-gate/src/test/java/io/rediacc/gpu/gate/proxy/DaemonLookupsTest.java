@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -278,7 +279,8 @@ class DaemonLookupsTest {
         EventLoop loop = loop();
 
         assertThat(lookup(loop, "/volumes/a")).isEqualTo(echo("/volumes/a"));
-        Thread.sleep(300);
+        Await.until("the connection that was sent an unasked answer closed", Duration.ofSeconds(10),
+                () -> lookups.openConnections() == 0);
         assertThat(lookup(loop, "/volumes/b")).isEqualTo(echo("/volumes/b"));
 
         assertThat(daemon.accepted.get()).isEqualTo(2);
@@ -288,10 +290,18 @@ class DaemonLookupsTest {
     void aTimedOutLookupFailsAndItsLateAnswerReachesNoOtherLookup() throws Exception {
         lookups.close();
         lookups = new DaemonLookups(transport, Duration.ofSeconds(2), Duration.ofMillis(300));
+        CountDownLatch answerLate = new CountDownLatch(1);
+        CountDownLatch answeredLate = new CountDownLatch(1);
         daemon = new ScriptedDaemon((c, n, path, out) -> {
             if (c == 0 && n == 0) {
-                Thread.sleep(800);
-                json(out, 200, "{\"Name\":\"late\"}", "");
+                // answers only once the lookup timed out and another one was answered
+                answerLate.await(30, TimeUnit.SECONDS);
+                try {
+                    json(out, 200, "{\"Name\":\"late\"}", "");
+                    out.flush();
+                } finally {
+                    answeredLate.countDown();
+                }
                 return true;
             }
             json(out, 200, echo(path), "");
@@ -302,7 +312,8 @@ class DaemonLookupsTest {
         assertThatThrownBy(() -> lookup(loop, "/volumes/slow")).isInstanceOf(ExecutionException.class)
                 .hasMessageContaining("did not answer within 300 ms");
         assertThat(lookup(loop, "/volumes/b")).isEqualTo(echo("/volumes/b"));
-        Thread.sleep(700);
+        answerLate.countDown();
+        assertThat(answeredLate.await(30, TimeUnit.SECONDS)).as("the late answer was sent").isTrue();
         assertThat(lookup(loop, "/volumes/c")).isEqualTo(echo("/volumes/c"));
 
         assertThat(daemon.accepted.get()).isEqualTo(2);
@@ -328,13 +339,15 @@ class DaemonLookupsTest {
 
     @Test
     void concurrentLookupsEachGetTheirOwnAnswerAndTheIdleOnesAreBounded() throws Exception {
-        // Answers come slowly, so all lookups are in flight at once: each needs a connection of its own.
+        // No answer comes before every lookup has asked, so all are in flight at once: each needs a connection of its own.
+        int count = 3 * DaemonLookups.MAX_IDLE;
+        CountDownLatch allAsked = new CountDownLatch(count);
         daemon = new ScriptedDaemon((c, n, path, out) -> {
-            Thread.sleep(100);
+            allAsked.countDown();
+            allAsked.await(30, TimeUnit.SECONDS);
             json(out, 200, echo(path), "");
             return true;
         });
-        int count = 3 * DaemonLookups.MAX_IDLE;
         List<Future<DaemonLookups.Answer>> answers = new ArrayList<>();
         EventLoop one = loop();
         for (int i = 0; i < count; i++) {

@@ -166,7 +166,7 @@ class DockerCliThroughGateTest {
                 // and would echo (and swallow Ctrl-D) itself.
                 Await.until("the hijacked stream is up", Duration.ofSeconds(15), () ->
                         daemon.saw("POST", "/containers/[^/]+/start") || daemon.saw("POST", "/exec/[^/]+/start"));
-                Thread.sleep(300);
+                DockerCli.awaitRawTerminal(p);
                 p.getOutputStream().write("typed through a tty\r".getBytes(StandardCharsets.UTF_8));
                 p.getOutputStream().flush();
                 String echoed = CompletableFuture.supplyAsync(() -> readUntil(out, "typed through a tty"))

@@ -164,7 +164,7 @@ class RealDaemonThroughGateTest {
         Process p = docker.start(List.of("script", "-q", "-e", "-c", DockerCli.binary() + " " + command, "/dev/null"));
         try {
             BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-            Thread.sleep(1500); // the terminal goes raw once the stream is up; typed before that, it would echo itself
+            DockerCli.awaitRawTerminal(p); // typed before the stream is up, the terminal would echo it itself
             p.getOutputStream().write(typed.getBytes(StandardCharsets.UTF_8));
             p.getOutputStream().flush();
             String seen = CompletableFuture.supplyAsync(() -> readUntil(out, expected)).get(15, TimeUnit.SECONDS);

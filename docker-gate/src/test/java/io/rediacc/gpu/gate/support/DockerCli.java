@@ -7,9 +7,12 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+
+import static org.awaitility.Awaitility.await;
 
 /** Runs the real docker CLI against a gate endpoint ({@code DOCKER_HOST}). */
 public final class DockerCli {
@@ -98,6 +101,35 @@ public final class DockerCli {
             return pb.start();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Waits until the docker CLI that {@code script} runs has put its terminal in raw mode: it does so
+     * once the hijacked stream is up, and what is typed before that the terminal echoes (and a Ctrl-D
+     * ends) by itself. Reads the terminal's mode with {@code stty} on the pty the CLI reads from.
+     */
+    public static void awaitRawTerminal(Process script) {
+        await("the docker CLI's terminal in raw mode").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
+                .until(() -> script.descendants().anyMatch(DockerCli::readsFromRawTerminal));
+    }
+
+    private static boolean readsFromRawTerminal(ProcessHandle process) {
+        try {
+            Path tty = Files.readSymbolicLink(Path.of("/proc", Long.toString(process.pid()), "fd", "0"));
+            if (!tty.toString().startsWith("/dev/pts/")) {
+                return false;
+            }
+            Process stty = new ProcessBuilder("stty", "-a", "-F", tty.toString()).redirectErrorStream(true).start();
+            List<String> settings = List.of(new String(stty.getInputStream().readAllBytes(), StandardCharsets.UTF_8)
+                    .split("[\\s;]+"));
+            return stty.waitFor(10, TimeUnit.SECONDS) && stty.exitValue() == 0
+                    && settings.contains("-icanon") && settings.contains("-echo");
+        } catch (IOException e) {
+            return false; // the process ended, or its stdin is gone
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 

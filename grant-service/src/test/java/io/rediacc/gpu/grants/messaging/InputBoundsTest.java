@@ -128,15 +128,7 @@ class InputBoundsTest {
     }
 
     private static void await(java.util.function.BooleanSupplier condition, String what) {
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
-        while (!condition.getAsBoolean()) {
-            assertThat(Instant.now()).as(what).isBefore(deadline);
-            try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
-        }
+        org.awaitility.Awaitility.await(what).atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                .until(condition::getAsBoolean);
     }
 }

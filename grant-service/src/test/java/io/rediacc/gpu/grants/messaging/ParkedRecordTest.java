@@ -23,7 +23,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -138,15 +137,7 @@ class ParkedRecordTest {
     }
 
     private static void await(BooleanSupplier condition, String what) {
-        Instant deadline = Instant.now().plusSeconds(30);
-        while (!condition.getAsBoolean()) {
-            assertThat(Instant.now()).as(what).isBefore(deadline);
-            try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
-        }
+        org.awaitility.Awaitility.await(what).atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                .until(condition::getAsBoolean);
     }
 }

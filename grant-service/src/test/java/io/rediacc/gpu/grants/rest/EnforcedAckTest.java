@@ -146,17 +146,7 @@ class EnforcedAckTest {
     }
 
     private static void awaitUntil(java.util.function.BooleanSupplier condition, String what) {
-        Instant deadline = Instant.now().plusSeconds(20);
-        while (Instant.now().isBefore(deadline)) {
-            if (condition.getAsBoolean()) {
-                return;
-            }
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-        }
-        throw new AssertionError("timed out waiting for " + what);
+        org.awaitility.Awaitility.await(what).atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50))
+                .until(condition::getAsBoolean);
     }
 }

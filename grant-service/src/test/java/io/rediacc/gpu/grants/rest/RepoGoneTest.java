@@ -12,10 +12,10 @@ import io.restassured.response.Response;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /** A repo gone from its machine keeps its grants, listed as repo gone and revocable by name (its last known GUID). */
 @QuarkusTest
@@ -49,14 +49,7 @@ class RepoGoneTest {
     }
 
     private Response awaitGone(String ref) throws InterruptedException {
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(20));
-        while (Instant.now().isBefore(deadline)) {
-            Response r = api.repoGrants(ref);
-            if (r.statusCode() == 200 && Boolean.TRUE.equals(r.path("repoGone"))) {
-                return r;
-            }
-            Thread.sleep(50);
-        }
-        throw new AssertionError(ref + " was not listed as gone");
+        return await(ref + " listed as gone").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50))
+                .until(() -> api.repoGrants(ref), r -> r.statusCode() == 200 && Boolean.TRUE.equals(r.path("repoGone")));
     }
 }

@@ -8,8 +8,9 @@ import io.restassured.specification.RequestSpecification;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Map;
+
+import static org.awaitility.Awaitility.await;
 
 /** The grant service's REST API as a test calls it. */
 public final class GrantApi {
@@ -90,34 +91,11 @@ public final class GrantApi {
 
     /** Waits until the repo reference resolves to the given GUID (its inventory was applied). */
     public void awaitRepo(String repoRef, String guid) {
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(20));
-        while (Instant.now().isBefore(deadline)) {
-            Response r = repoGrants(repoRef);
-            if (r.statusCode() == 200 && guid.equals(r.path("repoGuid"))) {
-                return;
-            }
-            sleep(50);
-        }
-        throw new AssertionError("repo " + repoRef + " did not resolve to " + guid + " in time");
+        await("repo " + repoRef + " to resolve to " + guid).atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50))
+                .until(() -> repoGrants(repoRef), r -> r.statusCode() == 200 && guid.equals(r.path("repoGuid")));
     }
 
     private static void awaitStatus(java.util.function.IntSupplier status, int wanted, String what) {
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(20));
-        while (Instant.now().isBefore(deadline)) {
-            if (status.getAsInt() == wanted) {
-                return;
-            }
-            sleep(50);
-        }
-        throw new AssertionError("timed out waiting for " + what);
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        await(what).atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50)).until(() -> status.getAsInt() == wanted);
     }
 }

@@ -9,11 +9,12 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+
+import static org.awaitility.Awaitility.await;
 
 /** One running instance of the packaged service ({@code target/quarkus-app/quarkus-run.jar}) in its own JVM. */
 public final class Replica implements AutoCloseable {
@@ -62,23 +63,17 @@ public final class Replica implements AutoCloseable {
     /** Waits until the instance answers its readiness check. */
     public void awaitReady(Duration timeout) throws IOException, InterruptedException {
         HttpClient client = HttpClient.newHttpClient();
-        Instant deadline = Instant.now().plus(timeout);
-        while (Instant.now().isBefore(deadline)) {
+        await(name + " ready (its log: " + log + ")").atMost(timeout).pollInterval(Duration.ofMillis(200)).until(() -> {
             if (!process.isAlive()) {
                 throw new IllegalStateException(name + " exited with " + process.exitValue() + "; see " + log);
             }
             try {
-                HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(baseUri() + "/q/health/ready"))
-                        .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
-                if (r.statusCode() == 200) {
-                    return;
-                }
+                return client.send(HttpRequest.newBuilder(URI.create(baseUri() + "/q/health/ready"))
+                        .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString()).statusCode() == 200;
             } catch (IOException notYet) {
-                // still starting
+                return false; // still starting
             }
-            Thread.sleep(200);
-        }
-        throw new IllegalStateException(name + " not ready within " + timeout + "; see " + log);
+        });
     }
 
     @Override

@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 /**
  * The fleet's GPUs in listing order, (machine, GPU index, row id), read by key rather than by
@@ -68,6 +69,8 @@ public class GpuListing {
     /** Inventory changes heard so far; a pass remembers the count it started at. */
     private final AtomicLong changesHeard = new AtomicLong();
     private final AtomicLong passes = new AtomicLong();
+    /** Where the page starts' age is read from: the monotonic clock, or a test's ticker. */
+    private volatile LongSupplier nanoTime = System::nanoTime;
 
     public GpuListing(Pool pool, FleetChanges changes) {
         this.pool = pool;
@@ -78,6 +81,11 @@ public class GpuListing {
     /** Passes over the GPUs so far (tests: a pass is not redone while nothing changed). */
     long passes() {
         return passes.get();
+    }
+
+    /** Reads ages from {@code ticker} (nanoseconds, as {@link System#nanoTime}): a test moves time instead of sleeping. */
+    void useTicker(LongSupplier ticker) {
+        nanoTime = ticker;
     }
 
     /** Up to {@code limit} GPUs from {@code from} on ({@code inclusive}) or from the start ({@code from} null). */
@@ -141,14 +149,15 @@ public class GpuListing {
         Anchors current = cached.value;
         if (current == null) {
             long heard = changesHeard.get();
-            return loadAnchors(size).invoke(loaded -> cached.loaded(loaded, heard));
+            return loadAnchors(size).invoke(loaded -> cached.loaded(loaded, heard, nanoTime.getAsLong()));
         }
-        long age = System.nanoTime() - cached.loadedAt;
+        long age = nanoTime.getAsLong() - cached.loadedAt;
         long heard = changesHeard.get();
         // a change heard after the pass started may be missing from it: the next request redoes it
         boolean changed = heard != cached.changesHeard && age > ANCHORS_REFRESH.toNanos();
         if ((changed || age > ANCHORS_MAX_AGE.toNanos()) && cached.refreshing.compareAndSet(false, true)) {
-            loadAnchors(size).subscribe().with(loaded -> cached.loaded(loaded, heard), e -> cached.refreshing.set(false));
+            loadAnchors(size).subscribe().with(loaded -> cached.loaded(loaded, heard, nanoTime.getAsLong()),
+                    e -> cached.refreshing.set(false));
         }
         return Uni.createFrom().item(current);
     }
@@ -172,9 +181,9 @@ public class GpuListing {
         /** The inventory changes heard when the pass started: the pass holds at least those. */
         volatile long changesHeard;
 
-        void loaded(Anchors anchors, long heardAtStart) {
+        void loaded(Anchors anchors, long heardAtStart, long now) {
             changesHeard = heardAtStart;
-            loadedAt = System.nanoTime();
+            loadedAt = now;
             value = anchors;
             refreshing.set(false);
         }

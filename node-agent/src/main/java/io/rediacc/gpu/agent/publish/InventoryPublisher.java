@@ -35,6 +35,7 @@ public final class InventoryPublisher implements AutoCloseable {
     private final Duration sendTimeout;
     private final Thread thread;
     private final AtomicLong published = new AtomicLong();
+    private final AtomicLong failed = new AtomicLong();
 
     private MachineInventory pending; // guarded by this
     private boolean closed; // guarded by this
@@ -66,6 +67,11 @@ public final class InventoryPublisher implements AutoCloseable {
     /** How many records Kafka acknowledged. */
     public long publishedCount() {
         return published.get();
+    }
+
+    /** How many sends failed (each is retried after its backoff). */
+    public long failedCount() {
+        return failed.get();
     }
 
     private void loop() {
@@ -104,6 +110,7 @@ public final class InventoryPublisher implements AutoCloseable {
                         pending = next; // nothing newer arrived: this state is still the one to publish
                     }
                 }
+                failed.incrementAndGet();
                 LOG.warnf("cannot publish the inventory of %s to %s (%s); retrying in %d ms", next.machine(),
                         Topics.INVENTORY, rootMessage(e), backoff.toMillis());
                 if (!pause(backoff)) {

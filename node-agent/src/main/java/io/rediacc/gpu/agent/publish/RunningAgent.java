@@ -99,6 +99,11 @@ public final class RunningAgent implements AutoCloseable {
         return publisher.publishedCount();
     }
 
+    /** Sends to Kafka that failed so far (retried with the latest state). */
+    public long failedPublishCount() {
+        return publisher.failedCount();
+    }
+
     @Override
     public void close() {
         watcher.close();

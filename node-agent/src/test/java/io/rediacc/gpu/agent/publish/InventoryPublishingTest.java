@@ -30,6 +30,7 @@ import java.time.Instant;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /** The long-running mode against the real Kafka broker of test-support. */
 @QuarkusTest
@@ -103,7 +104,9 @@ class InventoryPublishingTest {
         EmbeddedKafka broker = KafkaTestResource.broker();
         broker.stop();
         try (RunningAgent running = agent.start(settings(f))) {
-            Thread.sleep(3000); // several failed attempts: max.block.ms is 1.5 s in tests
+            // several failed attempts (max.block.ms is 1.5 s in tests), none published
+            await("two failed sends while Kafka is down").atMost(Duration.ofSeconds(60))
+                    .until(() -> running.failedPublishCount() >= 2);
             assertThat(running.publishedCount()).isZero();
             assertThat(running.lastAssembled().machine()).isEqualTo(machine);
 
