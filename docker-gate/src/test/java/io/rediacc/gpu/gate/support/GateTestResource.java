@@ -111,6 +111,7 @@ public class GateTestResource implements QuarkusTestResourceLifecycleManager {
                 "gate.manifest", manifest().toString(),
                 "gate.manifest-poll-interval", "200ms",
                 "gate.state-dir", stateDir().toString(),
+                "gate.pin-root", dir.resolve("binds").toString(),
                 "gate.id", "gate-test",
                 "gate.heartbeat", "2s",
                 "gate.max-body-bytes", "65536",
@@ -122,6 +123,9 @@ public class GateTestResource implements QuarkusTestResourceLifecycleManager {
 
     @Override
     public void stop() {
+        if (dir != null) {
+            StandaloneGates.removePins(dir.resolve("binds"));
+        }
         if (daemon != null) {
             daemon.close();
         }

@@ -23,7 +23,20 @@ public final class StandaloneGates implements AutoCloseable {
         return new GateSettings(manifest, Duration.ofMillis(200), stateDir, gateId, Duration.ofSeconds(2), 65536,
                 Duration.ofSeconds(2), Duration.ofSeconds(5), 20, 1, Duration.ofSeconds(2),
                 java.util.Map.of("bootstrap.servers", KafkaTestResource.broker().bootstrapServers()))
-                .withGrantsKey(GrantsTopic.keyFile());
+                .withGrantsKey(GrantsTopic.keyFile())
+                .withPinRoot(pinRootFor(stateDir));
+    }
+
+    /** Where a test gate with state in {@code stateDir} pins bind sources: beside its state, outside the test's hostPaths. */
+    public static Path pinRootFor(Path stateDir) {
+        return stateDir.toAbsolutePath().getParent().resolve("binds");
+    }
+
+    /** Unmounts and removes every pin under {@code pinRoot}: pins outlive a gate by design, a test's must not outlive the test. */
+    public static void removePins(Path pinRoot) {
+        for (Path point : io.rediacc.gpu.gate.pinning.BindPinner.mountsUnder(pinRoot)) {
+            io.rediacc.gpu.gate.pinning.BindPinner.unpin(point);
+        }
     }
 
     public Gate start(Path manifest, Path stateDir, String gateId) {
@@ -32,8 +45,11 @@ public final class StandaloneGates implements AutoCloseable {
 
     /** Starts a gate on {@code settings} through {@link Gate#start}, the application's own start-up path. */
     public Gate start(GateSettings settings) {
+        pinRoots.add(settings.pinRoot());
         return Gate.start(settings, NettyTransport.of(vertx), new SimpleMeterRegistry());
     }
+
+    private final java.util.Set<Path> pinRoots = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /**
      * A gate that verifies its daemons against {@code cdiSpecDirs} (a test machine's root) instead of
@@ -44,12 +60,12 @@ public final class StandaloneGates implements AutoCloseable {
                 io.rediacc.gpu.gate.daemon.DaemonCheckSettings.DEFAULTS.interval(),
                 io.rediacc.gpu.gate.daemon.DaemonCheckSettings.DEFAULTS.retryInterval(),
                 java.util.Arrays.stream(cdiSpecDirs).map(Path::toString).toList());
-        return Gate.start(settings(manifest, stateDir, gateId).withDaemonCheck(check), NettyTransport.of(vertx),
-                new SimpleMeterRegistry());
+        return start(settings(manifest, stateDir, gateId).withDaemonCheck(check));
     }
 
     @Override
     public void close() {
         vertx.close().toCompletionStage().toCompletableFuture().join();
+        pinRoots.forEach(StandaloneGates::removePins);
     }
 }
