@@ -328,7 +328,7 @@ class RealDaemonAllowlistTest {
         Path work = checkedTree("cycles");
         Files.createDirectories(work.resolve("e"));
         int before = pinCount();
-        for (int i = 0; i < 5; i++) {
+        for (int i = 0; i < 3; i++) {
             DockerCli.Result run = viaGate.run("run", "--rm", "--network", "none", "-v", work + "/d:/d:ro", "-v", work + "/e:/e",
                     BaseImage.TAG, "true");
             assertThat(run.ok()).as(run.toString()).isTrue();
