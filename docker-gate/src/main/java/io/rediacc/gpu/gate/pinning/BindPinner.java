@@ -406,6 +406,60 @@ public final class BindPinner {
         }
     }
 
+    /**
+     * Makes {@code dir} a private mount of its own (a bind of itself), once: pins made under it then
+     * neither propagate to the peers of the parent mount (systemd makes / and /run shared, so a pin
+     * made under a shared parent would be copied to every peer, and its unmount after MS_PRIVATE would
+     * not follow) nor receive mounts from it.
+     */
+    public static void makePrivateMount(Path dir) {
+        try {
+            if (!isMountPoint(dir)) {
+                C.mount(dir.toString(), dir.toString(), null, new NativeLong(LibC.MS_BIND), null);
+            }
+            C.mount(null, dir.toString(), null, new NativeLong(LibC.MS_PRIVATE), null);
+        } catch (LastErrorException e) {
+            throw new IllegalStateException("the gate cannot make its pin directory " + dir + " a private mount (errno "
+                    + e.getErrorCode() + (e.getErrorCode() == LibC.EPERM ? ": it needs CAP_SYS_ADMIN, see docs/SECURITY.md" : "")
+                    + ")", e);
+        }
+    }
+
+    /** Unmounts everything at and under {@code dir}, deepest first, and leaves the directories (tests, teardown). */
+    public static void unmountAll(Path dir) {
+        List<Path> points = new ArrayList<>(mountsUnder(dir));
+        if (isMountPoint(dir)) {
+            points.add(dir);
+        }
+        points.sort(java.util.Comparator.comparingInt((Path p) -> p.toString().length()).reversed());
+        for (Path p : points) {
+            try {
+                C.umount2(p.toString(), LibC.MNT_DETACH | LibC.UMOUNT_NOFOLLOW);
+            } catch (LastErrorException ignored) {
+                // gone already
+            }
+        }
+    }
+
+    private static boolean isMountPoint(Path dir) {
+        String want = dir.toAbsolutePath().normalize().toString();
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/mountinfo"))) {
+                String[] f = line.split(" ");
+                if (f.length > 4 && unescape(f[4]).equals(want)) {
+                    return true;
+                }
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read /proc/self/mountinfo: " + e.getMessage(), e);
+        }
+        return false;
+    }
+
+    private static String unescape(String field) {
+        return field.replace("\\040", " ").replace("\\011", "\t").replace("\\012", "\n").replace("\\134", "\\");
+    }
+
     /** Mount points under {@code dir} as this process's mount namespace sees them (for the sweep and the tests). */
     public static List<Path> mountsUnder(Path dir) {
         List<Path> points = new ArrayList<>();

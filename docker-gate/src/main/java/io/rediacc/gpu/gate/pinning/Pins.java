@@ -223,6 +223,16 @@ public final class Pins implements BindPins {
      * root: a repo could then reach the pins of every repo.
      */
     public void checkOutside(List<String> hostPathRoots) {
+        checkOutsideRoots(hostPathRoots);
+        try {
+            Files.createDirectories(pinRoot);
+        } catch (IOException e) {
+            throw new IllegalStateException("the gate cannot create its pin root " + pinRoot + " (gate.pin-root): " + e.getMessage(), e);
+        }
+        BindPinner.makePrivateMount(pinRoot);
+    }
+
+    private void checkOutsideRoots(List<String> hostPathRoots) {
         for (String root : hostPathRoots) {
             String r = Path.of(root).toAbsolutePath().normalize().toString();
             String p = pinRoot.toString();

@@ -138,7 +138,7 @@ public final class Gate implements AutoCloseable {
         }
         try {
             pins.checkOutside(next.repos().stream().flatMap(r -> r.host().hostPaths().stream()).toList());
-        } catch (IllegalArgumentException e) {
+        } catch (IllegalArgumentException | IllegalStateException e) {
             LOG.errorf("the manifest change is not applied: %s", e.getMessage());
             return;
         }

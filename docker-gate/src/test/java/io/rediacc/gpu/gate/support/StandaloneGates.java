@@ -34,9 +34,7 @@ public final class StandaloneGates implements AutoCloseable {
 
     /** Unmounts and removes every pin under {@code pinRoot}: pins outlive a gate by design, a test's must not outlive the test. */
     public static void removePins(Path pinRoot) {
-        for (Path point : io.rediacc.gpu.gate.pinning.BindPinner.mountsUnder(pinRoot)) {
-            io.rediacc.gpu.gate.pinning.BindPinner.unpin(point);
-        }
+        io.rediacc.gpu.gate.pinning.BindPinner.unmountAll(pinRoot);
     }
 
     public Gate start(Path manifest, Path stateDir, String gateId) {
