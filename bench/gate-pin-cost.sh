@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "$(id -u)" = 0 ] || { echo "gate-pin-cost: run as root (mount(2))" >&2; exit 2; }
-mvn -B -q -o -pl docker-gate -am test-compile -DskipTests >/dev/null
-cp=$(mvn -B -q -o -f docker-gate/pom.xml dependency:build-classpath -Dmdep.outputFile=/dev/stdout -Dmdep.includeScope=test 2>/dev/null)
-java -cp "docker-gate/target/test-classes:docker-gate/target/classes:contracts/target/classes:$cp" \
+mvn -B -q -o -pl docker-gate -am test-compile dependency:build-classpath -DskipTests \
+  -Dmdep.outputFile=target/test-classpath.txt -Dmdep.includeScope=test >/dev/null
+java -cp "docker-gate/target/test-classes:docker-gate/target/classes:$(cat docker-gate/target/test-classpath.txt)" \
   io.rediacc.gpu.gate.policy.PinCostBench "${1:-2000}" "${2:-10000}"

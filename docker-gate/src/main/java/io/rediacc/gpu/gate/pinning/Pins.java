@@ -45,6 +45,18 @@ public final class Pins implements BindPins {
     private final HostAccess access;
     private final PinnedObjectJudge judge;
     private final Map<String, LinkedHashMap<String, PinRecord>> byRepo = new HashMap<>();
+    /**
+     * Writes records and unmounts released pins off the request path (a record write or an unmount
+     * takes milliseconds on a busy disk, a create's pins a fraction of one): one thread, in order.
+     * A crash before a record is written leaves a pin the record lacks; the start-up sweep removes
+     * it, and its container's start then fails (fail closed) until it is recreated.
+     */
+    private final java.util.concurrent.ExecutorService io = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "gate-pins-io");
+        t.setDaemon(true);
+        return t;
+    });
+    private final Set<String> dirty = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     public Pins(Path pinRoot, Path stateDir, HostAccess access) {
         this.pinRoot = pinRoot.toAbsolutePath().normalize();
@@ -101,8 +113,47 @@ public final class Pins implements BindPins {
     }
 
     @Override
-    public synchronized void save(RepoIdentity repo) {
-        store.save(repo.guid(), List.copyOf(pins(repo.guid()).values()));
+    public void save(RepoIdentity repo) {
+        saveLater(repo.guid());
+    }
+
+    /** Writes the repo's record soon, on the io thread (saves asked for meanwhile are one write). */
+    private void saveLater(String guid) {
+        if (dirty.add(guid)) {
+            io.execute(() -> {
+                dirty.remove(guid);
+                List<PinRecord> now;
+                synchronized (this) {
+                    now = List.copyOf(pins(guid).values());
+                }
+                try {
+                    store.save(guid, now);
+                } catch (RuntimeException e) {
+                    LOG.errorf("the gate could not write its pin record of repo %s: %s", guid, e.getMessage());
+                }
+            });
+        }
+    }
+
+    private void unpinLater(Path target) {
+        io.execute(() -> unpinQuietly(target));
+    }
+
+    /** Waits until every record write and unmount asked for so far is done (tests, benches, shutdown). */
+    public void flush() {
+        try {
+            io.submit(() -> { }).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException(e.getCause());
+        }
+    }
+
+    /** Finishes pending writes and unmounts; the pins themselves stay (they outlive the gate by design). */
+    public void close() {
+        flush();
+        io.shutdown();
     }
 
     @Override
@@ -121,7 +172,7 @@ public final class Pins implements BindPins {
             }
         }
         if (changed) {
-            store.save(repo.guid(), List.copyOf(pins.values()));
+            saveLater(repo.guid());
         }
     }
 
@@ -154,10 +205,10 @@ public final class Pins implements BindPins {
                 return 0;
             }
             gone.forEach(r -> pins.remove(r.id()));
-            store.save(repoGuid, List.copyOf(pins.values()));
         }
+        saveLater(repoGuid);
         for (PinRecord r : gone) {
-            unpinQuietly(pinRoot.resolve(repoGuid).resolve(r.id()));
+            unpinLater(pinRoot.resolve(repoGuid).resolve(r.id()));
         }
         return gone.size();
     }
@@ -252,10 +303,10 @@ public final class Pins implements BindPins {
                 return;
             }
             gone.forEach(r -> pins.remove(r.id()));
-            store.save(guid, List.copyOf(pins.values()));
         }
+        saveLater(guid);
         for (PinRecord r : gone) {
-            unpinQuietly(pinRoot.resolve(guid).resolve(r.id()));
+            unpinLater(pinRoot.resolve(guid).resolve(r.id()));
         }
     }
 

@@ -31,7 +31,7 @@ public interface BindPins {
      */
     String pin(RepoIdentity repo, String token, Owner owner, String hostPath, boolean createMissing);
 
-    /** Persists the repo's pins (before the rewritten request leaves the gate). */
+    /** Persists the repo's pins (written atomically, off the request path). */
     void save(RepoIdentity repo);
 
     /** The daemon created the container or volume: its pins stay until it goes. */

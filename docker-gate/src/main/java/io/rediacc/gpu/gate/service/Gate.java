@@ -262,6 +262,7 @@ public final class Gate implements AutoCloseable {
         }
         server.close();
         pinWatch.close();
+        pins.close();
         daemons.close();
         status.close();
         feed.close();
