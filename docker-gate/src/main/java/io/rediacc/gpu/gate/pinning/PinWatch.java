@@ -95,6 +95,19 @@ public final class PinWatch implements AutoCloseable {
         return tokens;
     }
 
+    /** A {@code destroy} event of a container or volume (the daemon filters; the gate checks again). */
+    private static boolean isDestroy(String line) {
+        if (line.isBlank()) {
+            return false;
+        }
+        try {
+            JsonNode event = JSON.readTree(line);
+            return "destroy".equals(event.path("Action").asText(event.path("status").asText()));
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
     @Override
     public synchronized void close() {
         closed = true;
@@ -121,14 +134,16 @@ public final class PinWatch implements AutoCloseable {
         @Override
         public void run() {
             boolean warned = false;
+            long backoff = RETRY.toMillis();
             while (!stopped && !closed) {
+                long connectedAt = System.currentTimeMillis();
                 try (DaemonHttp http = DaemonHttp.connect(daemon, (int) SWEEP_INTERVAL.toMillis())) {
                     stream = http;
                     sweepNow();
                     // until: the daemon ends the stream then, and the next connection sweeps again (the periodic sweep).
                     long until = System.currentTimeMillis() / 1000 + SWEEP_INTERVAL.toSeconds();
                     int status = http.stream(EVENTS + "&until=" + until, line -> {
-                        if (!line.isBlank()) {
+                        if (isDestroy(line)) {
                             sweepNow();
                         }
                     });
@@ -136,7 +151,11 @@ public final class PinWatch implements AutoCloseable {
                         throw new IOException("GET /events answered " + status);
                     }
                     warned = false;
-                    continue;
+                    if (System.currentTimeMillis() - connectedAt > SWEEP_INTERVAL.toMillis() / 2) {
+                        backoff = RETRY.toMillis();
+                        continue; // the daemon ended the stream at `until`, as asked
+                    }
+                    // ended early: a daemon that does not stream events; back off rather than spin
                 } catch (IOException | RuntimeException e) {
                     if (stopped || closed) {
                         return;
@@ -148,10 +167,11 @@ public final class PinWatch implements AutoCloseable {
                     }
                 }
                 try {
-                    Thread.sleep(RETRY.toMillis()); // a reconnect delay, not a test wait
+                    Thread.sleep(backoff); // a reconnect delay, not a test wait
                 } catch (InterruptedException e) {
                     return;
                 }
+                backoff = Math.min(backoff * 2, SWEEP_INTERVAL.toMillis());
             }
         }
 

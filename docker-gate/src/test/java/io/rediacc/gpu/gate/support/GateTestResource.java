@@ -27,6 +27,14 @@ public class GateTestResource implements QuarkusTestResourceLifecycleManager {
     private static StandInDockerd forkDaemon;
     private static Path dir;
 
+    /**
+     * What the stand-in received from clients through the gate, without the gate's own pin watcher
+     * sweeps ({@code User-Agent: rediacc-docker-gate}), which arrive on their own schedule.
+     */
+    public static java.util.List<StandInDockerd.Received> clientRequests(StandInDockerd daemon) {
+        return daemon.received().stream().filter(r -> !"rediacc-docker-gate".equals(r.headers().get("user-agent"))).toList();
+    }
+
     public static StandInDockerd daemon() {
         return daemon;
     }

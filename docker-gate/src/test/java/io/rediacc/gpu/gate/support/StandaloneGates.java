@@ -27,14 +27,35 @@ public final class StandaloneGates implements AutoCloseable {
                 .withPinRoot(pinRootFor(stateDir));
     }
 
-    /** Where a test gate with state in {@code stateDir} pins bind sources: beside its state, outside the test's hostPaths. */
+    /** One directory per test JVM for every standalone gate's pins, outside the tests' temporary directories. */
+    private static final Path PIN_BASE = Path.of(System.getProperty("java.io.tmpdir"), "gate-test-pins-" + ProcessHandle.current().pid());
+
+    static {
+        // A test that never closes its gates must not leave mounts behind the JVM.
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> removePins(PIN_BASE), "remove-test-pins"));
+    }
+
+    /**
+     * Where a test gate with state in {@code stateDir} pins bind sources: the same for the same state
+     * (a restarted gate restores its pins), outside the test's hostPaths and outside its temporary
+     * directory (the pin root is a mount of its own, which JUnit could not delete).
+     */
     public static Path pinRootFor(Path stateDir) {
-        return stateDir.toAbsolutePath().getParent().resolve("binds");
+        return PIN_BASE.resolve(Integer.toHexString(stateDir.toAbsolutePath().normalize().toString().hashCode()));
     }
 
     /** Unmounts and removes every pin under {@code pinRoot}: pins outlive a gate by design, a test's must not outlive the test. */
     public static void removePins(Path pinRoot) {
         io.rediacc.gpu.gate.pinning.BindPinner.unmountAll(pinRoot);
+        if (io.rediacc.gpu.gate.pinning.BindPinner.mountsUnder(pinRoot).isEmpty() && java.nio.file.Files.isDirectory(pinRoot)) {
+            try (var all = java.nio.file.Files.walk(pinRoot)) {
+                for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    java.nio.file.Files.deleteIfExists(p);
+                }
+            } catch (java.io.IOException | RuntimeException ignored) {
+                // a pin still in use: the JVM's exit hook tries again
+            }
+        }
     }
 
     public Gate start(Path manifest, Path stateDir, String gateId) {
