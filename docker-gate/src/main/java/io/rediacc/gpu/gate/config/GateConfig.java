@@ -35,6 +35,13 @@ public interface GateConfig {
      */
     java.util.Optional<Path> grantsKey();
 
+    /**
+     * Where the gate pins the host paths repos bind ({@code <pin-root>/<repo guid>/<id>}); default
+     * {@code /run/rediacc/binds}. Must lie outside every {@code hostPaths} root and in the Docker
+     * daemons' mount namespace (docs/SECURITY.md).
+     */
+    java.util.Optional<Path> pinRoot();
+
     /** This gate instance's id; with the machine name it keys the gate's status record. */
     @WithDefault("gate")
     String id();

@@ -25,6 +25,8 @@ public final class GatePolicy {
     private final ContainerBodyRules containers;
     private final ServiceSpecRules services;
     private final HostPathRules hostPaths;
+    /** Where admitted host paths are pinned; null only where a test judges bodies without pinning. */
+    private final BindPins pins;
 
     /**
      * The gate's policy: refuses inspected bodies over {@code maxBodyBytes} (413), and lets a repo
@@ -32,6 +34,15 @@ public final class GatePolicy {
      * start-up) allows.
      */
     public GatePolicy(int maxBodyBytes, HostAccess hostAccess) {
+        this(maxBodyBytes, hostAccess, null);
+    }
+
+    /**
+     * The policy as the gate runs it: host paths the policy admits are pinned in {@code pins}
+     * ({@link #pin}), and stored containers and existing volumes may bind only pins.
+     */
+    public GatePolicy(int maxBodyBytes, HostAccess hostAccess, BindPins pins) {
+        this.pins = pins;
         if (maxBodyBytes <= 0) {
             throw new IllegalArgumentException("maxBodyBytes must be positive, got " + maxBodyBytes);
         }
@@ -131,6 +142,7 @@ public final class GatePolicy {
             }
             Set<String> requested = new LinkedHashSet<>();
             HostPathRules.Reach reach = hostPaths.reach(repo);
+            reach.pinDirectory = pins == null ? null : pins.pinDirectory(repo);
             hostConfig.check(hc, "HostConfig", HostConfigRules.Source.STORED, requested, reach);
             // The daemon's resolved mount points also show binds inherited through VolumesFrom.
             mounts.mounts(container.field("Mounts", "Mounts"), "Mounts", true, reach);
@@ -163,6 +175,7 @@ public final class GatePolicy {
     public Verdict onVolumes(java.util.List<StoredVolume> volumes, RepoIdentity repo) {
         try {
             HostPathRules.Reach reach = hostPaths.reach(repo);
+            reach.pinDirectory = pins == null ? null : pins.pinDirectory(repo);
             for (StoredVolume volume : volumes) {
                 if (volume.status() == 404) {
                     continue;
@@ -190,6 +203,60 @@ public final class GatePolicy {
             return new Verdict.Allow();
         } catch (RuntimeException unexpected) {
             return new Verdict.Deny(inspectionFailed(unexpected));
+        }
+    }
+
+    /** An admitted body as it goes to the daemon: rewritten to mount pins ({@code token} names them), or refused. */
+    public record Pinned(byte[] body, String token, Refusal refusal) {
+    }
+
+    /** Whether {@link #pin} may rewrite this request's body (a container or volume create, with pinning on). */
+    public boolean pinsBody(RequestHead head) {
+        if (pins == null) {
+            return false;
+        }
+        DockerRoute.Kind kind = DockerRoute.classify(head.method(), head.uri()).kind();
+        return kind == DockerRoute.Kind.CONTAINER_CREATE || kind == DockerRoute.Kind.VOLUME_CREATE;
+    }
+
+    /**
+     * Pins the host paths of a body {@link #onBody} (and {@link #onVolumes}) admitted and rewrites it
+     * so the daemon mounts the pins ({@link PinRewrite}); call only when {@link #pinsBody} is true.
+     * The pins are saved before this returns; release them ({@link BindPins#release}) when the daemon
+     * does not create the container or volume.
+     */
+    public Pinned pin(RequestHead head, byte[] body, RepoIdentity repo) {
+        try {
+            if (body == null || body.length == 0) {
+                return new Pinned(body, null, null);
+            }
+            DockerRoute.Kind kind = DockerRoute.classify(head.method(), head.uri()).kind();
+            PinRewrite.Result result = kind == DockerRoute.Kind.CONTAINER_CREATE
+                    ? PinRewrite.containerCreate(body, repo, pins)
+                    : PinRewrite.volumeCreate(body, repo, pins);
+            if (result.token() != null) {
+                try {
+                    pins.save(repo);
+                } catch (RuntimeException e) {
+                    pins.release(repo, result.token());
+                    throw e;
+                }
+            }
+            return new Pinned(result.body(), result.token(), null);
+        } catch (PolicyRefusal refused) {
+            return new Pinned(null, null, RefusalMessages.forMachine(refused.refusal(), repo));
+        } catch (RuntimeException unexpected) {
+            return new Pinned(null, null, new Refusal(500, RefusalMessages.RULE_INSPECTION_FAILED, null,
+                    "the gate could not pin this request's bind sources (" + unexpected.getMessage() + "), so it refuses it"));
+        }
+    }
+
+    /** The daemon answered a request {@link #pin} rewrote: its pins stay with what it created, or go. */
+    public void settlePins(RepoIdentity repo, String token, boolean created) {
+        if (created) {
+            pins.commit(repo, token);
+        } else {
+            pins.release(repo, token);
         }
     }
 

@@ -16,8 +16,10 @@ import java.util.Set;
  *
  * <p>A path is judged twice: as written, after Go's {@code path.Clean} with {@code /var/run} read as
  * {@code /run} (the daemon cleans it the same way), and as the host resolves it now, symlinks
- * included (mount(2) follows them). Both must pass. What is left is the race between this check and
- * the daemon's mount: a symlink swapped in between (docs/SECURITY.md).
+ * included (mount(2) follows them). Both must pass. The daemon would mount the path again at every
+ * start, restart and {@code docker cp}, so an admitted path is then pinned ({@link BindPins}): the
+ * object opened beneath its root is judged once more ({@link Reach#opened}) and the daemon mounts
+ * the pin, not the path (docs/SECURITY.md).
  */
 final class HostPathRules {
 
@@ -103,6 +105,12 @@ final class HostPathRules {
         final Set<String> volumesToInspect = new LinkedHashSet<>();
         /** The allowed roots as written and as resolved, resolved once per request (on its first host path). */
         private List<String> roots;
+        /**
+         * Set when judging what already exists on the daemon (a stored container, an existing volume)
+         * with pinning on: the directory of this repo's pins. A bind or bind device there is a pin the
+         * gate made and judged; any other host path was mounted by path (made before pinning) and is refused.
+         */
+        String pinDirectory;
 
         private Reach(RepoIdentity repo, RepoAllowance allowance, List<ProtectedPath> protectedPaths) {
             this.repo = repo;
@@ -138,6 +146,16 @@ final class HostPathRules {
                 refuseProtected(resolved, written, resolved, rule, what, where);
                 refuseOutsideRoots(resolved, written, resolved, roots, what, where);
             }
+        }
+
+        /**
+         * Judges the object a pin opened for {@code requested}: its physical path must lie under a
+         * root and reach no protected path.
+         */
+        void opened(String requested, String physicalPath) {
+            String physical = normalize(physicalPath);
+            refuseProtected(physical, requested, physical, RefusalMessages.RULE_HOST_PATH, "bind of host path", "the request");
+            refuseOutsideRoots(physical, requested, physical, allowedRoots(), "bind of host path", "the request");
         }
 
         /** The repo's roots as written and as the host resolves them. */

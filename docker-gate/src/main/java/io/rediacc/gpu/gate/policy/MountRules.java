@@ -53,6 +53,9 @@ final class MountRules {
             String source = parts[0];
             String where = path + " \"" + spec + "\"";
             if (source.startsWith("/")) {
+                if (reach.pinDirectory != null) {
+                    throw unpinned(source, where);
+                }
                 reach.hostPath(source, RefusalMessages.RULE_HOST_PATH, "bind of host path", where);
             } else {
                 volumeName(source, where, reach);
@@ -80,7 +83,13 @@ final class MountRules {
             String source = string(mount.field("Source", at + ".Source"), at + ".Source");
             String where = at + " (type " + (type.isEmpty() ? "unset" : type) + ")";
             switch (type) {
-                case "bind" -> reach.hostPath(source, RefusalMessages.RULE_HOST_PATH, "mount of host path", where);
+                case "bind" -> {
+                    if (reach.pinDirectory == null) {
+                        reach.hostPath(source, RefusalMessages.RULE_HOST_PATH, "mount of host path", where);
+                    } else if (!HostPathRules.within(HostPathRules.normalize(source), reach.pinDirectory)) {
+                        throw unpinned(source, where);
+                    }
+                }
                 case "volume" -> {
                     if (stored) {
                         String name = string(mount.field("Name", at + ".Name"), at + ".Name");
@@ -151,6 +160,17 @@ final class MountRules {
             if (type == null || !BIND_TYPES.contains(type)) {
                 throw PolicyRefusal.forbidden(RefusalMessages.RULE_VOLUME_OPTIONS, type, RefusalMessages.volumeBindType(path, type));
             }
+            if (reach.pinDirectory != null) {
+                // An existing volume: its device must be a pin the gate made for this repo.
+                if (device == null || !device.equals(HostPathRules.normalize(device))
+                        || !HostPathRules.within(device, reach.pinDirectory)) {
+                    throw PolicyRefusal.forbidden(RefusalMessages.RULE_VOLUME_OPTIONS, device, path + " device=" + device
+                            + " is a bind of a host path by path, made before the gate pinned bind sources: the daemon mounts that"
+                            + " path again at every use, following whatever symlink is there then; remove the volume (docker volume rm)"
+                            + " and create it again through the gate, which pins the path");
+                }
+                return;
+            }
             reach.hostPath(device == null ? "" : device, RefusalMessages.RULE_VOLUME_OPTIONS, "local volume bind of",
                     path + " device=" + device);
             return;
@@ -160,6 +180,15 @@ final class MountRules {
         }
         throw PolicyRefusal.forbidden(RefusalMessages.RULE_VOLUME_OPTIONS, device != null ? device : type,
                 RefusalMessages.volumeType(path, type, reach.repo, reach.allowance));
+    }
+
+    /** A stored bind the daemon mounts by path: the container was made before pinning (or outside the gate). */
+    private static PolicyRefusal unpinned(String source, String where) {
+        return PolicyRefusal.forbidden(RefusalMessages.RULE_HOST_PATH, source, "bind of host path " + source + " in " + where
+                + " was not pinned by the gate (the container was created before the gate pinned bind sources, or outside it):"
+                + " the daemon mounts it by path at every start, restart and docker cp, following whatever symlink is there then;"
+                + " recreate the container through the gate (docker rm it, then docker run/create it again, or"
+                + " docker compose up -d --force-recreate), which pins its binds");
     }
 
     /** A volume driver other than the local one is a plugin: allowed only when the manifest lists it for the repo. */

@@ -29,6 +29,7 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.rediacc.gpu.contracts.manifest.SocketEndpoint;
+import io.rediacc.gpu.gate.policy.GatePolicy;
 import io.rediacc.gpu.gate.policy.HeadVerdict;
 import io.rediacc.gpu.gate.policy.Refusal;
 import io.rediacc.gpu.gate.policy.RefusalMessages;
@@ -78,6 +79,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         final RequestHead head;
         Mode mode = Mode.STREAM;
         HeadVerdict.InspectStoredContainer stored;
+        /** The token of the pins this request's rewritten body mounts; settled by the daemon's answer. */
+        String pinToken;
         CompositeByteBuf body;
         boolean requestDone;
         boolean responseStarted;
@@ -412,6 +415,26 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
 
     private void conclude(Verdict verdict, byte[] body) {
+        if (verdict instanceof Verdict.Allow && plane.policy().pinsBody(ex.head)) {
+            // The daemon mounts what the gate pinned, not the paths it judged (issue 30).
+            GatePolicy.Pinned pinned;
+            try {
+                pinned = plane.policy().pin(ex.head, body, repo);
+            } catch (RuntimeException e) {
+                pinned = new GatePolicy.Pinned(null, null, policyFailure(e));
+            }
+            if (pinned.refusal() != null) {
+                refuse(pinned.refusal());
+                return;
+            }
+            if (pinned.token() != null) {
+                ex.pinToken = pinned.token();
+                body = pinned.body();
+                if (HttpUtil.isContentLengthSet(ex.request)) {
+                    HttpUtil.setContentLength(ex.request, body.length);
+                }
+            }
+        }
         if (verdict instanceof Verdict.Allow) {
             ex.mode = Mode.STREAM;
             toDaemon(ex.request, false); // head and body leave in one write
@@ -704,6 +727,15 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
         if (response.status().codeClass() == HttpStatusClass.INFORMATIONAL) {
             return; // 100 Continue was already answered by the gate itself
+        }
+        if (ex.pinToken != null) {
+            String token = ex.pinToken;
+            ex.pinToken = null;
+            try {
+                plane.policy().settlePins(repo, token, response.status().codeClass() == HttpStatusClass.SUCCESS);
+            } catch (RuntimeException e) {
+                LOG.warnf("pins %s of repo %s: %s (the next sweep settles them)", token, repo.name(), e.getMessage());
+            }
         }
         ex.responseStarted = true;
         if (!HttpUtil.isKeepAlive(response)) {

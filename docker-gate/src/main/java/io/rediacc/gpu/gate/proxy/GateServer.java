@@ -116,9 +116,13 @@ public final class GateServer implements AutoCloseable {
         return a.equals(b);
     }
 
+    /** The identity the policy judges a repo's requests under. */
+    public static RepoIdentity identity(String machine, RepoEntry entry) {
+        return new RepoIdentity(entry.name(), entry.guid(), machine, entry.buildkitDeviceEntitlementDisabled());
+    }
+
     private Listener bind(RepoEntry entry) {
-        RepoIdentity identity = new RepoIdentity(entry.name(), entry.guid(), machine,
-                entry.buildkitDeviceEntitlementDisabled());
+        RepoIdentity identity = identity(machine, entry);
         ChannelGroup connections = new DefaultChannelGroup("repo-" + entry.name(), GlobalEventExecutor.INSTANCE);
         ConnectionLimits limits = plane.limits();
         Budget repoBudget = new Budget(limits.maxPerRepo(), limits.maxPendingBytesPerRepo());

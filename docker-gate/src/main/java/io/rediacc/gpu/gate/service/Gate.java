@@ -49,6 +49,8 @@ public final class Gate implements AutoCloseable {
     private final GateMetrics metrics;
     private final ManifestHostAccess hostAccess;
     private final DaemonChecks daemons;
+    private final io.rediacc.gpu.gate.pinning.Pins pins;
+    private final io.rediacc.gpu.gate.pinning.PinWatch pinWatch;
     private volatile ReposManifest manifest;
     private ManifestWatcher watcher;
 
@@ -70,8 +72,10 @@ public final class Gate implements AutoCloseable {
         DecisionPublisher decisions = new DecisionPublisher(producer, settings.decisionsBurst(),
                 settings.decisionsPerSecond());
         // The policy production runs: what repos may reach on the host comes from the manifest and the gate's own paths.
-        this.hostAccess = new ManifestHostAccess(settings.manifest(), settings.stateDir(), manifest);
-        DataPlane plane = new DataPlane(new GatePolicy(settings.maxBodyBytes(), hostAccess), verifiedGrants(grants, daemons),
+        this.hostAccess = new ManifestHostAccess(settings.manifest(), settings.stateDir(), settings.pinRoot(), manifest);
+        this.pins = new io.rediacc.gpu.gate.pinning.Pins(settings.pinRoot(), settings.stateDir(), hostAccess);
+        this.pinWatch = new io.rediacc.gpu.gate.pinning.PinWatch(pins, repo -> GateServer.identity(machine, repo));
+        DataPlane plane = new DataPlane(new GatePolicy(settings.maxBodyBytes(), hostAccess, pins), verifiedGrants(grants, daemons),
                 new RefusalLog(gateId, metrics, decisions), transport, settings.daemonConnectTimeout(),
                 settings.daemonInspectTimeout(), settings.connections());
         this.server = new GateServer(plane);
@@ -108,10 +112,13 @@ public final class Gate implements AutoCloseable {
         Gate gate = new Gate(settings, manifest, transport, registry);
         try {
             gate.grants.loadFromDisk();
+            // Pins before listeners: a repo is served only once its recorded pins are back (or dropped).
+            gate.restorePins(manifest);
             gate.daemons.serve(manifest);
             gate.feed.start();
             gate.status.start();
             gate.server.serve(manifest);
+            gate.pinWatch.serve(manifest);
             gate.watcher = new ManifestWatcher(settings.manifest(), digest, settings.manifestPollInterval(),
                     gate::reload);
         } catch (RuntimeException e) {
@@ -129,14 +136,45 @@ public final class Gate implements AutoCloseable {
                     manifest.machine(), next.machine());
             return;
         }
+        try {
+            pins.checkOutside(next.repos().stream().flatMap(r -> r.host().hostPaths().stream()).toList());
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            LOG.errorf("the manifest change is not applied: %s", e.getMessage());
+            return;
+        }
+        for (RepoEntry repo : next.repos()) {
+            if (manifest.repos().stream().noneMatch(r -> r.guid().equals(repo.guid()))) {
+                pins.restore(GateServer.identity(next.machine(), repo));
+            }
+        }
         manifest = next;
         hostAccess.update(next);
         daemons.serve(next);
+        pinWatch.serve(next);
         try {
             server.serve(next);
         } finally {
             status.publish();
         }
+    }
+
+    /**
+     * Re-creates each repo's recorded pins and removes strays, after checking the pin root lies
+     * outside every hostPaths root; warns when the gate does not share the mount namespace of PID 1
+     * (a systemd unit with PrivateTmp=, ProtectSystem= and the like), where its pins would be
+     * invisible to the daemons.
+     */
+    private void restorePins(ReposManifest m) {
+        pins.checkOutside(m.repos().stream().flatMap(r -> r.host().hostPaths().stream()).toList());
+        io.rediacc.gpu.gate.pinning.MountNamespace.warnIfNotHost();
+        for (RepoEntry repo : m.repos()) {
+            pins.restore(GateServer.identity(m.machine(), repo));
+        }
+    }
+
+    /** The gate's pins of bind sources (docs/SECURITY.md). */
+    public io.rediacc.gpu.gate.pinning.Pins pins() {
+        return pins;
     }
 
     /**
@@ -228,6 +266,8 @@ public final class Gate implements AutoCloseable {
             watcher.close();
         }
         server.close();
+        pinWatch.close();
+        pins.close();
         daemons.close();
         status.close();
         feed.close();

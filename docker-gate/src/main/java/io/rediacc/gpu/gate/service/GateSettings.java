@@ -15,7 +15,7 @@ public record GateSettings(Path manifest, Duration manifestPollInterval, Path st
                            Duration daemonInspectTimeout, int decisionsBurst, double decisionsPerSecond,
                            Duration kafkaApiTimeout, Map<String, Object> kafka, int statusMaxGrants,
                            DaemonCheckSettings daemonCheck, ConnectionLimits connections, Path signingKey,
-                           Path grantsKey) {
+                           Path grantsKey, Path pinRoot) {
 
     /** The default of {@code gate.status.max-grants}. */
     public static final int STATUS_MAX_GRANTS = 1000;
@@ -28,6 +28,14 @@ public record GateSettings(Path manifest, Duration manifestPollInterval, Path st
         signingKey = signingKey != null ? signingKey
                 : manifest.toAbsolutePath().getParent().resolveSibling("gpu").resolve(Path.of(KeyPairFile.MACHINE_KEY).getFileName());
         grantsKey = grantsKey != null ? grantsKey : manifest.toAbsolutePath().getParent().resolve(GRANTS_KEY_FILE);
+        pinRoot = pinRoot != null ? pinRoot : io.rediacc.gpu.gate.pinning.Pins.DEFAULT_ROOT;
+    }
+
+    /** The same settings pinning bind sources under {@code dir} ({@code gate.pin-root}). */
+    public GateSettings withPinRoot(Path dir) {
+        return new GateSettings(manifest, manifestPollInterval, stateDir, gateId, heartbeat, maxBodyBytes,
+                daemonConnectTimeout, daemonInspectTimeout, decisionsBurst, decisionsPerSecond, kafkaApiTimeout, kafka,
+                statusMaxGrants, daemonCheck, connections, signingKey, grantsKey, dir);
     }
 
     /** The file name of grant-service's public key beside the manifest, when {@code gate.grants-key} names none. */
@@ -37,7 +45,7 @@ public record GateSettings(Path manifest, Duration manifestPollInterval, Path st
     public GateSettings withGrantsKey(Path file) {
         return new GateSettings(manifest, manifestPollInterval, stateDir, gateId, heartbeat, maxBodyBytes,
                 daemonConnectTimeout, daemonInspectTimeout, decisionsBurst, decisionsPerSecond, kafkaApiTimeout, kafka,
-                statusMaxGrants, daemonCheck, connections, signingKey, file);
+                statusMaxGrants, daemonCheck, connections, signingKey, file, pinRoot);
     }
 
     /** Settings with the default status cap ({@value #STATUS_MAX_GRANTS} grants listed), daemon check and connection limits. */
@@ -47,35 +55,35 @@ public record GateSettings(Path manifest, Duration manifestPollInterval, Path st
                         Duration kafkaApiTimeout, Map<String, Object> kafka) {
         this(manifest, manifestPollInterval, stateDir, gateId, heartbeat, maxBodyBytes, daemonConnectTimeout,
                 daemonInspectTimeout, decisionsBurst, decisionsPerSecond, kafkaApiTimeout, kafka, STATUS_MAX_GRANTS,
-                null, null, null, null);
+                null, null, null, null, null);
     }
 
     /** The same settings listing at most {@code max} grants in the status record. */
     public GateSettings withStatusMaxGrants(int max) {
         return new GateSettings(manifest, manifestPollInterval, stateDir, gateId, heartbeat, maxBodyBytes,
                 daemonConnectTimeout, daemonInspectTimeout, decisionsBurst, decisionsPerSecond, kafkaApiTimeout, kafka, max,
-                daemonCheck, connections, signingKey, grantsKey);
+                daemonCheck, connections, signingKey, grantsKey, pinRoot);
     }
 
     /** The same settings with another daemon check (e.g. a test root's CDI spec directory). */
     public GateSettings withDaemonCheck(DaemonCheckSettings check) {
         return new GateSettings(manifest, manifestPollInterval, stateDir, gateId, heartbeat, maxBodyBytes,
                 daemonConnectTimeout, daemonInspectTimeout, decisionsBurst, decisionsPerSecond, kafkaApiTimeout, kafka,
-                statusMaxGrants, check, connections, signingKey, grantsKey);
+                statusMaxGrants, check, connections, signingKey, grantsKey, pinRoot);
     }
 
     /** The same settings with other connection limits. */
     public GateSettings withConnections(ConnectionLimits limits) {
         return new GateSettings(manifest, manifestPollInterval, stateDir, gateId, heartbeat, maxBodyBytes,
                 daemonConnectTimeout, daemonInspectTimeout, decisionsBurst, decisionsPerSecond, kafkaApiTimeout, kafka,
-                statusMaxGrants, daemonCheck, limits, signingKey, grantsKey);
+                statusMaxGrants, daemonCheck, limits, signingKey, grantsKey, pinRoot);
     }
 
     /** The same settings inspecting bodies of at most {@code bytes}. */
     public GateSettings withMaxBodyBytes(int bytes) {
         return new GateSettings(manifest, manifestPollInterval, stateDir, gateId, heartbeat, bytes,
                 daemonConnectTimeout, daemonInspectTimeout, decisionsBurst, decisionsPerSecond, kafkaApiTimeout, kafka,
-                statusMaxGrants, daemonCheck, connections, signingKey, grantsKey);
+                statusMaxGrants, daemonCheck, connections, signingKey, grantsKey, pinRoot);
     }
 
     /**
@@ -89,7 +97,7 @@ public record GateSettings(Path manifest, Duration manifestPollInterval, Path st
                 config.status().maxGrants(), new DaemonCheckSettings(config.daemonCheck().interval(),
                         config.daemonCheck().retryInterval(), config.daemonCheck().cdiSpecDirs()),
                 connections(config.connections()), config.signingKey().orElse(null),
-                config.grantsKey().orElse(null));
+                config.grantsKey().orElse(null), config.pinRoot().orElse(null));
     }
 
     private static ConnectionLimits connections(GateConfig.Connections c) {

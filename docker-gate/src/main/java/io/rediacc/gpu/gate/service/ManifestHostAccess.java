@@ -39,13 +39,20 @@ public final class ManifestHostAccess implements HostAccess {
 
     private final Path manifestFile;
     private final Path stateDir;
+    private final Path pinRoot;
     private final Map<String, String> reportedDataRoots = new ConcurrentHashMap<>();
     private volatile ReposManifest manifest;
     private volatile Snapshot snapshot;
 
     public ManifestHostAccess(Path manifestFile, Path stateDir, ReposManifest manifest) {
+        this(manifestFile, stateDir, null, manifest);
+    }
+
+    /** With {@code pinRoot}, the gate's pins of every repo are protected too (a bind of another repo's pin). */
+    public ManifestHostAccess(Path manifestFile, Path stateDir, Path pinRoot, ReposManifest manifest) {
         this.manifestFile = manifestFile.toAbsolutePath().normalize();
         this.stateDir = stateDir.toAbsolutePath().normalize();
+        this.pinRoot = pinRoot == null ? null : pinRoot.toAbsolutePath().normalize();
         update(manifest);
     }
 
@@ -75,6 +82,9 @@ public final class ManifestHostAccess implements HostAccess {
         paths.add(new ProtectedPath(manifestFile.getParent() == null ? manifestFile.toString() : manifestFile.getParent().toString(),
                 "the gate's repos manifest"));
         paths.add(new ProtectedPath(stateDir.toString(), "the gate's state directory (its grant snapshot)"));
+        if (pinRoot != null) {
+            paths.add(new ProtectedPath(pinRoot.toString(), "the gate's pinned bind sources of every repo"));
+        }
         Map<String, RepoAllowance> byGuid = new HashMap<>();
         for (RepoEntry r : m.repos()) {
             socket(paths, r.listen(), "the gate socket of repo " + r.name());

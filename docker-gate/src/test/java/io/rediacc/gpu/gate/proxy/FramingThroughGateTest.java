@@ -80,7 +80,7 @@ class FramingThroughGateTest {
         assertThat(RawHttp.status(response)).as(response).isEqualTo(400);
         assertThat(response).containsIgnoringCase("Content-Type: application/json").contains("{\"message\":\"");
         // nothing but the gate's own periodic daemon check, which may fall in this window on a loaded machine
-        assertThat(daemon.received()).allSatisfy(r -> assertThat(r.method() + " " + r.uri()).isEqualTo("GET /info"));
+        assertThat(GateTestResource.clientRequests(daemon)).allSatisfy(r -> assertThat(r.method() + " " + r.uri()).isEqualTo("GET /info"));
     }
 
     @Test
@@ -88,7 +88,7 @@ class FramingThroughGateTest {
         String response = RawHttp.exchange(gate, CREATE + "Connection: close\r\nContent-Length: 70000\r\n\r\n" + "x".repeat(70000));
 
         assertThat(RawHttp.status(response)).as(response).isEqualTo(413);
-        assertThat(daemon.received()).isEmpty();
+        assertThat(GateTestResource.clientRequests(daemon)).isEmpty();
     }
 
     @Test
@@ -100,7 +100,7 @@ class FramingThroughGateTest {
         String response = RawHttp.exchange(gate, CREATE + "Connection: close\r\nTransfer-Encoding: chunked\r\n\r\n" + chunks + "0\r\n\r\n");
 
         assertThat(RawHttp.status(response)).as(response).isEqualTo(413);
-        assertThat(daemon.received()).isEmpty();
+        assertThat(GateTestResource.clientRequests(daemon)).isEmpty();
     }
 
     @Test
@@ -108,7 +108,7 @@ class FramingThroughGateTest {
         String response = RawHttp.sendThenHalfClose(gate, CREATE + "Content-Length: 100\r\n\r\n{\"Image\":");
 
         assertThat(RawHttp.status(response)).as(response).isEqualTo(400);
-        assertThat(daemon.received()).isEmpty();
+        assertThat(GateTestResource.clientRequests(daemon)).isEmpty();
     }
 
     @Test
@@ -131,7 +131,7 @@ class FramingThroughGateTest {
                 + "GET /v1.50/_ping HTTP/1.1\r\nHost: docker\r\nConnection: close\r\n\r\n");
 
         assertThat(RawHttp.statuses(response)).containsExactly(200, 403, 200);
-        assertThat(daemon.received()).extracting(StandInDockerd.Received::path)
+        assertThat(GateTestResource.clientRequests(daemon)).extracting(StandInDockerd.Received::path)
                 .containsExactly("/_ping", "/v1.50/_ping");
     }
 }

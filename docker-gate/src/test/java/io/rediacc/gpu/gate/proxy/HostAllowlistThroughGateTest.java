@@ -156,7 +156,7 @@ class HostAllowlistThroughGateTest {
 
         assertThat(r.ok()).as(r.toString()).isFalse();
         assertThat(r.stderr()).contains("plugin management");
-        assertThat(daemon.received()).noneMatch(x -> x.path().contains("/plugins"));
+        assertThat(GateTestResource.clientRequests(daemon)).noneMatch(x -> x.path().contains("/plugins"));
     }
 
     @Test
@@ -200,7 +200,7 @@ class HostAllowlistThroughGateTest {
 
         assertThat(RawHttp.status(answer)).as(answer).isEqualTo(403);
         assertThat(answer).contains("is refused");
-        assertThat(daemon.received()).isEmpty();
+        assertThat(GateTestResource.clientRequests(daemon)).isEmpty();
     }
 
     @Test

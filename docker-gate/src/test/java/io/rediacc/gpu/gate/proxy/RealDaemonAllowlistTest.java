@@ -14,6 +14,12 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+
+import io.rediacc.gpu.gate.pinning.BindPinner;
+import io.rediacc.gpu.gate.support.Await;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -22,6 +28,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * mounts what the repo wrote there, and a volume made on the daemon directly as a bind of the
  * host's /etc (which really shows the host's files) is refused through the gate. The gate is
  * started the way the application starts it ({@link StandaloneGates}), from a manifest.
+ *
+ * <p>Issue 30, with real swaps (another container replacing the checked directory with a symlink):
+ * the daemon mounts the gate's pin of what was checked at every start, restart and {@code docker cp},
+ * never the swapped path; a bind-backed volume's {@code device} mounts what was checked; containers
+ * and volumes made by path before pinning are refused; pins go with their containers.
  */
 class RealDaemonAllowlistTest {
 
@@ -59,8 +70,14 @@ class RealDaemonAllowlistTest {
         direct = new DockerCli(docker.daemon().host());
     }
 
+    /** The daemon after {@link #updateRestartAlwaysAndADaemonRestartMountThePin} restarted it (the extension stops the first). */
+    private static io.rediacc.gpu.dockerd.Dockerd restarted;
+
     @AfterAll
     static void stop() {
+        if (restarted != null) {
+            restarted.close();
+        }
         if (gate != null) {
             gate.close();
         }
@@ -112,5 +129,252 @@ class RealDaemonAllowlistTest {
         assertThat(made.ok()).as(made.toString()).isTrue();
         assertThat(run.ok()).as(run.toString()).isTrue();
         assertThat(run.stdout()).isEqualTo("shared\n");
+    }
+
+    // ------------------------------------------------------------------ issue 30: pinned binds
+
+    private static Path pinDir() {
+        return StandaloneGates.pinRootFor(dir.resolve("state")).resolve(GUID);
+    }
+
+    private static java.util.Set<Path> pinEntries() {
+        if (!Files.isDirectory(pinDir())) {
+            return java.util.Set.of();
+        }
+        try (var s = Files.list(pinDir())) {
+            return s.collect(java.util.stream.Collectors.toSet());
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.exists(file) ? Files.readString(file) : "";
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    /** A fresh checked directory {@code <mount>/<name>/d} holding {@code checked}, and a host directory outside hostPaths. */
+    private static Path checkedTree(String name) throws IOException {
+        Path work = Files.createDirectories(mount.resolve(name));
+        Files.createDirectories(work.resolve("d"));
+        Files.writeString(work.resolve("d/checked"), "what the gate checked\n");
+        Path outside = Files.createDirectories(dir.resolve("outside-" + name));
+        Files.writeString(outside.resolve("secret"), "outside hostPaths\n");
+        return work;
+    }
+
+    /** Another container of the repo (through the gate) replaces {@code work/d} with a symlink to {@code target}. */
+    private static void swap(Path work, String target) {
+        DockerCli.Result swapped = viaGate.run("run", "--rm", "--network", "none", "-v", work + ":/w", BaseImage.TAG, "sh", "-c",
+                "mv /w/d /w/moved && ln -s " + target + " /w/d");
+        assertThat(swapped.ok()).as(swapped.toString()).isTrue();
+        assertThat(Files.isSymbolicLink(work.resolve("d"))).isTrue();
+    }
+
+    @Test
+    void afterASwapDockerCpAndStartsOfCreatedStoppedAndRunningContainersSeeOnlyWhatWasChecked() throws IOException {
+        Path work = checkedTree("cp");
+        String name = "pinned-cp";
+        DockerCli.Result created = viaGate.run("create", "--name", name, "--network", "none", "-v", work + "/d:/d",
+                BaseImage.TAG, "sh", "-c", "ls /d; sleep 30");
+        assertThat(created.ok()).as(created.toString()).isTrue();
+        String label = direct.run("inspect", "--format", "{{index .Config.Labels \"io.rediacc.gate.bind.0\"}}", name).stdout().strip();
+        assertThat(label).as("docker inspect still says where the bind came from").isEqualTo(work + "/d");
+
+        swap(work, "/");
+        // created: docker cp out reads what was checked, and the host's root is not behind /d
+        DockerCli.Result out = viaGate.run("cp", name + ":/d/checked", dir.resolve("cp-out").toString());
+        DockerCli.Result hostFile = viaGate.run("cp", name + ":/d/etc/hostname", dir.resolve("cp-host").toString());
+        assertThat(out.ok()).as(out.toString()).isTrue();
+        assertThat(Files.readString(dir.resolve("cp-out"))).isEqualTo("what the gate checked\n");
+        assertThat(hostFile.ok()).as(hostFile.toString()).isFalse();
+        assertThat(Files.exists(dir.resolve("cp-host"))).isFalse();
+        // docker cp in lands in the checked directory (now at work/moved), never in the host's root
+        Files.writeString(dir.resolve("cp-in"), "copied in\n");
+        DockerCli.Result in = viaGate.run("cp", dir.resolve("cp-in").toString(), name + ":/d/cp-in");
+        assertThat(in.ok()).as(in.toString()).isTrue();
+        assertThat(Files.readString(work.resolve("moved/cp-in"))).isEqualTo("copied in\n");
+        assertThat(Files.exists(Path.of("/cp-in"))).isFalse();
+
+        // running: the start mounts the pin
+        DockerCli.Result started = viaGate.run("start", name);
+        assertThat(started.ok()).as(started.toString()).isTrue();
+        Await.until("the container listed /d", Duration.ofSeconds(30),
+                () -> direct.run("logs", name).stdout().contains("checked"));
+        assertThat(direct.run("logs", name).stdout()).doesNotContain("etc").contains("cp-in");
+        DockerCli.Result running = viaGate.run("cp", name + ":/d/checked", dir.resolve("cp-running").toString());
+        assertThat(running.ok()).as(running.toString()).isTrue();
+        assertThat(viaGate.run("cp", name + ":/d/etc/hostname", dir.resolve("cp-running-host").toString()).ok()).isFalse();
+
+        // stopped: the same
+        assertThat(direct.run("kill", name).ok()).isTrue();
+        assertThat(viaGate.run("cp", name + ":/d/etc/hostname", dir.resolve("cp-stopped-host").toString()).ok()).isFalse();
+        assertThat(viaGate.run("cp", name + ":/d/checked", dir.resolve("cp-stopped").toString()).ok()).isTrue();
+
+        assertThat(viaGate.run("rm", "-f", name).ok()).isTrue();
+    }
+
+    @Test
+    void restartsAfterTheProcessExitsMountThePinNotTheSwappedPath() throws IOException {
+        Path work = checkedTree("restart");
+        Path outside = dir.resolve("outside-restart");
+        DockerCli.Result created = viaGate.run("create", "--name", "pinned-restart", "--network", "none",
+                "--restart", "on-failure:2", "-v", work + "/d:/d", BaseImage.TAG, "sh", "-c", "echo run >> /d/runs; exit 1");
+        assertThat(created.ok()).as(created.toString()).isTrue();
+        swap(work, outside.toString());
+
+        assertThat(viaGate.run("start", "pinned-restart").ok()).isTrue();
+
+        Await.until("the first run and both restarts wrote", Duration.ofSeconds(60),
+                () -> read(work.resolve("moved/runs")).equals("run\nrun\nrun\n"));
+        assertThat(Files.exists(outside.resolve("runs"))).as("no run wrote through the swapped link").isFalse();
+        assertThat(viaGate.run("rm", "-f", "pinned-restart").ok()).isTrue();
+    }
+
+    @Test
+    void startsRacingASwapperSeeTheCheckedDirectoryOrAreRefused() throws IOException {
+        Path work = checkedTree("race");
+        Path outside = dir.resolve("outside-race");
+        Files.writeString(outside.resolve("checked"), "outside hostPaths\n");
+        // the swapper: flips work/d between the directory and a link out of hostPaths, as fast as it can
+        DockerCli.Result swapper = viaGate.run("run", "-d", "--name", "swapper", "--network", "none", "-v", work + ":/w",
+                BaseImage.TAG, "sh", "-c", "while true; do mv /w/d /w/real; ln -s " + outside + " /w/d; rm /w/d; mv /w/real /w/d; done");
+        assertThat(swapper.ok()).as(swapper.toString()).isTrue();
+        int admitted = 0;
+        long startedAt = System.nanoTime();
+        try {
+            for (int i = 0; i < RACE_STARTS; i++) {
+                // --mount: a missing source is refused, not created (a -v source the gate would create beneath the root)
+                DockerCli.Result run = viaGate.run("run", "--rm", "--network", "none", "--mount", "type=bind,source=" + work + "/d,target=/d",
+                        BaseImage.TAG, "cat", "/d/checked");
+                assertThat(run.stdout() + run.stderr()).as("never the directory outside hostPaths").doesNotContain("outside hostPaths");
+                if (run.ok()) {
+                    admitted++;
+                    assertThat(run.stdout()).isEqualTo("what the gate checked\n");
+                } else {
+                    assertThat(run.stderr()).as(run.toString()).contains("is refused");
+                }
+            }
+        } finally {
+            direct.run("rm", "-f", "swapper");
+        }
+        System.out.printf("race: %d starts with a swapper running, %d admitted, %.1f s%n", RACE_STARTS, admitted,
+                (System.nanoTime() - startedAt) / 1e9);
+    }
+
+    /** Starts of the race loop: issue 30 asks 200; 40 fit CI's time on 2 cores (about 0.4 s each) and found the old race 1 in 25. */
+    private static final int RACE_STARTS = 40;
+
+    @Test
+    void aVolumeDeviceThroughALinkMountsOnlyWhatWasCheckedCreatedInlineRbindAndExisting() throws IOException {
+        Path work = checkedTree("vol");
+        Path outside = dir.resolve("outside-vol");
+        Files.createDirectories(outside.resolve("sub"));
+        Files.createSymbolicLink(work.resolve("l"), outside.resolve("sub"));
+        String device = work + "/l/..";
+
+        for (List<String> opts : List.of(List.of("o=bind"), List.of("o=rbind,ro"))) {
+            String volume = "linkvol-" + UUID.randomUUID().toString().substring(0, 8);
+            DockerCli.Result made = viaGate.run("volume", "create", "--opt", "type=none", "--opt", opts.get(0), "--opt", "device=" + device, volume);
+            if (made.ok()) {
+                DockerCli.Result ls = viaGate.run("run", "--rm", "--network", "none", "-v", volume + ":/v", BaseImage.TAG, "ls", "/v");
+                assertThat(ls.ok()).as(ls.toString()).isTrue();
+                assertThat(ls.stdout()).as("the volume is what the gate checked (%s), not the link target's parent", work)
+                        .contains("d").contains("l").doesNotContain("secret");
+                assertThat(viaGate.run("volume", "rm", volume).ok()).isTrue();
+            } else {
+                assertThat(made.stderr()).as(made.toString()).contains("is refused");
+            }
+        }
+        DockerCli.Result inline = viaGate.run("run", "--rm", "--network", "none", "--mount",
+                "type=volume,target=/v,volume-opt=type=none,volume-opt=o=bind,volume-opt=device=" + device, BaseImage.TAG, "ls", "/v");
+        if (inline.ok()) {
+            assertThat(inline.stdout()).contains("d").doesNotContain("secret");
+        } else {
+            assertThat(inline.stderr()).as(inline.toString()).contains("is refused");
+        }
+        // made on the daemon directly, by path: refused through the gate with what to do
+        assertThat(direct.run("volume", "create", "--opt", "type=none", "--opt", "o=bind", "--opt", "device=" + work, "bypath").ok()).isTrue();
+        DockerCli.Result existing = viaGate.run("run", "--rm", "--network", "none", "-v", "bypath:/v", BaseImage.TAG, "ls", "/v");
+        assertThat(existing.ok()).isFalse();
+        assertThat(existing.stderr()).contains("made before the gate pinned bind sources").contains("create it again through the gate");
+    }
+
+    @Test
+    void relativeLinksInsideHostPathsStillWork() throws IOException {
+        Path work = checkedTree("rel");
+        Files.createSymbolicLink(work.resolve("data"), Path.of("d"));
+        Files.createSymbolicLink(mount.resolve("rel-up"), Path.of("rel/d"));
+
+        DockerCli.Result viaLink = viaGate.run("run", "--rm", "--network", "none", "-v", work + "/data:/data", BaseImage.TAG, "cat", "/data/checked");
+        DockerCli.Result viaUp = viaGate.run("run", "--rm", "--network", "none", "--mount", "type=bind,source=" + mount + "/rel-up,target=/data",
+                BaseImage.TAG, "cat", "/data/checked");
+        DockerCli.Result missing = viaGate.run("run", "--rm", "--network", "none", "-v", work + "/made/by/gate:/m", BaseImage.TAG, "ls", "/m");
+
+        assertThat(viaLink.ok()).as(viaLink.toString()).isTrue();
+        assertThat(viaLink.stdout()).isEqualTo("what the gate checked\n");
+        assertThat(viaUp.ok()).as(viaUp.toString()).isTrue();
+        assertThat(missing.ok()).as("a missing -v source is created beneath the root, as the daemon would: " + missing).isTrue();
+        assertThat(Files.isDirectory(work.resolve("made/by/gate"))).isTrue();
+    }
+
+    @Test
+    void aContainerBindingByPathMadeBeforePinningIsRefusedItsStartWithTheFix() throws IOException {
+        Path work = checkedTree("old");
+        assertThat(direct.run("create", "--name", "made-by-path", "--network", "none", "-v", work + "/d:/d", BaseImage.TAG, "true").ok()).isTrue();
+
+        DockerCli.Result start = viaGate.run("start", "made-by-path");
+
+        assertThat(start.ok()).isFalse();
+        assertThat(start.stderr()).contains("was not pinned by the gate").contains("recreate the container through the gate");
+        direct.run("rm", "-f", "made-by-path");
+    }
+
+    @Test
+    void createAndRemoveCyclesLeaveNoPinAndNoMountBehind() throws IOException {
+        Path work = checkedTree("cycles");
+        Files.createDirectories(work.resolve("e"));
+        java.util.Set<Path> before = pinEntries();
+        for (int i = 0; i < 3; i++) {
+            DockerCli.Result run = viaGate.run("run", "--rm", "--network", "none", "-v", work + "/d:/d:ro", "-v", work + "/e:/e",
+                    BaseImage.TAG, "true");
+            assertThat(run.ok()).as(run.toString()).isTrue();
+            DockerCli.Result created = viaGate.run("create", "--name", "cycle-" + i, "-v", work + "/d:/d", BaseImage.TAG, "true");
+            assertThat(created.ok()).as(created.toString()).isTrue();
+            assertThat(viaGate.run("rm", "cycle-" + i).ok()).isTrue();
+        }
+        // refused creates leave nothing either
+        assertThat(viaGate.run("create", "--name", "dup", "-v", work + "/d:/d", "-v", work + "/e:/d", BaseImage.TAG, "true").ok()).isFalse();
+
+        // (pins of other tests' containers may still go meanwhile: only this test's must be gone)
+        Await.until("every pin of the removed containers is gone", Duration.ofSeconds(30), () -> before.containsAll(pinEntries()));
+        assertThat(before).containsAll(BindPinner.mountsUnder(pinDir()));
+    }
+
+    @Test
+    void updateRestartAlwaysAndADaemonRestartMountThePin() throws IOException {
+        Path work = checkedTree("boot");
+        Path outside = dir.resolve("outside-boot");
+        DockerCli.Result created = viaGate.run("create", "--name", "pinned-boot", "--network", "none", "-v", work + "/d:/d",
+                BaseImage.TAG, "sh", "-c", "echo boot >> /d/boots; sleep 600");
+        assertThat(created.ok()).as(created.toString()).isTrue();
+        DockerCli.Result update = viaGate.run("update", "--restart", "always", "pinned-boot");
+        assertThat(update.ok()).as(update.toString()).isTrue();
+        assertThat(viaGate.run("start", "pinned-boot").ok()).isTrue();
+        Await.until("the first start wrote", Duration.ofSeconds(30), () -> read(work.resolve("d/boots")).equals("boot\n"));
+        swap(work, outside.toString());
+
+        // the daemon restarts (same data root and socket) and starts the container itself at its boot
+        io.rediacc.gpu.dockerd.Dockerd first = docker.daemon();
+        first.close();
+        restarted = io.rediacc.gpu.dockerd.Dockerd.startWithConfig(first.kit(), first.dir(), first.socket(), first.dir().resolve("daemon.json"));
+
+        Await.until("the daemon's boot restarted the container on its pin", Duration.ofSeconds(60),
+                () -> read(work.resolve("moved/boots")).equals("boot\nboot\n"));
+        assertThat(Files.exists(outside.resolve("boots"))).as("the boot start did not follow the swapped link").isFalse();
+        assertThat(viaGate.run("rm", "-f", "pinned-boot").ok()).isTrue();
     }
 }

@@ -27,6 +27,14 @@ public class GateTestResource implements QuarkusTestResourceLifecycleManager {
     private static StandInDockerd forkDaemon;
     private static Path dir;
 
+    /**
+     * What the stand-in received from clients through the gate, without the gate's own pin watcher
+     * sweeps ({@code User-Agent: rediacc-docker-gate}), which arrive on their own schedule.
+     */
+    public static java.util.List<StandInDockerd.Received> clientRequests(StandInDockerd daemon) {
+        return daemon.received().stream().filter(r -> !"rediacc-docker-gate".equals(r.headers().get("user-agent"))).toList();
+    }
+
     public static StandInDockerd daemon() {
         return daemon;
     }
@@ -111,6 +119,7 @@ public class GateTestResource implements QuarkusTestResourceLifecycleManager {
                 "gate.manifest", manifest().toString(),
                 "gate.manifest-poll-interval", "200ms",
                 "gate.state-dir", stateDir().toString(),
+                "gate.pin-root", dir.resolve("binds").toString(),
                 "gate.id", "gate-test",
                 "gate.heartbeat", "2s",
                 "gate.max-body-bytes", "65536",
@@ -122,6 +131,9 @@ public class GateTestResource implements QuarkusTestResourceLifecycleManager {
 
     @Override
     public void stop() {
+        if (dir != null) {
+            StandaloneGates.removePins(dir.resolve("binds"));
+        }
         if (daemon != null) {
             daemon.close();
         }

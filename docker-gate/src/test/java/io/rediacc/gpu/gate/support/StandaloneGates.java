@@ -23,7 +23,39 @@ public final class StandaloneGates implements AutoCloseable {
         return new GateSettings(manifest, Duration.ofMillis(200), stateDir, gateId, Duration.ofSeconds(2), 65536,
                 Duration.ofSeconds(2), Duration.ofSeconds(5), 20, 1, Duration.ofSeconds(2),
                 java.util.Map.of("bootstrap.servers", KafkaTestResource.broker().bootstrapServers()))
-                .withGrantsKey(GrantsTopic.keyFile());
+                .withGrantsKey(GrantsTopic.keyFile())
+                .withPinRoot(pinRootFor(stateDir));
+    }
+
+    /** One directory per test JVM for every standalone gate's pins, outside the tests' temporary directories. */
+    private static final Path PIN_BASE = Path.of(System.getProperty("java.io.tmpdir"), "gate-test-pins-" + ProcessHandle.current().pid());
+
+    static {
+        // A test that never closes its gates must not leave mounts behind the JVM.
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> removePins(PIN_BASE), "remove-test-pins"));
+    }
+
+    /**
+     * Where a test gate with state in {@code stateDir} pins bind sources: the same for the same state
+     * (a restarted gate restores its pins), outside the test's hostPaths and outside its temporary
+     * directory (the pin root is a mount of its own, which JUnit could not delete).
+     */
+    public static Path pinRootFor(Path stateDir) {
+        return PIN_BASE.resolve(Integer.toHexString(stateDir.toAbsolutePath().normalize().toString().hashCode()));
+    }
+
+    /** Unmounts and removes every pin under {@code pinRoot}: pins outlive a gate by design, a test's must not outlive the test. */
+    public static void removePins(Path pinRoot) {
+        io.rediacc.gpu.gate.pinning.BindPinner.unmountAll(pinRoot);
+        if (io.rediacc.gpu.gate.pinning.BindPinner.mountsUnder(pinRoot).isEmpty() && java.nio.file.Files.isDirectory(pinRoot)) {
+            try (var all = java.nio.file.Files.walk(pinRoot)) {
+                for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    java.nio.file.Files.deleteIfExists(p);
+                }
+            } catch (java.io.IOException | RuntimeException ignored) {
+                // a pin still in use: the JVM's exit hook tries again
+            }
+        }
     }
 
     public Gate start(Path manifest, Path stateDir, String gateId) {
@@ -32,8 +64,11 @@ public final class StandaloneGates implements AutoCloseable {
 
     /** Starts a gate on {@code settings} through {@link Gate#start}, the application's own start-up path. */
     public Gate start(GateSettings settings) {
+        pinRoots.add(settings.pinRoot());
         return Gate.start(settings, NettyTransport.of(vertx), new SimpleMeterRegistry());
     }
+
+    private final java.util.Set<Path> pinRoots = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /**
      * A gate that verifies its daemons against {@code cdiSpecDirs} (a test machine's root) instead of
@@ -44,12 +79,12 @@ public final class StandaloneGates implements AutoCloseable {
                 io.rediacc.gpu.gate.daemon.DaemonCheckSettings.DEFAULTS.interval(),
                 io.rediacc.gpu.gate.daemon.DaemonCheckSettings.DEFAULTS.retryInterval(),
                 java.util.Arrays.stream(cdiSpecDirs).map(Path::toString).toList());
-        return Gate.start(settings(manifest, stateDir, gateId).withDaemonCheck(check), NettyTransport.of(vertx),
-                new SimpleMeterRegistry());
+        return start(settings(manifest, stateDir, gateId).withDaemonCheck(check));
     }
 
     @Override
     public void close() {
         vertx.close().toCompletionStage().toCompletableFuture().join();
+        pinRoots.forEach(StandaloneGates::removePins);
     }
 }

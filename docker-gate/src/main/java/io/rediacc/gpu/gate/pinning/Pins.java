@@ -1,0 +1,351 @@
+package io.rediacc.gpu.gate.pinning;
+
+import io.rediacc.gpu.gate.policy.BindPins;
+import io.rediacc.gpu.gate.policy.HostAccess;
+import io.rediacc.gpu.gate.policy.PinnedObjectJudge;
+import io.rediacc.gpu.gate.policy.RepoIdentity;
+import org.jboss.logging.Logger;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Stream;
+
+/**
+ * The gate's pins, per repo: made when a create is admitted ({@link #pin}), saved in the state
+ * directory before the rewritten request leaves the gate, released when the create fails, swept
+ * when their owner is gone ({@link #sweep}: the daemon's {@code destroy} events and its list of
+ * containers and volumes, {@link PinWatch}), and pinned again at gate start from the record
+ * ({@link #restore}) before the gate serves the repo. Pins live in
+ * {@code <pin root>/<repo guid>/<id>}, outside every {@code hostPaths} root.
+ */
+public final class Pins implements BindPins {
+
+    private static final Logger LOG = Logger.getLogger(Pins.class);
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    /** A pin of a create the gate did not see finish is kept this long before a sweep may take it. */
+    public static final Duration PENDING_GRACE = Duration.ofMinutes(5);
+
+    /** Where pins live when {@code gate.pin-root} names no other directory. */
+    public static final Path DEFAULT_ROOT = Path.of("/run/rediacc/binds");
+
+    private final Path pinRoot;
+    private final PinStore store;
+    private final HostAccess access;
+    private final PinnedObjectJudge judge;
+    private final Map<String, LinkedHashMap<String, PinRecord>> byRepo = new HashMap<>();
+    /**
+     * Writes records and unmounts released pins off the request path (a record write or an unmount
+     * takes milliseconds on a busy disk, a create's pins a fraction of one): one thread, in order.
+     * A crash before a record is written leaves a pin the record lacks; the start-up sweep removes
+     * it, and its container's start then fails (fail closed) until it is recreated.
+     */
+    private final java.util.concurrent.ExecutorService io = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "gate-pins-io");
+        t.setDaemon(true);
+        return t;
+    });
+    private final Set<String> dirty = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    public Pins(Path pinRoot, Path stateDir, HostAccess access) {
+        this.pinRoot = pinRoot.toAbsolutePath().normalize();
+        this.store = new PinStore(stateDir);
+        this.access = access;
+        this.judge = new PinnedObjectJudge(access);
+    }
+
+    public Path root() {
+        return pinRoot;
+    }
+
+    @Override
+    public String newToken() {
+        byte[] b = new byte[12];
+        RANDOM.nextBytes(b);
+        return HexFormat.of().formatHex(b);
+    }
+
+    @Override
+    public String pinDirectory(RepoIdentity repo) {
+        return pinRoot.resolve(repo.guid()).toString();
+    }
+
+    @Override
+    public String pin(RepoIdentity repo, String token, Owner owner, String hostPath, boolean createMissing) {
+        Beneath beneath = beneath(repo, hostPath).orElseThrow(() -> new Refused(403, hostPath
+                + " lies under none of the hostPaths roots of repo " + repo.name()));
+        String id = newToken();
+        Path dir = pinRoot.resolve(repo.guid());
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new Refused(500, "the gate cannot create its pin directory " + dir + ": " + e.getMessage());
+        }
+        BindPinner.Pin pin;
+        try {
+            pin = BindPinner.pin(beneath.root(), beneath.rel(), createMissing,
+                    physical -> judge.judge(repo, hostPath, physical), dir.resolve(id));
+        } catch (BindPinner.Refused refused) {
+            int status = switch (refused.kind()) {
+                case CANNOT_PIN -> 500;
+                case MISSING -> 400;
+                default -> 403;
+            };
+            throw new Refused(status, refused.getMessage());
+        }
+        PinRecord record = new PinRecord(id, token, owner.name(), beneath.root().toString(), beneath.rel(), hostPath,
+                pin.physicalPath(), pin.dev(), pin.ino(), pin.directory(), System.currentTimeMillis(), false);
+        synchronized (this) {
+            pins(repo.guid()).put(id, record);
+        }
+        return pin.target().toString();
+    }
+
+    @Override
+    public void save(RepoIdentity repo) {
+        saveLater(repo.guid());
+    }
+
+    /** Writes the repo's record soon, on the io thread (saves asked for meanwhile are one write). */
+    private void saveLater(String guid) {
+        if (dirty.add(guid)) {
+            io.execute(() -> {
+                dirty.remove(guid);
+                List<PinRecord> now;
+                synchronized (this) {
+                    now = List.copyOf(pins(guid).values());
+                }
+                try {
+                    store.save(guid, now);
+                } catch (RuntimeException e) {
+                    LOG.errorf("the gate could not write its pin record of repo %s: %s", guid, e.getMessage());
+                }
+            });
+        }
+    }
+
+    private void unpinLater(Path target) {
+        io.execute(() -> unpinQuietly(target));
+    }
+
+    /** Waits until every record write and unmount asked for so far is done (tests, benches, shutdown). */
+    public void flush() {
+        try {
+            io.submit(() -> { }).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException(e.getCause());
+        }
+    }
+
+    /** Finishes pending writes and unmounts; the pins themselves stay (they outlive the gate by design). */
+    public void close() {
+        flush();
+        io.shutdown();
+    }
+
+    @Override
+    public void release(RepoIdentity repo, String token) {
+        releaseWhere(repo.guid(), r -> r.token().equals(token));
+    }
+
+    @Override
+    public synchronized void commit(RepoIdentity repo, String token) {
+        LinkedHashMap<String, PinRecord> pins = pins(repo.guid());
+        boolean changed = false;
+        for (Map.Entry<String, PinRecord> e : pins.entrySet()) {
+            if (e.getValue().token().equals(token) && !e.getValue().committed()) {
+                e.setValue(e.getValue().commit());
+                changed = true;
+            }
+        }
+        if (changed) {
+            saveLater(repo.guid());
+        }
+    }
+
+    /** The repo's pins now (for tests and the status). */
+    public synchronized List<PinRecord> pins(RepoIdentity repo) {
+        return List.copyOf(pins(repo.guid()).values());
+    }
+
+    /**
+     * Removes the pins whose owner the daemon no longer has: container pins whose token no container
+     * carries, volume pins whose token no volume carries; a pin of a create not yet seen to finish
+     * only after {@link #PENDING_GRACE}. Returns how many went.
+     */
+    public int sweep(String repoGuid, Set<String> containerTokens, Set<String> volumeTokens, long nowMillis) {
+        List<PinRecord> gone = new ArrayList<>();
+        synchronized (this) {
+            LinkedHashMap<String, PinRecord> pins = pins(repoGuid);
+            boolean changed = false;
+            for (Map.Entry<String, PinRecord> e : pins.entrySet()) {
+                PinRecord r = e.getValue();
+                boolean alive = r.owner().equals(Owner.VOLUME.name()) ? volumeTokens.contains(r.token()) : containerTokens.contains(r.token());
+                if (alive && !r.committed()) {
+                    e.setValue(r.commit());
+                    changed = true;
+                } else if (!alive && (r.committed() || nowMillis - r.createdAtMillis() > PENDING_GRACE.toMillis())) {
+                    gone.add(r);
+                }
+            }
+            if (gone.isEmpty() && !changed) {
+                return 0;
+            }
+            gone.forEach(r -> pins.remove(r.id()));
+        }
+        saveLater(repoGuid);
+        for (PinRecord r : gone) {
+            unpinLater(pinRoot.resolve(repoGuid).resolve(r.id()));
+        }
+        return gone.size();
+    }
+
+    /**
+     * At gate start, before the repo is served: each recorded pin still mounted on the same object is
+     * kept; one lost (a reboot emptied /run) is pinned again if its path beneath the root still opens
+     * the recorded object (same device and inode), else dropped, so the daemon's start of its owner
+     * fails rather than mount something else. Mounts and entries in the repo's pin directory that the
+     * record does not list are removed.
+     */
+    public void restore(RepoIdentity repo) {
+        String guid = repo.guid();
+        Path dir = pinRoot.resolve(guid);
+        List<PinRecord> recorded = store.load(guid);
+        LinkedHashMap<String, PinRecord> kept = new LinkedHashMap<>();
+        List<String> roots = access.allowance(repo).hostPaths();
+        for (PinRecord r : recorded) {
+            Path target = dir.resolve(r.id());
+            if (BindPinner.holds(target, r.dev(), r.ino())) {
+                kept.put(r.id(), r);
+                continue;
+            }
+            unpinQuietly(target);
+            boolean rootStillListed = roots.stream().anyMatch(root -> Path.of(root).normalize().toString().equals(r.root()))
+                    || roots.stream().anyMatch(root -> access.realPath(root).map(real -> real.equals(r.root())).orElse(false));
+            try {
+                Files.createDirectories(dir);
+                if (rootStillListed && BindPinner.repin(Path.of(r.root()), r.rel(), r.dev(), r.ino(), target)) {
+                    kept.put(r.id(), r);
+                    LOG.infof("pinned %s again for repo %s (%s)", r.requested(), repo.name(), target);
+                } else {
+                    LOG.warnf("the bind source %s of repo %s is no longer the object the gate judged (or its root left"
+                            + " hostPaths); its pin %s is dropped and the container or volume using it will not start until"
+                            + " it is recreated", r.requested(), repo.name(), target);
+                }
+            } catch (IOException | RuntimeException e) {
+                LOG.warnf("the gate could not pin %s of repo %s again (%s); its owner will not start until it is recreated",
+                        r.requested(), repo.name(), e.getMessage());
+            }
+        }
+        // What the record does not know: a crash between mount and save, or a record moved aside.
+        for (Path point : BindPinner.mountsUnder(dir)) {
+            if (!kept.containsKey(point.getFileName().toString())) {
+                unpinQuietly(point);
+            }
+        }
+        if (Files.isDirectory(dir)) {
+            try (Stream<Path> entries = Files.list(dir)) {
+                entries.filter(p -> !kept.containsKey(p.getFileName().toString())).forEach(Pins::unpinQuietly);
+            } catch (IOException e) {
+                LOG.warnf("cannot list %s: %s", dir, e.getMessage());
+            }
+        }
+        synchronized (this) {
+            byRepo.put(guid, kept);
+            store.save(guid, List.copyOf(kept.values()));
+        }
+    }
+
+    /**
+     * Refuses (at start and on every manifest change) a pin root under or above a {@code hostPaths}
+     * root: a repo could then reach the pins of every repo.
+     */
+    public void checkOutside(List<String> hostPathRoots) {
+        checkOutsideRoots(hostPathRoots);
+        try {
+            Files.createDirectories(pinRoot);
+        } catch (IOException e) {
+            throw new IllegalStateException("the gate cannot create its pin root " + pinRoot + " (gate.pin-root): " + e.getMessage(), e);
+        }
+        BindPinner.makePrivateMount(pinRoot);
+    }
+
+    private void checkOutsideRoots(List<String> hostPathRoots) {
+        for (String root : hostPathRoots) {
+            String r = Path.of(root).toAbsolutePath().normalize().toString();
+            String p = pinRoot.toString();
+            if (r.equals(p) || p.startsWith(r.equals("/") ? "/" : r + "/") || r.startsWith(p + "/")) {
+                throw new IllegalArgumentException("the pin root " + p + " (gate.pin-root) overlaps the hostPaths root " + root
+                        + ": a repo could reach other repos' pins; choose a pin root outside every hostPaths root");
+            }
+        }
+    }
+
+    private void releaseWhere(String guid, java.util.function.Predicate<PinRecord> which) {
+        List<PinRecord> gone = new ArrayList<>();
+        synchronized (this) {
+            LinkedHashMap<String, PinRecord> pins = pins(guid);
+            pins.values().stream().filter(which).forEach(gone::add);
+            if (gone.isEmpty()) {
+                return;
+            }
+            gone.forEach(r -> pins.remove(r.id()));
+        }
+        saveLater(guid);
+        for (PinRecord r : gone) {
+            unpinLater(pinRoot.resolve(guid).resolve(r.id()));
+        }
+    }
+
+    private LinkedHashMap<String, PinRecord> pins(String guid) {
+        return byRepo.computeIfAbsent(guid, g -> new LinkedHashMap<>());
+    }
+
+    private static void unpinQuietly(Path target) {
+        try {
+            BindPinner.unpin(target);
+        } catch (RuntimeException e) {
+            LOG.warnf("cannot remove pin %s: %s", target, e.getMessage());
+        }
+    }
+
+    /** The root a host path lies beneath (the longest that holds it) and the rest of the path. */
+    private record Beneath(Path root, String rel) {
+    }
+
+    private Optional<Beneath> beneath(RepoIdentity repo, String hostPath) {
+        Beneath best = null;
+        for (String written : access.allowance(repo).hostPaths()) {
+            List<String> forms = new ArrayList<>();
+            forms.add(Path.of(written).normalize().toString());
+            access.realPath(written).ifPresent(forms::add);
+            for (String root : forms) {
+                String rel;
+                if (hostPath.equals(root)) {
+                    rel = "";
+                } else if (root.equals("/") ? hostPath.startsWith("/") : hostPath.startsWith(root + "/")) {
+                    rel = hostPath.substring(root.equals("/") ? 1 : root.length() + 1);
+                } else {
+                    continue;
+                }
+                if (best == null || root.length() > best.root().toString().length()) {
+                    best = new Beneath(Path.of(root), rel);
+                }
+            }
+        }
+        return Optional.ofNullable(best);
+    }
+}
