@@ -55,7 +55,7 @@ class MachineRemovalTest {
 
             assertThat(refused.statusCode()).as(spelling).isEqualTo(400);
             assertThat(refused.<String>path("error")).isEqualTo("invalid-parameter");
-            assertThat(refused.<String>path("detail")).contains("revokeGrants \"" + spelling + "\"");
+            assertThat(refused.<String>path("detail")).contains("revokeGrants=\"" + spelling + "\" is not a boolean");
         }
         assertThat(api.repoGrants(m.ref(a)).<List<String>>path("grants.device")).containsExactly("nvidia.com/gpu=0");
     }
