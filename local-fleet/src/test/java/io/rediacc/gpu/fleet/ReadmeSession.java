@@ -107,7 +107,26 @@ final class ReadmeSession {
             }
             out.add(n);
         }
+        sortUuidNamedRuns(out);
         return out;
+    }
+
+    /**
+     * The simulated cards get new UUIDs on every fleet, and listings sort names as text: the order of
+     * consecutive {@code =GPU-<guid>} rows depends on the UUIDs drawn, so such a run is compared as sorted.
+     */
+    private static void sortUuidNamedRuns(List<String> lines) {
+        int i = 0;
+        while (i < lines.size()) {
+            int j = i;
+            while (j < lines.size() && lines.get(j).contains("=GPU-<guid>")) {
+                j++;
+            }
+            if (j - i > 1) {
+                java.util.Collections.sort(lines.subList(i, j));
+            }
+            i = Math.max(j, i + 1);
+        }
     }
 
     /** Whether a normalised actual line is what the normalised expected line shows ({@code ...}: any text). */
