@@ -112,6 +112,7 @@ public class GateTestResource implements QuarkusTestResourceLifecycleManager {
             daemon = StandInDockerd.startTcp();
             forkDaemon = StandInDockerd.startUnix(forkDaemonSocket());
             Files.writeString(manifest(), manifestYaml(""));
+            StandaloneGates.removePinsAtExit(dir.resolve("binds"));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -32,7 +32,17 @@ public final class StandaloneGates implements AutoCloseable {
 
     static {
         // A test that never closes its gates must not leave mounts behind the JVM.
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> removePins(PIN_BASE), "remove-test-pins"));
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            removePins(PIN_BASE);
+            EXTRA_PIN_ROOTS.forEach(StandaloneGates::removePins);
+        }, "remove-test-pins"));
+    }
+
+    private static final java.util.Set<Path> EXTRA_PIN_ROOTS = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /** Removes the pins under {@code pinRoot} at JVM exit too (the Quarkus test gate's, which may outlive its resource's stop). */
+    public static void removePinsAtExit(Path pinRoot) {
+        EXTRA_PIN_ROOTS.add(pinRoot);
     }
 
     /**
