@@ -30,6 +30,8 @@ public final class StandaloneGates implements AutoCloseable {
     /** One directory per test JVM for every standalone gate's pins, outside the tests' temporary directories. */
     private static final Path PIN_BASE = Path.of(System.getProperty("java.io.tmpdir"), "gate-test-pins-" + ProcessHandle.current().pid());
 
+    private static final java.util.Set<Path> EXTRA_PIN_ROOTS = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     static {
         // A test that never closes its gates must not leave mounts behind the JVM.
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -37,8 +39,6 @@ public final class StandaloneGates implements AutoCloseable {
             EXTRA_PIN_ROOTS.forEach(StandaloneGates::removePins);
         }, "remove-test-pins"));
     }
-
-    private static final java.util.Set<Path> EXTRA_PIN_ROOTS = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /** Removes the pins under {@code pinRoot} at JVM exit too (the Quarkus test gate's, which may outlive its resource's stop). */
     public static void removePinsAtExit(Path pinRoot) {
