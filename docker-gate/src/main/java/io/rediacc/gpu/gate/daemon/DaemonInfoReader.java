@@ -91,6 +91,7 @@ final class DaemonInfoReader {
                 }
                 FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/info");
                 request.headers().set(HttpHeaderNames.HOST, "docker");
+                request.headers().set(HttpHeaderNames.USER_AGENT, GateUserAgent.VALUE);
                 connected.channel().writeAndFlush(request);
             });
         } catch (RuntimeException e) {

@@ -1,5 +1,7 @@
 package io.rediacc.gpu.gate.pinning;
 
+import io.rediacc.gpu.gate.daemon.GateUserAgent;
+
 import io.rediacc.gpu.contracts.manifest.SocketEndpoint;
 
 import java.io.BufferedInputStream;
@@ -77,7 +79,7 @@ final class DaemonHttp implements AutoCloseable {
     }
 
     private int request(String path) throws IOException {
-        out.write(("GET " + path + " HTTP/1.0\r\nHost: docker\r\nUser-Agent: rediacc-docker-gate\r\n\r\n")
+        out.write(("GET " + path + " HTTP/1.0\r\nHost: docker\r\nUser-Agent: " + GateUserAgent.VALUE + "\r\n\r\n")
                 .getBytes(StandardCharsets.US_ASCII));
         out.flush();
         String statusLine = headLine();

@@ -1,5 +1,6 @@
 package io.rediacc.gpu.gate.support;
 
+import io.rediacc.gpu.gate.daemon.GateUserAgent;
 import io.rediacc.gpu.standin.StandInDockerd;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 
@@ -28,11 +29,11 @@ public class GateTestResource implements QuarkusTestResourceLifecycleManager {
     private static Path dir;
 
     /**
-     * What the stand-in received from clients through the gate, without the gate's own pin watcher
-     * sweeps ({@code User-Agent: rediacc-docker-gate}), which arrive on their own schedule.
+     * What the stand-in received from clients through the gate, without the gate's own requests (the daemon
+     * check's {@code GET /info}, the pin watcher's sweeps: {@link GateUserAgent}), which arrive on their own schedule.
      */
     public static java.util.List<StandInDockerd.Received> clientRequests(StandInDockerd daemon) {
-        return daemon.received().stream().filter(r -> !"rediacc-docker-gate".equals(r.headers().get("user-agent"))).toList();
+        return daemon.received().stream().filter(r -> !GateUserAgent.VALUE.equals(r.headers().get("user-agent"))).toList();
     }
 
     public static StandInDockerd daemon() {
