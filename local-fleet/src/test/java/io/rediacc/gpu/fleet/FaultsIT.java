@@ -374,7 +374,9 @@ class FaultsIT {
                 .until(() -> next.get() >= 40);
         pg.stop();
         Instant stopped = Instant.now();
-        Thread.sleep(5000);
+        // down until the callers have seen it: 20 answers of 503, not a fixed time
+        await("20 answers of 503 while the database is down").atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(50))
+                .until(() -> statuses.getOrDefault(503, new AtomicInteger()).get() >= 20);
         int answersWhileDown = statuses.getOrDefault(503, new AtomicInteger()).get();
         pg.start();
         restarted.set(Instant.now());
