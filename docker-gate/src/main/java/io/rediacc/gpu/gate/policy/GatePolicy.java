@@ -285,6 +285,40 @@ public final class GatePolicy {
             case CONTAINER_RESTART -> {
                 return storedStart(route, "restart");
             }
+            case CONTAINER_ARCHIVE_READ -> {
+                if (declaresBody) {
+                    throw PolicyRefusal.badRequest(RefusalMessages.RULE_START_BODY, "docker cp out of a container carries no body");
+                }
+                return storedStart(route, "archive");
+            }
+            case CONTAINER_EXPORT -> {
+                if (declaresBody) {
+                    throw PolicyRefusal.badRequest(RefusalMessages.RULE_START_BODY, "an export carries no body");
+                }
+                return storedStart(route, "export");
+            }
+            case CONTAINER_ARCHIVE_PUT -> {
+                return new HeadVerdict.InspectStoredContainer(containerRef(route.target()),
+                        DockerRoute.apiVersion(route.requestTarget().path()), "archive", route.requestTarget().rawQuery(), true);
+            }
+            case COMMIT -> {
+                if (contentLength > maxBodyBytes) {
+                    throw tooLarge(contentLength);
+                }
+                String query = route.requestTarget().rawQuery();
+                if (query.contains(";")) {
+                    throw PolicyRefusal.badRequest(RefusalMessages.RULE_REQUEST_TARGET,
+                            "the commit query contains ';', which the daemon does not read as a separator; use '&'");
+                }
+                List<String> named = route.requestTarget().queryValues("container");
+                if (named.size() != 1) {
+                    throw PolicyRefusal.badRequest(RefusalMessages.RULE_REQUEST_TARGET,
+                            "a commit names its container exactly once (container=<name or ID>), this one names it "
+                                    + named.size() + " times");
+                }
+                return new HeadVerdict.InspectStoredContainer(containerRef(named.get(0)),
+                        DockerRoute.apiVersion(route.requestTarget().path()), "commit", query);
+            }
             default -> {
                 if (route.kind().bodyInspected()) {
                     if (contentLength > maxBodyBytes) {

@@ -55,6 +55,9 @@ public final class RefusalMessages {
     public static final String RULE_LOG_DRIVER = "log-driver";
     public static final String RULE_VOLUME_UNREADABLE = "volume-unreadable";
     public static final String RULE_STORED_UNREADABLE = "stored-config-unreadable";
+    // Uploads into containers (403 / 400)
+    public static final String RULE_ARCHIVE_DEVICE = "archive-device-entry";
+    public static final String RULE_ARCHIVE_FORMAT = "archive-format";
     // The gate itself (400 / 403)
     public static final String RULE_INCOMPLETE_BODY = "incomplete-body";
     public static final String RULE_INSPECTION_FAILED = "inspection-failed";
@@ -389,5 +392,15 @@ public final class RefusalMessages {
 
     static String storedPrefix() {
         return "this container was created with a configuration the gate refuses: ";
+    }
+
+    static String archiveDevice(String name, String kind, long major, long minor) {
+        return "the uploaded archive holds a " + kind + " device entry \"" + name + "\" (" + major + ":" + minor
+                + "); device nodes reach a container only as granted CDI devices (docker run --device nvidia.com/gpu=<n>),"
+                + " never by docker cp. Remove the entry from the archive (tar --exclude) and upload it again";
+    }
+
+    static String archiveFormat(String why) {
+        return "the gate checks every uploaded archive before the daemon unpacks it, and refuses this one: " + why;
     }
 }
