@@ -90,7 +90,7 @@ public final class GatePolicy {
             if (atHead instanceof HeadVerdict.Pass) {
                 return new Verdict.Allow();
             }
-            if (atHead instanceof HeadVerdict.InspectStoredContainer) {
+            if (atHead instanceof HeadVerdict.InspectStoredContainer stored && !stored.action().equals("update")) {
                 throw PolicyRefusal.badRequest(RefusalMessages.RULE_START_BODY, RefusalMessages.startWithBody());
             }
             byte[] bytes = body == null ? new byte[0] : body;
@@ -206,6 +206,21 @@ public final class GatePolicy {
         }
     }
 
+    /**
+     * Whether an update body {@link #onBody} admitted sets a restart policy: the daemon will then
+     * start the container by itself, so the container is judged like a start ({@link #onStoredContainer}).
+     */
+    public boolean updateSetsRestartPolicy(byte[] body) {
+        if (body == null || body.length == 0) {
+            return false;
+        }
+        try {
+            return containers.update(requireObject(GoJsonReader.read(body, GoJsonReader.Duplicates.REFUSE_FOLDED)));
+        } catch (RuntimeException refusedOrUnreadable) {
+            return true; // fail closed: judge the container
+        }
+    }
+
     /** An admitted body as it goes to the daemon: rewritten to mount pins ({@code token} names them), or refused. */
     public record Pinned(byte[] body, String token, Refusal refusal) {
     }
@@ -284,6 +299,13 @@ public final class GatePolicy {
             }
             case CONTAINER_RESTART -> {
                 return storedStart(route, "restart");
+            }
+            case CONTAINER_UPDATE -> {
+                if (contentLength > maxBodyBytes) {
+                    throw tooLarge(contentLength);
+                }
+                // The body is judged first (onBody); a restart policy then has the container judged like a start.
+                return storedStart(route, "update");
             }
             case CONTAINER_ARCHIVE_READ -> {
                 if (declaresBody) {

@@ -42,6 +42,7 @@ public final class RefusalMessages {
     public static final String RULE_CDI_ANNOTATION = "cdi-annotation";
     public static final String RULE_EXEC_PRIVILEGED = "exec-privileged";
     public static final String RULE_UPDATE_DEVICES = "update-devices";
+    public static final String RULE_UPDATE_FIELD = "update-field";
     public static final String RULE_BUILDKIT = "buildkit";
     public static final String RULE_DEVICE_ENV = "device-env";
     public static final String RULE_DAEMON_MISCONFIGURED = "daemon-misconfigured";
@@ -321,6 +322,12 @@ public final class RefusalMessages {
 
     static String execPrivileged() {
         return "docker exec --privileged is refused: it gives the process every host device; run exec without --privileged";
+    }
+
+    static String updateField(String field) {
+        return "container update of " + field + " is refused: docker update may change resource limits (--cpus, --memory, "
+                + "--pids-limit, ...) and the restart policy only; cgroup settings and device lists are fixed when a container "
+                + "is created, so recreate it with what it needs";
     }
 
     static String updateDevices(String field) {

@@ -508,6 +508,22 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             conclude(verdict, body);
             return;
         }
+        if (ex.stored.action().equals("update")) {
+            // An update's body is judged like any body; a restart policy also has its container judged like a start.
+            Verdict verdict;
+            boolean restarts;
+            try {
+                verdict = plane.policy().onBody(ex.head, body, repo, plane.grants());
+                restarts = verdict instanceof Verdict.Allow && plane.policy().updateSetsRestartPolicy(body);
+            } catch (RuntimeException e) {
+                verdict = new Verdict.Deny(policyFailure(e));
+                restarts = false;
+            }
+            if (!restarts) {
+                conclude(verdict, body);
+                return;
+            }
+        }
         Exchange decided = ex;
         StoredContainerReader.read(lookupPool(), ex.stored.containerId())
                 .addListener(done -> {

@@ -29,7 +29,6 @@ class RequestHeadRulesTest {
     @ParameterizedTest(name = "{0} {1} → {2}")
     @CsvSource({
             "POST, /v1.50/containers/create?name=a, container-create",
-            "POST, /v1.50/containers/abc/update, container-update",
             "POST, /v1.50/containers/abc/exec, exec-create",
             "POST, /v1.50/volumes/create, volume-create",
             "POST, /v1.50/services/create, service-create",
@@ -37,6 +36,20 @@ class RequestHeadRulesTest {
             "post, /v1.50/containers/create, container-create"})
     void bodiesThatCanCarryHardwareAreInspected(String method, String uri, String route) {
         assertThat(onHead(method, uri)).isEqualTo(new HeadVerdict.InspectBody(route));
+    }
+
+    @ParameterizedTest(name = "{0} {1} → {3}")
+    @CsvSource({
+            "POST, /v1.50/containers/abc/update, 1.50, update, ''",
+            "GET, /v1.50/containers/abc/archive?path=/etc, 1.50, archive, path=/etc",
+            "HEAD, /containers/abc/archive?path=/, , archive, path=/",
+            "GET, /v1.44/containers/abc/export, 1.44, export, ''",
+            "POST, /v1.44/commit?container=abc&repo=r, 1.44, commit, container=abc&repo=r"})
+    void routesWhereTheDaemonMountsTheContainerAreJudgedOnItsStoredConfiguration(String method, String uri, String version,
+                                                                               String action, String query) {
+        assertThat(onHead(method, uri)).isEqualTo(new HeadVerdict.InspectStoredContainer("abc", version, action, query));
+        assertThat(onHead("PUT", "/v1.50/containers/abc/archive?path=/"))
+                .isEqualTo(new HeadVerdict.InspectStoredContainer("abc", "1.50", "archive", "path=/", true));
     }
 
     @ParameterizedTest(name = "{0} {1}")
@@ -53,7 +66,6 @@ class RequestHeadRulesTest {
             "POST, /v1.50/images/create?fromImage=ubuntu",
             "POST, /v1.50/build?t=x",
             "POST, /v1.50/build?version=1",
-            "PUT, /v1.50/containers/abc/archive?path=/",
             "HEAD, /_ping",
             "OPTIONS, *"})
     void everythingElseStreamsThrough(String method, String uri) {

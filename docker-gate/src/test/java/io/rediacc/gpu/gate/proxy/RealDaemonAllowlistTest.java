@@ -360,6 +360,24 @@ class RealDaemonAllowlistTest {
     }
 
     @Test
+    void updateOfAnUnpinnedContainerMayChangeLimitsButNotSetARestartPolicyNorCgroupSettings() throws IOException {
+        Path work = checkedTree("old-update");
+        assertThat(direct.run("create", "--name", "old-update", "--network", "none", "-v", work + "/d:/d", BaseImage.TAG, "true").ok()).isTrue();
+
+        DockerCli.Result restart = viaGate.run("update", "--restart", "always", "old-update");
+        DockerCli.Result memory = viaGate.run("update", "--memory", "64m", "--memory-swap", "128m", "old-update");
+        DockerCli.Result restartNo = viaGate.run("update", "--restart", "no", "old-update");
+
+        assertThat(restart.ok()).as(restart.toString()).isFalse();
+        assertThat(restart.stderr()).contains("was not pinned by the gate").contains("recreate the container through the gate");
+        assertThat(direct.run("inspect", "--format", "{{.HostConfig.RestartPolicy.Name}}", "old-update").stdout().strip())
+                .isIn("", "no");
+        assertThat(memory.ok()).as(memory.toString()).isTrue();
+        assertThat(restartNo.ok()).as(restartNo.toString()).isTrue();
+        direct.run("rm", "-f", "old-update");
+    }
+
+    @Test
     void dockerCpOfADeviceNodeIntoCreatedAndRunningContainersIsRefusedAndNothingLands() {
         DockerCli.Result created = viaGate.run("create", "--name", "cp-device", "--network", "none", BaseImage.TAG, "sleep", "60");
         assertThat(created.ok()).as(created.toString()).isTrue();
