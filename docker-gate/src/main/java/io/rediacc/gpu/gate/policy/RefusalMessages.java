@@ -54,6 +54,8 @@ public final class RefusalMessages {
     public static final String RULE_HOST_PATH_NOT_ALLOWED = "host-path-not-allowed";
     public static final String RULE_VOLUME_DRIVER = "volume-driver";
     public static final String RULE_LOG_DRIVER = "log-driver";
+    public static final String RULE_LOG_HOST_FILE = "log-option-host-file";
+    public static final String RULE_PATH_NOT_CLEAN = "host-path-not-clean";
     public static final String RULE_VOLUME_UNREADABLE = "volume-unreadable";
     public static final String RULE_STORED_UNREADABLE = "stored-config-unreadable";
     // Uploads into containers (403 / 400)
@@ -204,7 +206,13 @@ public final class RefusalMessages {
                 + " in " + where + " is refused: ";
         return head + switch (root) {
             case "/" -> "the host root contains /dev and every other protected path; bind only directories under the repo's hostPaths";
-            case "/dev" -> "host /dev is reached only through granted CDI devices; " + insteadOfHostPath(cleaned);
+            case "/dev" -> what.equals("log socket")
+                    ? "the daemon connects to a log socket on the host as root, and host /dev is no place a repo's log socket may be;"
+                            + " serve your log collector's socket under the repo's hostPaths, or use a network address (tcp://, udp://)"
+                    : cleaned.equals("/dev/shm") || cleaned.startsWith("/dev/shm/")
+                    ? "host /dev/shm is the machine's shared memory, not the container's; for a larger /dev/shm in the container write "
+                            + "--shm-size (e.g. --shm-size 8g; compose: shm_size: 8g), and to share memory between containers --ipc container:<name>"
+                    : "host /dev is reached only through granted CDI devices; " + insteadOfHostPath(cleaned);
             case "/proc" -> "host /proc reaches the host's whole file system through /proc/<pid>/root, /dev included; "
                     + "bind the directory you need directly";
             case "/sys" -> "host /sys exposes device registers that the device cgroup does not guard; "
@@ -409,5 +417,17 @@ public final class RefusalMessages {
 
     static String archiveFormat(String why) {
         return "the gate checks every uploaded archive before the daemon unpacks it, and refuses this one: " + why;
+    }
+
+    static String pathNotClean(String what, String where, String written) {
+        return what + " \"" + written + "\" in " + where + " is refused: the daemon uses this string exactly as written, and the kernel"
+                + " follows each symlink on it before a '..' is applied, so the gate judges only clean paths; write it without"
+                + " '.', '..', '//' or a trailing '/' (" + HostPathRules.cleaned(written) + " if that is the directory you mean)";
+    }
+
+    static String logHostFile(String option, String path) {
+        return "log option " + option + " in " + path + " is refused: the daemon reads that file on the host as root, outside"
+                + " anything the gate can check; use a log driver without TLS files (json-file, local, journald) or send logs to a"
+                + " collector that terminates TLS itself";
     }
 }
