@@ -93,6 +93,15 @@ public final class GatePolicy {
             if (atHead instanceof HeadVerdict.InspectStoredContainer stored && !stored.action().equals("update")) {
                 throw PolicyRefusal.badRequest(RefusalMessages.RULE_START_BODY, RefusalMessages.startWithBody());
             }
+            DockerRoute.Kind kind = DockerRoute.classify(head.method(), head.uri()).kind();
+            switch (kind) {
+                case CONTAINER_CREATE -> GrantRules.requireFitDaemon(repo, grants, "container create");
+                case CONTAINER_UPDATE -> GrantRules.requireFitDaemon(repo, grants, "container update");
+                case EXEC_CREATE -> GrantRules.requireFitDaemon(repo, grants, "docker exec");
+                default -> {
+                    // volumes and services are judged by their own rules
+                }
+            }
             byte[] bytes = body == null ? new byte[0] : body;
             if (bytes.length > maxBodyBytes) {
                 throw tooLarge(bytes.length);
@@ -128,6 +137,11 @@ public final class GatePolicy {
      * hardware path (e.g. a container created before the gate); refuses what it cannot read.
      */
     public Verdict onStoredContainer(byte[] containerInspectJson, RepoIdentity repo, GrantLookup grants) {
+        try {
+            GrantRules.requireFitDaemon(repo, grants, "this request (a start, restart, docker cp, export, commit or update of a container)");
+        } catch (PolicyRefusal refused) {
+            return new Verdict.Deny(RefusalMessages.forMachine(refused.refusal(), repo));
+        }
         try {
             if (containerInspectJson == null || containerInspectJson.length == 0) {
                 throw PolicyRefusal.badRequest(RefusalMessages.RULE_UNREADABLE, "the daemon's answer was empty");

@@ -343,12 +343,19 @@ public final class RefusalMessages {
                 + "with --device " + DeviceSuggestions.ANY_GRANTED;
     }
 
+    static String daemonMisconfigured(String what, RepoIdentity repo, DaemonStatus daemon) {
+        return what + " is refused now: the Docker daemon of repo " + repo.name() + " on machine " + repo.machine()
+                + " is misconfigured: " + daemon.detail() + ". A misconfigured daemon can give containers devices no grant names,"
+                + " so the gate refuses creates, starts, restarts, exec, docker cp, export, commit and update until it has"
+                + " verified the fixed daemon (rdc machine gpu list shows its state)";
+    }
+
     static String daemonNotVerified(String device, RepoIdentity repo, DaemonStatus daemon) {
         String head = "device " + device + " cannot be attached now: ";
         return switch (daemon.state()) {
             case DaemonStatus.MISCONFIGURED -> head + "the Docker daemon of repo " + repo.name()
                     + " on machine " + repo.machine() + " is misconfigured: " + daemon.detail()
-                    + ". Requests without devices still work; device requests resume once the gate has verified the fixed daemon";
+                    + ". Device requests resume once the gate has verified the fixed daemon";
             case DaemonStatus.UNREACHABLE -> head + "the gate cannot verify the Docker daemon of repo "
                     + repo.name() + " (unreachable: " + daemon.detail() + "); retry once the daemon is running";
             default -> head + "the gate has not verified the Docker daemon of repo " + repo.name() + " yet; retry in a few seconds";
