@@ -164,7 +164,7 @@ public final class RefusalMessages {
 
     static String cdiShape(String what, List<String> deviceIds) {
         List<String> names = deviceIds.isEmpty() ? List.of(DeviceSuggestions.ANY_GRANTED) : deviceIds;
-        return "a CDI device request may carry only DeviceIDs (Count 0, no Capabilities, no Options), the shape docker run --device sends; "
+        return "a CDI device request may carry only DeviceIDs (Count 0, no Options; Capabilities are ignored), the shape docker run --device sends; "
                 + "this one sets " + what + "; write " + DeviceSuggestions.cliFlags(names) + " instead";
     }
 
