@@ -300,6 +300,23 @@ public final class GatePolicy {
         if (!repo.buildkitDeviceEntitlementDisabled()) {
             refuseBuildKit(head, route);
         }
+        if (head.method() != null && head.method().equals("PRI")) {
+            throw new PolicyRefusal(new Refusal(505, RefusalMessages.RULE_HTTP_VERSION, null,
+                    "HTTP/2 (the PRI preface) is not served: the Docker API through the gate is HTTP/1.1"));
+        }
+        if (!DockerRouteTable.known(head.method(), route.path())) {
+            String shown = head.method() + " " + route.path();
+            throw new PolicyRefusal(new Refusal(404, RefusalMessages.RULE_UNKNOWN_ROUTE, null,
+                    "the Docker API has no route " + (shown.length() > 200 ? shown.substring(0, 200) + "…" : shown)
+                            + " (the gate knows the daemon's routes up to API " + DockerRouteTable.MAX_API_VERSION
+                            + " and refuses others rather than pass them unchecked)"));
+        }
+        String version = DockerRoute.apiVersion(route.requestTarget().path());
+        if (version != null && DockerRouteTable.above(version)) {
+            throw PolicyRefusal.badRequest(RefusalMessages.RULE_API_VERSION, "API version " + version
+                    + " is above " + DockerRouteTable.MAX_API_VERSION + ", the newest the gate knows the routes of;"
+                    + " use an older client version (DOCKER_API_VERSION=" + DockerRouteTable.MAX_API_VERSION + ")");
+        }
         switch (route.kind()) {
             case SWARM_INIT -> throw PolicyRefusal.forbidden(RefusalMessages.RULE_SWARM, null, RefusalMessages.swarm("init"));
             case SWARM_JOIN -> throw PolicyRefusal.forbidden(RefusalMessages.RULE_SWARM, null, RefusalMessages.swarm("join"));

@@ -14,6 +14,9 @@ public final class RefusalMessages {
     // Request shape (400 / 413)
     public static final String RULE_REQUEST_TARGET = "request-target";
     public static final String RULE_FRAMING = "ambiguous-framing";
+    public static final String RULE_UNKNOWN_ROUTE = "unknown-route";
+    public static final String RULE_API_VERSION = "api-version";
+    public static final String RULE_HTTP_VERSION = "http-version";
     public static final String RULE_TOO_LARGE = "body-too-large";
     public static final String RULE_UNREADABLE = "body-not-json";
     public static final String RULE_DUPLICATE_KEY = "body-duplicate-key";

@@ -294,6 +294,19 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             refuseFraming(head(request), framing);
             return;
         }
+        if (request.protocolVersion().majorVersion() != 1) {
+            // "PRI * HTTP/2.0" and the like: the bytes that follow are no HTTP/1.1 request.
+            Refusal refusal = new Refusal(505, RefusalMessages.RULE_HTTP_VERSION, null, "HTTP version "
+                    + request.protocolVersion().text() + " is not served: the Docker API through the gate is HTTP/1.1");
+            plane.recorder().refused(repo, head(request), refusal);
+            closing = true;
+            releaseAll();
+            client.writeAndFlush(DockerErrors.response(505, refusal.message(), true)).addListener(ChannelFutureListener.CLOSE);
+            if (daemon != null) {
+                daemon.close();
+            }
+            return;
+        }
         ex = new Exchange(request, head(request));
         HeadVerdict verdict;
         try {

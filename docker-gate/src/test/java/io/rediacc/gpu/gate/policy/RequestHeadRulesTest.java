@@ -55,7 +55,6 @@ class RequestHeadRulesTest {
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource({
             "GET, /v1.50/containers/json",
-            "GET, /v1.50/containers/create",
             "POST, /v1.50/containers/abc/attach?stream=1&stdin=1",
             "POST, /v1.50/containers/abc/wait",
             "GET, /v1.50/containers/abc/logs?follow=1",
@@ -230,7 +229,30 @@ class RequestHeadRulesTest {
     }
 
     @Test
-    void opaqueAbsoluteTargetRoutesNowhereAndPasses() {
-        assertThat(onHead("POST", "mailto:containers/create")).isEqualTo(new HeadVerdict.Pass());
+    void opaqueAbsoluteTargetRoutesNowhereAndIsRefused() {
+        assertThat(refusal(onHead("POST", "mailto:containers/create")).rule()).isEqualTo("unknown-route");
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({"GET, /v1.50/containers/abc/secret", "GET, /v1.50/containers/create", "POST, /v1.50/containers/json", "PATCH, /v1.50/containers/abc/json",
+            "PRX, *", "GET, /v1.50/nothing", "POST, /v1.50/containers/abc/archive", "HEAD, /v1.50/containers/json"})
+    void routesTheDaemonDoesNotHaveAreRefused404(String method, String uri) {
+        Refusal r = refusal(onHead(method, uri));
+        assertThat(r.status()).isEqualTo(404);
+        assertThat(r.rule()).isEqualTo("unknown-route");
+        assertThat(r.message()).contains("has no route " + method);
+    }
+
+    @Test
+    void aVersionAboveTheTablesAndTheHttp2PrefaceAreRefused() {
+        Refusal version = refusal(onHead("GET", "/v1.99/containers/json"));
+        assertThat(version.status()).isEqualTo(400);
+        assertThat(version.rule()).isEqualTo("api-version");
+        assertThat(version.message()).contains("1.99").contains("DOCKER_API_VERSION=");
+        assertThat(onHead("GET", "/v1.56/containers/json")).isEqualTo(new HeadVerdict.Pass());
+        assertThat(onHead("GET", "/v1.24/containers/json")).isEqualTo(new HeadVerdict.Pass());
+        Refusal pri = refusal(onHead("PRI", "*"));
+        assertThat(pri.status()).isEqualTo(505);
+        assertThat(pri.rule()).isEqualTo("http-version");
     }
 }

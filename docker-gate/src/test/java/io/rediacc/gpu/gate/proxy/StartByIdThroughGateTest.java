@@ -158,4 +158,16 @@ class StartByIdThroughGateTest {
         assertThat(compressed).contains("gzip-compressed");
         assertThat(RawHttp.status(commitTwice)).as(commitTwice).isEqualTo(400);
     }
+
+    @Test
+    void theHttp2PrefaceAndUnknownRoutesNeverReachTheDaemon() {
+        String pri = RawHttp.exchange(gate, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
+        String unknown = RawHttp.request(gate, "GET", "/v1.44/containers/x/secret", "", null);
+
+        assertThat(RawHttp.status(pri)).as(pri).isEqualTo(505);
+        assertThat(RawHttp.status(unknown)).as(unknown).isEqualTo(404);
+        assertThat(unknown).contains("has no route GET /containers/x/secret");
+        assertThat(daemon.requests("PRI", ".*")).isEmpty();
+        assertThat(daemon.requests("GET", ".*/secret")).isEmpty();
+    }
 }
