@@ -304,7 +304,9 @@ public final class GatePolicy {
             throw new PolicyRefusal(new Refusal(505, RefusalMessages.RULE_HTTP_VERSION, null,
                     "HTTP/2 (the PRI preface) is not served: the Docker API through the gate is HTTP/1.1"));
         }
-        if (!DockerRouteTable.known(head.method(), route.path())) {
+        boolean refusedByKind = route.kind() == DockerRoute.Kind.PLUGIN_MANAGEMENT || route.kind() == DockerRoute.Kind.SWARM_INIT
+                || route.kind() == DockerRoute.Kind.SWARM_JOIN; // refused below with their own rule, known or not
+        if (!refusedByKind && !DockerRouteTable.known(head.method(), route.path())) {
             String shown = head.method() + " " + route.path();
             throw new PolicyRefusal(new Refusal(404, RefusalMessages.RULE_UNKNOWN_ROUTE, null,
                     "the Docker API has no route " + (shown.length() > 200 ? shown.substring(0, 200) + "…" : shown)

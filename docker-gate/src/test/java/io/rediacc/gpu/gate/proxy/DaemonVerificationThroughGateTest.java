@@ -118,7 +118,7 @@ class DaemonVerificationThroughGateTest {
                 .contains("DefaultRuntime is \"nvidia\"").contains("\"default-runtime\": \"runc\"");
         assertThat(daemon.saw("POST", "/containers/create")).isFalse();
         // Not only device requests: whatever makes, starts or enters a container is refused with the fix.
-        daemon.addContainer("existing", "{\"Image\":\"busybox\",\"HostConfig\":{}}");
+        String existing = daemon.addContainer("existing", "{\"Image\":\"busybox\",\"HostConfig\":{}}");
         List<DockerCli.Result> refusedAll = List.of(
                 docker.run("run", "--name", "no-device", "busybox", "true"),
                 docker.run("start", "existing"),
@@ -133,7 +133,7 @@ class DaemonVerificationThroughGateTest {
             assertThat(r.stderr()).as(r.toString()).contains("is misconfigured").contains("\"default-runtime\": \"runc\"");
         }
         assertThat(daemon.saw("POST", "/containers/create")).isFalse();
-        assertThat(daemon.startedIds()).isEmpty();
+        assertThat(daemon.startedIds()).doesNotContain(existing);
         assertThat(docker.run("inspect", "existing").ok()).as("reading requests still pass").isTrue();
         assertThat(state(FORK_GUID).state()).isEqualTo(DaemonStatus.OK);
         GateStatus reported = awaitStatus(s -> s.daemons().stream().anyMatch(d -> REPO.equals(d.repoName())
