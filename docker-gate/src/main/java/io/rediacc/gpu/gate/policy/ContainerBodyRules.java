@@ -35,16 +35,72 @@ final class ContainerBodyRules {
         }
     }
 
+    /** UpdateConfig fields (moby's container.Resources and RestartPolicy) a repo may change. */
+    private static final Set<String> UPDATE_ALLOWED = folded(List.of("CpuShares", "Memory", "NanoCpus", "BlkioWeight",
+            "CpuPeriod", "CpuQuota", "CpuRealtimePeriod", "CpuRealtimeRuntime", "CpusetCpus", "CpusetMems", "KernelMemory",
+            "KernelMemoryTCP", "MemoryReservation", "MemorySwap", "MemorySwappiness", "OomKillDisable", "PidsLimit",
+            "Ulimits", "CpuCount", "CpuPercent", "IOMaximumIOps", "IOMaximumBandwidth", "RestartPolicy"));
+    /** Resources fields that add devices or change the container's cgroup: refused unless empty (the CLI sends them empty). */
+    private static final List<String> UPDATE_DEVICE_FIELDS = List.of("Devices", "DeviceCgroupRules", "DeviceRequests");
+
+    private static Set<String> folded(List<String> names) {
+        Set<String> out = new java.util.HashSet<>();
+        for (String n : names) {
+            out.add(GoJsonFolding.fold(n));
+        }
+        return Set.copyOf(out);
+    }
+
     /**
-     * {@code POST /containers/{id}/update}: an UpdateConfig, Resources at the top level. The daemon
-     * does not change devices on update, but a body that asks to is refused rather than trusted.
+     * {@code POST /containers/{id}/update}: an UpdateConfig, Resources at the top level. Only the
+     * resource limits and the restart policy may change: devices and device cgroup rules
+     * ({@value RefusalMessages#RULE_UPDATE_DEVICES}), and cgroup settings or any other field
+     * ({@value RefusalMessages#RULE_UPDATE_FIELD}: {@code CgroupParent}, the {@code Blkio*Device*}
+     * lists that name host devices, fields this gate does not know) are refused unless empty, as the
+     * docker CLI sends them. Returns whether the body sets a restart policy (then the container is
+     * judged like a start: the daemon will start it itself).
      */
-    void update(JsonObject body) {
-        for (String field : List.of("Devices", "DeviceCgroupRules", "DeviceRequests")) {
+    boolean update(JsonObject body) {
+        for (String field : UPDATE_DEVICE_FIELDS) {
             if (!array(body.field(field, field), field).isEmpty()) {
                 throw PolicyRefusal.forbidden(RefusalMessages.RULE_UPDATE_DEVICES, null, RefusalMessages.updateDevices(field));
             }
         }
+        for (JsonValue.Member member : body.members()) {
+            String key = GoJsonFolding.fold(member.key());
+            if (UPDATE_ALLOWED.contains(key) || UPDATE_DEVICE_FIELDS.stream().anyMatch(f -> GoJsonFolding.fold(f).equals(key))) {
+                continue;
+            }
+            if (!isZero(member.value())) {
+                throw PolicyRefusal.forbidden(RefusalMessages.RULE_UPDATE_FIELD, null, RefusalMessages.updateField(member.key()));
+            }
+        }
+        JsonObject restart = object(body.field("RestartPolicy", "RestartPolicy"), "RestartPolicy");
+        if (restart == null) {
+            return false;
+        }
+        String name = string(restart.field("Name", "RestartPolicy.Name"), "RestartPolicy.Name");
+        return name != null && !name.isEmpty() && !name.equals("no");
+    }
+
+    /** Go's zero value as JSON: null, false, 0, "", [], {}. */
+    private static boolean isZero(JsonValue value) {
+        if (value instanceof JsonValue.JsonNull) {
+            return true;
+        }
+        if (value instanceof JsonValue.JsonBool b) {
+            return !b.value();
+        }
+        if (value instanceof JsonValue.JsonString str) {
+            return str.value().isEmpty();
+        }
+        if (value instanceof JsonValue.JsonNumber n) {
+            return n.text().matches("-?0(\\.0+)?([eE][+-]?[0-9]+)?");
+        }
+        if (value instanceof JsonValue.JsonArray a) {
+            return a.elements().isEmpty();
+        }
+        return value instanceof JsonObject o && o.members().isEmpty();
     }
 
     /** {@code POST /containers/{id}/exec}: an ExecConfig; privileged exec opens every device. */

@@ -18,7 +18,9 @@ import java.util.Set;
 /**
  * {@code HostConfig.DeviceRequests}: the one door to a device. Only the exact shape
  * {@code docker run --device <cdi name>} sends is accepted — {@code Driver} exactly {@code "cdi"},
- * {@code Count} 0, no {@code Capabilities}, no {@code Options} — and its names are collected for the
+ * {@code Count} 0, no {@code Options}; {@code Capabilities} may be anything (the daemon's CDI driver
+ * ignores them, and compose's {@code driver: cdi} + {@code device_ids} + {@code capabilities: [gpu]}
+ * sends them) — and its names are collected for the
  * grant check. Every other request ({@code --gpus}, compose {@code deploy...devices}, other
  * drivers) is refused whether or not anything is granted.
  */
@@ -43,6 +45,7 @@ final class DeviceRequestRules {
         String driver = request == null ? "" : string(request.field("Driver", path + ".Driver"), path + ".Driver");
         long count = request == null ? 0 : integer(request.field("Count", path + ".Count"), path + ".Count");
         List<String> ids = request == null ? List.of() : strings(request.field("DeviceIDs", path + ".DeviceIDs"), path + ".DeviceIDs");
+        // Read (and type-checked) for the refusal messages; the daemon's CDI driver ignores them.
         List<List<String>> capabilities = request == null ? List.of() : capabilities(request.field("Capabilities", path + ".Capabilities"), path + ".Capabilities");
         Map<String, String> options = request == null ? Map.of() : stringMap(request.field("Options", path + ".Options"), path + ".Options");
 
@@ -59,8 +62,6 @@ final class DeviceRequestRules {
         String shape = null;
         if (count != 0) {
             shape = "Count " + count;
-        } else if (!capabilities.isEmpty()) {
-            shape = "Capabilities " + capabilities;
         } else if (!options.isEmpty()) {
             shape = "Options " + options.keySet();
         }

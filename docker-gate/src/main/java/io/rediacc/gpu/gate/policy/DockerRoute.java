@@ -20,6 +20,14 @@ record DockerRoute(Kind kind, String path, String target, RequestTarget requestT
         EXEC_CREATE("exec-create", true),
         CONTAINER_START("container-start", false),
         CONTAINER_RESTART("container-restart", false),
+        /** {@code GET}/{@code HEAD /containers/{id}/archive}: docker cp out (the daemon mounts the container's sources). */
+        CONTAINER_ARCHIVE_READ("container-archive-read", false),
+        /** {@code PUT /containers/{id}/archive}: docker cp in, a tar stream. */
+        CONTAINER_ARCHIVE_PUT("container-archive-put", false),
+        /** {@code GET /containers/{id}/export}. */
+        CONTAINER_EXPORT("container-export", false),
+        /** {@code POST /commit?container={id}}. */
+        COMMIT("commit", false),
         VOLUME_CREATE("volume-create", true),
         SERVICE_CREATE("service-create", true),
         SERVICE_UPDATE("service-update", true),
@@ -67,6 +75,20 @@ record DockerRoute(Kind kind, String path, String target, RequestTarget requestT
                 && (method == null || !(method.equalsIgnoreCase("GET") || method.equalsIgnoreCase("HEAD")))) {
             return new DockerRoute(Kind.PLUGIN_MANAGEMENT, path, null, target);
         }
+        if (method != null && (method.equalsIgnoreCase("GET") || method.equalsIgnoreCase("HEAD"))) {
+            DockerRoute read = named(path, lower, "/containers/", "/archive", Kind.CONTAINER_ARCHIVE_READ, target);
+            read = read != null || !method.equalsIgnoreCase("GET") ? read
+                    : named(path, lower, "/containers/", "/export", Kind.CONTAINER_EXPORT, target);
+            if (read != null) {
+                return read;
+            }
+        }
+        if (method != null && method.equalsIgnoreCase("PUT")) {
+            DockerRoute put = named(path, lower, "/containers/", "/archive", Kind.CONTAINER_ARCHIVE_PUT, target);
+            if (put != null) {
+                return put;
+            }
+        }
         if (method == null || !method.equalsIgnoreCase("POST")) {
             return new DockerRoute(Kind.OTHER, path, null, target);
         }
@@ -77,6 +99,7 @@ record DockerRoute(Kind kind, String path, String target, RequestTarget requestT
             case "/build" -> Kind.BUILD;
             case "/swarm/init" -> Kind.SWARM_INIT;
             case "/swarm/join" -> Kind.SWARM_JOIN;
+            case "/commit" -> Kind.COMMIT;
             default -> null;
         };
         if (exact != null) {

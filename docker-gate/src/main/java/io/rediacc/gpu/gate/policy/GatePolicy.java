@@ -90,8 +90,17 @@ public final class GatePolicy {
             if (atHead instanceof HeadVerdict.Pass) {
                 return new Verdict.Allow();
             }
-            if (atHead instanceof HeadVerdict.InspectStoredContainer) {
+            if (atHead instanceof HeadVerdict.InspectStoredContainer stored && !stored.action().equals("update")) {
                 throw PolicyRefusal.badRequest(RefusalMessages.RULE_START_BODY, RefusalMessages.startWithBody());
+            }
+            DockerRoute.Kind kind = DockerRoute.classify(head.method(), head.uri()).kind();
+            switch (kind) {
+                case CONTAINER_CREATE -> GrantRules.requireFitDaemon(repo, grants, "container create");
+                case CONTAINER_UPDATE -> GrantRules.requireFitDaemon(repo, grants, "container update");
+                case EXEC_CREATE -> GrantRules.requireFitDaemon(repo, grants, "docker exec");
+                default -> {
+                    // volumes and services are judged by their own rules
+                }
             }
             byte[] bytes = body == null ? new byte[0] : body;
             if (bytes.length > maxBodyBytes) {
@@ -128,6 +137,11 @@ public final class GatePolicy {
      * hardware path (e.g. a container created before the gate); refuses what it cannot read.
      */
     public Verdict onStoredContainer(byte[] containerInspectJson, RepoIdentity repo, GrantLookup grants) {
+        try {
+            GrantRules.requireFitDaemon(repo, grants, "this request (a start, restart, docker cp, export, commit or update of a container)");
+        } catch (PolicyRefusal refused) {
+            return new Verdict.Deny(RefusalMessages.forMachine(refused.refusal(), repo));
+        }
         try {
             if (containerInspectJson == null || containerInspectJson.length == 0) {
                 throw PolicyRefusal.badRequest(RefusalMessages.RULE_UNREADABLE, "the daemon's answer was empty");
@@ -206,6 +220,21 @@ public final class GatePolicy {
         }
     }
 
+    /**
+     * Whether an update body {@link #onBody} admitted sets a restart policy: the daemon will then
+     * start the container by itself, so the container is judged like a start ({@link #onStoredContainer}).
+     */
+    public boolean updateSetsRestartPolicy(byte[] body) {
+        if (body == null || body.length == 0) {
+            return false;
+        }
+        try {
+            return containers.update(requireObject(GoJsonReader.read(body, GoJsonReader.Duplicates.REFUSE_FOLDED)));
+        } catch (RuntimeException refusedOrUnreadable) {
+            return true; // fail closed: judge the container
+        }
+    }
+
     /** An admitted body as it goes to the daemon: rewritten to mount pins ({@code token} names them), or refused. */
     public record Pinned(byte[] body, String token, Refusal refusal) {
     }
@@ -271,6 +300,25 @@ public final class GatePolicy {
         if (!repo.buildkitDeviceEntitlementDisabled()) {
             refuseBuildKit(head, route);
         }
+        if (head.method() != null && head.method().equals("PRI")) {
+            throw new PolicyRefusal(new Refusal(505, RefusalMessages.RULE_HTTP_VERSION, null,
+                    "HTTP/2 (the PRI preface) is not served: the Docker API through the gate is HTTP/1.1"));
+        }
+        boolean refusedByKind = route.kind() == DockerRoute.Kind.PLUGIN_MANAGEMENT || route.kind() == DockerRoute.Kind.SWARM_INIT
+                || route.kind() == DockerRoute.Kind.SWARM_JOIN; // refused below with their own rule, known or not
+        if (!refusedByKind && !DockerRouteTable.known(head.method(), route.path())) {
+            String shown = head.method() + " " + route.path();
+            throw new PolicyRefusal(new Refusal(404, RefusalMessages.RULE_UNKNOWN_ROUTE, null,
+                    "the Docker API has no route " + (shown.length() > 200 ? shown.substring(0, 200) + "…" : shown)
+                            + " (the gate knows the daemon's routes up to API " + DockerRouteTable.MAX_API_VERSION
+                            + " and refuses others rather than pass them unchecked)"));
+        }
+        String version = DockerRoute.apiVersion(route.requestTarget().path());
+        if (version != null && DockerRouteTable.above(version)) {
+            throw PolicyRefusal.badRequest(RefusalMessages.RULE_API_VERSION, "API version " + version
+                    + " is above " + DockerRouteTable.MAX_API_VERSION + ", the newest the gate knows the routes of;"
+                    + " use an older client version (DOCKER_API_VERSION=" + DockerRouteTable.MAX_API_VERSION + ")");
+        }
         switch (route.kind()) {
             case SWARM_INIT -> throw PolicyRefusal.forbidden(RefusalMessages.RULE_SWARM, null, RefusalMessages.swarm("init"));
             case SWARM_JOIN -> throw PolicyRefusal.forbidden(RefusalMessages.RULE_SWARM, null, RefusalMessages.swarm("join"));
@@ -284,6 +332,47 @@ public final class GatePolicy {
             }
             case CONTAINER_RESTART -> {
                 return storedStart(route, "restart");
+            }
+            case CONTAINER_UPDATE -> {
+                if (contentLength > maxBodyBytes) {
+                    throw tooLarge(contentLength);
+                }
+                // The body is judged first (onBody); a restart policy then has the container judged like a start.
+                return storedStart(route, "update");
+            }
+            case CONTAINER_ARCHIVE_READ -> {
+                if (declaresBody) {
+                    throw PolicyRefusal.badRequest(RefusalMessages.RULE_START_BODY, "docker cp out of a container carries no body");
+                }
+                return storedStart(route, "archive");
+            }
+            case CONTAINER_EXPORT -> {
+                if (declaresBody) {
+                    throw PolicyRefusal.badRequest(RefusalMessages.RULE_START_BODY, "an export carries no body");
+                }
+                return storedStart(route, "export");
+            }
+            case CONTAINER_ARCHIVE_PUT -> {
+                return new HeadVerdict.InspectStoredContainer(containerRef(route.target()),
+                        DockerRoute.apiVersion(route.requestTarget().path()), "archive", route.requestTarget().rawQuery(), true);
+            }
+            case COMMIT -> {
+                if (contentLength > maxBodyBytes) {
+                    throw tooLarge(contentLength);
+                }
+                String query = route.requestTarget().rawQuery();
+                if (query.contains(";")) {
+                    throw PolicyRefusal.badRequest(RefusalMessages.RULE_REQUEST_TARGET,
+                            "the commit query contains ';', which the daemon does not read as a separator; use '&'");
+                }
+                List<String> named = route.requestTarget().queryValues("container");
+                if (named.size() != 1) {
+                    throw PolicyRefusal.badRequest(RefusalMessages.RULE_REQUEST_TARGET,
+                            "a commit names its container exactly once (container=<name or ID>), this one names it "
+                                    + named.size() + " times");
+                }
+                return new HeadVerdict.InspectStoredContainer(containerRef(named.get(0)),
+                        DockerRoute.apiVersion(route.requestTarget().path()), "commit", query);
             }
             default -> {
                 if (route.kind().bodyInspected()) {

@@ -40,4 +40,18 @@ final class GrantRules {
         }
         throw PolicyRefusal.forbidden(RefusalMessages.RULE_NOT_GRANTED, missing.get(0), message + suffix);
     }
+
+    /**
+     * A daemon the gate found misconfigured (an nvidia default runtime, OCI hooks, CDI spec dirs the
+     * repo could write) can hand a container devices no grant names, so every request that makes,
+     * starts or enters a container is refused (503, with the daemon.json fix), not only device requests.
+     * A daemon not yet verified or unreachable refuses only device requests ({@link #check}).
+     */
+    static void requireFitDaemon(RepoIdentity repo, GrantLookup grants, String what) {
+        DaemonStatus daemon = grants == null ? null : grants.daemon(repo.guid());
+        if (daemon != null && DaemonStatus.MISCONFIGURED.equals(daemon.state())) {
+            throw new PolicyRefusal(new Refusal(503, RefusalMessages.RULE_DAEMON_MISCONFIGURED, null,
+                    RefusalMessages.daemonMisconfigured(what, repo, daemon)));
+        }
+    }
 }

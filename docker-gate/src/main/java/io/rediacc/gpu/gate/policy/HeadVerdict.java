@@ -22,22 +22,51 @@ public sealed interface HeadVerdict permits HeadVerdict.Pass, HeadVerdict.Inspec
      * ({@link #targetFor}), never the name or short ID the client sent: a rename between the
      * check and the start must not make the daemon start another container.
      *
+     * <p>Besides start and restart, the routes where the daemon mounts the container's sources
+     * without starting it are judged the same way: {@code docker cp} ({@code archive}), {@code export}
+     * and {@code commit} (whose container is named in the query, {@code container=}).
+     *
      * @param apiVersion the request's API version prefix ({@code 1.50}), null when it had none
-     * @param action     {@code start} or {@code restart}
+     * @param action     the last path segment: {@code start}, {@code restart}, {@code archive},
+     *                   {@code export}; or {@code commit} for {@code POST /commit}
      * @param rawQuery   the request's query string as sent (empty when none)
+     * @param streamBody the body is an upload to stream through {@link io.rediacc.gpu.gate.policy.TarStreamCheck}
+     *                   once the container is judged (never buffered)
      */
-    record InspectStoredContainer(String containerId, String apiVersion, String action, String rawQuery)
+    record InspectStoredContainer(String containerId, String apiVersion, String action, String rawQuery, boolean streamBody)
             implements HeadVerdict {
 
         private static final java.util.regex.Pattern FULL_ID = java.util.regex.Pattern.compile("[0-9a-f]{64}");
+
+        public InspectStoredContainer(String containerId, String apiVersion, String action, String rawQuery) {
+            this(containerId, apiVersion, action, rawQuery, false);
+        }
+
+        private static boolean isContainerKey(String key) {
+            try {
+                return RequestTarget.unescape(key, true, key).equals("container");
+            } catch (RuntimeException badEscape) {
+                return false; // Go skips the pair; so does the daemon
+            }
+        }
 
         /** The request target to forward for the container whose full ID is {@code fullId}. */
         public String targetFor(String fullId) {
             if (!FULL_ID.matcher(fullId).matches()) {
                 throw new IllegalArgumentException("not a full container ID: " + fullId);
             }
-            return (apiVersion == null ? "" : "/v" + apiVersion) + "/containers/" + fullId + "/" + action
-                    + (rawQuery.isEmpty() ? "" : "?" + rawQuery);
+            String version = apiVersion == null ? "" : "/v" + apiVersion;
+            if (action.equals("commit")) {
+                StringBuilder query = new StringBuilder("container=").append(fullId);
+                for (String pair : rawQuery.split("&")) {
+                    String key = pair.split("=", 2)[0];
+                    if (!pair.isEmpty() && !isContainerKey(key)) {
+                        query.append('&').append(pair);
+                    }
+                }
+                return version + "/commit?" + query;
+            }
+            return version + "/containers/" + fullId + "/" + action + (rawQuery.isEmpty() ? "" : "?" + rawQuery);
         }
     }
 

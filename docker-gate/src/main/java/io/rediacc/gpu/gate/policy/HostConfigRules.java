@@ -84,9 +84,17 @@ final class HostConfigRules {
         for (var option : stringMap(options, path + ".Config").entrySet()) {
             String value = option.getValue().trim();
             String lower = value.toLowerCase(Locale.ROOT);
+            String key = option.getKey().toLowerCase(Locale.ROOT);
+            if (key.contains("-tls-") || key.endsWith("-cert") || key.endsWith("-key") || key.endsWith("-capath")) {
+                if (!value.isEmpty()) {
+                    throw PolicyRefusal.forbidden(RefusalMessages.RULE_LOG_HOST_FILE, null,
+                            RefusalMessages.logHostFile(option.getKey(), path + ".Config"));
+                }
+            }
             if (option.getKey().toLowerCase(Locale.ROOT).endsWith("-address") && lower.startsWith("unix")) {
                 int scheme = value.indexOf("://");
                 String socket = scheme < 0 ? value : value.substring(scheme + 3);
+                HostPathRules.requireClean(socket, "log socket", path + ".Config " + option.getKey() + "=" + value);
                 reach.hostPath(socket, RefusalMessages.RULE_LOG_DRIVER, "log socket", path + ".Config " + option.getKey() + "=" + value);
             }
         }

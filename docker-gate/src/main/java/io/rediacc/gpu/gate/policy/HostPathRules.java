@@ -83,6 +83,28 @@ final class HostPathRules {
         return GoPath.clean(nul >= 0 ? hostPath.substring(0, nul) : hostPath);
     }
 
+    /**
+     * Refuses a host path string the daemon will use as written unless it is already clean: no
+     * {@code .} or {@code ..} segment, no {@code //}, no trailing {@code /} (a local volume's
+     * {@code device}, a log socket). mount(2) and connect(2) resolve {@code <R>/l/..} through the
+     * link {@code l} first, so judging the cleaned string would judge another place.
+     */
+    static void requireClean(String written, String what, String where) {
+        if (written == null || written.equals("/") || !written.startsWith("/")) {
+            return; // empty, the root and relative paths are judged (and refused) by hostPath
+        }
+        boolean clean = !written.contains("//") && !written.endsWith("/");
+        for (String segment : written.substring(1).split("/", -1)) {
+            if (segment.equals(".") || segment.equals("..")) {
+                clean = false;
+            }
+        }
+        if (!clean) {
+            throw new PolicyRefusal(new Refusal(400, RefusalMessages.RULE_PATH_NOT_CLEAN, null,
+                    RefusalMessages.pathNotClean(what, where, written)));
+        }
+    }
+
     /** {@code path} is {@code root} or lies under it. */
     static boolean within(String path, String root) {
         return path.equals(root) || root.equals("/") || path.startsWith(root + "/");
@@ -171,7 +193,7 @@ final class HostPathRules {
         }
 
         private void refuseProtected(String path, String written, String resolvedTo, String rule, String what, String where) {
-            String refusedRule = rule.equals(RefusalMessages.RULE_VOLUME_OPTIONS) ? rule : RefusalMessages.RULE_HOST_PATH;
+            String refusedRule = rule.equals(RefusalMessages.RULE_VOLUME_OPTIONS) || rule.equals(RefusalMessages.RULE_LOG_DRIVER) ? rule : RefusalMessages.RULE_HOST_PATH;
             if (path.equals("/")) {
                 throw PolicyRefusal.forbidden(refusedRule, "/",
                         RefusalMessages.hostPath(what, where, written, "/") + via(resolvedTo));

@@ -171,6 +171,7 @@ final class MountRules {
                 }
                 return;
             }
+            HostPathRules.requireClean(device, "local volume bind of", path + " device=" + device);
             reach.hostPath(device == null ? "" : device, RefusalMessages.RULE_VOLUME_OPTIONS, "local volume bind of",
                     path + " device=" + device);
             return;

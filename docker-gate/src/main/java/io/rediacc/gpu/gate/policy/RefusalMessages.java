@@ -14,6 +14,9 @@ public final class RefusalMessages {
     // Request shape (400 / 413)
     public static final String RULE_REQUEST_TARGET = "request-target";
     public static final String RULE_FRAMING = "ambiguous-framing";
+    public static final String RULE_UNKNOWN_ROUTE = "unknown-route";
+    public static final String RULE_API_VERSION = "api-version";
+    public static final String RULE_HTTP_VERSION = "http-version";
     public static final String RULE_TOO_LARGE = "body-too-large";
     public static final String RULE_UNREADABLE = "body-not-json";
     public static final String RULE_DUPLICATE_KEY = "body-duplicate-key";
@@ -42,6 +45,7 @@ public final class RefusalMessages {
     public static final String RULE_CDI_ANNOTATION = "cdi-annotation";
     public static final String RULE_EXEC_PRIVILEGED = "exec-privileged";
     public static final String RULE_UPDATE_DEVICES = "update-devices";
+    public static final String RULE_UPDATE_FIELD = "update-field";
     public static final String RULE_BUILDKIT = "buildkit";
     public static final String RULE_DEVICE_ENV = "device-env";
     public static final String RULE_DAEMON_MISCONFIGURED = "daemon-misconfigured";
@@ -53,8 +57,13 @@ public final class RefusalMessages {
     public static final String RULE_HOST_PATH_NOT_ALLOWED = "host-path-not-allowed";
     public static final String RULE_VOLUME_DRIVER = "volume-driver";
     public static final String RULE_LOG_DRIVER = "log-driver";
+    public static final String RULE_LOG_HOST_FILE = "log-option-host-file";
+    public static final String RULE_PATH_NOT_CLEAN = "host-path-not-clean";
     public static final String RULE_VOLUME_UNREADABLE = "volume-unreadable";
     public static final String RULE_STORED_UNREADABLE = "stored-config-unreadable";
+    // Uploads into containers (403 / 400)
+    public static final String RULE_ARCHIVE_DEVICE = "archive-device-entry";
+    public static final String RULE_ARCHIVE_FORMAT = "archive-format";
     // The gate itself (400 / 403)
     public static final String RULE_INCOMPLETE_BODY = "incomplete-body";
     public static final String RULE_INSPECTION_FAILED = "inspection-failed";
@@ -158,7 +167,7 @@ public final class RefusalMessages {
 
     static String cdiShape(String what, List<String> deviceIds) {
         List<String> names = deviceIds.isEmpty() ? List.of(DeviceSuggestions.ANY_GRANTED) : deviceIds;
-        return "a CDI device request may carry only DeviceIDs (Count 0, no Capabilities, no Options), the shape docker run --device sends; "
+        return "a CDI device request may carry only DeviceIDs (Count 0, no Options; Capabilities are ignored), the shape docker run --device sends; "
                 + "this one sets " + what + "; write " + DeviceSuggestions.cliFlags(names) + " instead";
     }
 
@@ -200,7 +209,13 @@ public final class RefusalMessages {
                 + " in " + where + " is refused: ";
         return head + switch (root) {
             case "/" -> "the host root contains /dev and every other protected path; bind only directories under the repo's hostPaths";
-            case "/dev" -> "host /dev is reached only through granted CDI devices; " + insteadOfHostPath(cleaned);
+            case "/dev" -> what.equals("log socket")
+                    ? "the daemon connects to a log socket on the host as root, and host /dev is no place a repo's log socket may be;"
+                            + " serve your log collector's socket under the repo's hostPaths, or use a network address (tcp://, udp://)"
+                    : cleaned.equals("/dev/shm") || cleaned.startsWith("/dev/shm/")
+                    ? "host /dev/shm is the machine's shared memory, not the container's; for a larger /dev/shm in the container write "
+                            + "--shm-size (e.g. --shm-size 8g; compose: shm_size: 8g), and to share memory between containers --ipc container:<name>"
+                    : "host /dev is reached only through granted CDI devices; " + insteadOfHostPath(cleaned);
             case "/proc" -> "host /proc reaches the host's whole file system through /proc/<pid>/root, /dev included; "
                     + "bind the directory you need directly";
             case "/sys" -> "host /sys exposes device registers that the device cgroup does not guard; "
@@ -320,9 +335,22 @@ public final class RefusalMessages {
         return "docker exec --privileged is refused: it gives the process every host device; run exec without --privileged";
     }
 
+    static String updateField(String field) {
+        return "container update of " + field + " is refused: docker update may change resource limits (--cpus, --memory, "
+                + "--pids-limit, ...) and the restart policy only; cgroup settings and device lists are fixed when a container "
+                + "is created, so recreate it with what it needs";
+    }
+
     static String updateDevices(String field) {
         return "container update of " + field + " is refused: devices are fixed when a container is created; recreate the container "
                 + "with --device " + DeviceSuggestions.ANY_GRANTED;
+    }
+
+    static String daemonMisconfigured(String what, RepoIdentity repo, DaemonStatus daemon) {
+        return what + " is refused now: the Docker daemon of repo " + repo.name() + " on machine " + repo.machine()
+                + " is misconfigured: " + daemon.detail() + ". A misconfigured daemon can give containers devices no grant names,"
+                + " so the gate refuses creates, starts, restarts, exec, docker cp, export, commit and update until it has"
+                + " verified the fixed daemon (rdc machine gpu list shows its state)";
     }
 
     static String daemonNotVerified(String device, RepoIdentity repo, DaemonStatus daemon) {
@@ -330,7 +358,7 @@ public final class RefusalMessages {
         return switch (daemon.state()) {
             case DaemonStatus.MISCONFIGURED -> head + "the Docker daemon of repo " + repo.name()
                     + " on machine " + repo.machine() + " is misconfigured: " + daemon.detail()
-                    + ". Requests without devices still work; device requests resume once the gate has verified the fixed daemon";
+                    + ". Device requests resume once the gate has verified the fixed daemon";
             case DaemonStatus.UNREACHABLE -> head + "the gate cannot verify the Docker daemon of repo "
                     + repo.name() + " (unreachable: " + daemon.detail() + "); retry once the daemon is running";
             default -> head + "the gate has not verified the Docker daemon of repo " + repo.name() + " yet; retry in a few seconds";
@@ -389,5 +417,27 @@ public final class RefusalMessages {
 
     static String storedPrefix() {
         return "this container was created with a configuration the gate refuses: ";
+    }
+
+    static String archiveDevice(String name, String kind, long major, long minor) {
+        return "the uploaded archive holds a " + kind + " device entry \"" + name + "\" (" + major + ":" + minor
+                + "); device nodes reach a container only as granted CDI devices (docker run --device nvidia.com/gpu=<n>),"
+                + " never by docker cp. Remove the entry from the archive (tar --exclude) and upload it again";
+    }
+
+    static String archiveFormat(String why) {
+        return "the gate checks every uploaded archive before the daemon unpacks it, and refuses this one: " + why;
+    }
+
+    static String pathNotClean(String what, String where, String written) {
+        return what + " \"" + written + "\" in " + where + " is refused: the daemon uses this string exactly as written, and the kernel"
+                + " follows each symlink on it before a '..' is applied, so the gate judges only clean paths; write it without"
+                + " '.', '..', '//' or a trailing '/' (" + HostPathRules.cleaned(written) + " if that is the directory you mean)";
+    }
+
+    static String logHostFile(String option, String path) {
+        return "log option " + option + " in " + path + " is refused: the daemon reads that file on the host as root, outside"
+                + " anything the gate can check; use a log driver without TLS files (json-file, local, journald) or send logs to a"
+                + " collector that terminates TLS itself";
     }
 }

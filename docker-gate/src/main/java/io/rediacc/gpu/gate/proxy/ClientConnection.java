@@ -66,7 +66,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
     private static final byte[] CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
 
-    private enum Mode { STREAM, INSPECT, DISCARD }
+    /**
+     * STREAM: to the daemon as it arrives (through {@link Exchange#tar} when set); INSPECT: buffered
+     * for the policy; HOLD: an upload waits, unread, for the judgement of its container; DISCARD.
+     */
+    private enum Mode { STREAM, INSPECT, HOLD, DISCARD }
 
     /** Where the connection is, for its read timeouts (see {@link ConnectionLimits}). */
     private enum Phase { HEAD, BODY, RESPONSE, IDLE, RAW }
@@ -82,6 +86,10 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         /** The token of the pins this request's rewritten body mounts; settled by the daemon's answer. */
         String pinToken;
         CompositeByteBuf body;
+        /** An upload's check ({@code PUT /containers/{id}/archive}); what it has not released is held back. */
+        io.rediacc.gpu.gate.policy.TarStreamCheck tar;
+        /** Upload content that arrived while its container was being judged (client reads are paused). */
+        ArrayDeque<HttpContent> held;
         boolean requestDone;
         boolean responseStarted;
         boolean responseDone;
@@ -115,6 +123,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     private boolean daemonInputShut;
     private boolean pausedForBacklog;
     private boolean pausedForBackpressure;
+    private boolean pausedForLookup;
     /** Written to the client and not yet flushed: flushed once per read of the daemon's side. */
     private boolean clientFlushPending;
 
@@ -285,6 +294,19 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             refuseFraming(head(request), framing);
             return;
         }
+        if (request.protocolVersion().majorVersion() != 1) {
+            // "PRI * HTTP/2.0" and the like: the bytes that follow are no HTTP/1.1 request.
+            Refusal refusal = new Refusal(505, RefusalMessages.RULE_HTTP_VERSION, null, "HTTP version "
+                    + request.protocolVersion().text() + " is not served: the Docker API through the gate is HTTP/1.1");
+            plane.recorder().refused(repo, head(request), refusal);
+            closing = true;
+            releaseAll();
+            client.writeAndFlush(DockerErrors.response(505, refusal.message(), true)).addListener(ChannelFutureListener.CLOSE);
+            if (daemon != null) {
+                daemon.close();
+            }
+            return;
+        }
         ex = new Exchange(request, head(request));
         HeadVerdict verdict;
         try {
@@ -298,6 +320,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             toDaemon(request);
         } else if (verdict instanceof HeadVerdict.InspectBody) {
             startInspection(request, null);
+        } else if (verdict instanceof HeadVerdict.InspectStoredContainer stored && stored.streamBody()) {
+            startUpload(stored);
         } else if (verdict instanceof HeadVerdict.InspectStoredContainer stored) {
             startInspection(request, stored);
         } else if (verdict instanceof HeadVerdict.Refuse refuse) {
@@ -305,6 +329,118 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         } else {
             refuse(policyFailure(new IllegalStateException("unknown verdict " + verdict)));
         }
+    }
+
+    /**
+     * {@code docker cp} into a container: the container is judged like a start (its binds pinned,
+     * its devices granted) before any of the upload is read; then the upload streams to the
+     * container, by its full ID, through a tar check ({@link io.rediacc.gpu.gate.policy.TarStreamCheck}).
+     */
+    private void startUpload(HeadVerdict.InspectStoredContainer stored) {
+        ex.mode = Mode.HOLD;
+        ex.stored = stored;
+        ex.held = new ArrayDeque<>();
+        pauseForLookup(true);
+        Exchange decided = ex;
+        StoredContainerReader.read(lookupPool(), stored.containerId()).addListener(done -> {
+            if (closing || ex != decided) {
+                return;
+            }
+            pauseForLookup(false);
+            if (!done.isSuccess()) {
+                respondLocally(502, "the gate could not read the stored configuration of container "
+                        + stored.containerId() + " from the Docker daemon of repo " + repo.name()
+                        + " to check it before the upload: " + done.cause().getMessage());
+                return;
+            }
+            DaemonLookups.Answer answer = (DaemonLookups.Answer) done.getNow();
+            if (answer.status() != 200) {
+                respondLocally(answer.status() >= 400 ? answer.status() : 502, daemonMessage(answer));
+                return;
+            }
+            String fullId = StoredContainerReader.fullId(answer.body());
+            if (fullId == null) {
+                respondLocally(502, "the Docker daemon of repo " + repo.name() + " described container "
+                        + stored.containerId() + " without a full container ID; the upload was not forwarded");
+                return;
+            }
+            Verdict verdict;
+            try {
+                verdict = plane.policy().onStoredContainer(answer.body(), repo, plane.grants());
+            } catch (RuntimeException e) {
+                verdict = new Verdict.Deny(policyFailure(e));
+            }
+            if (!(verdict instanceof Verdict.Allow)) {
+                refuse(verdict instanceof Verdict.Deny deny ? deny.refusal()
+                        : policyFailure(new IllegalStateException("an upload's container uses named volumes")));
+                return;
+            }
+            decided.request.setUri(stored.targetFor(fullId));
+            decided.mode = Mode.STREAM;
+            decided.tar = new io.rediacc.gpu.gate.policy.TarStreamCheck();
+            answerExpectContinue(decided.request);
+            toDaemon(decided.request, false);
+            ArrayDeque<HttpContent> held = decided.held;
+            decided.held = null;
+            boolean flushed = false;
+            while (!held.isEmpty() && ex == decided && !closing) {
+                uploadContent(held.poll());
+                flushed = true;
+            }
+            while (!held.isEmpty()) {
+                held.poll().release();
+            }
+            if (!flushed && ex == decided && !closing && daemon != null) {
+                daemon.flush();
+            }
+        });
+    }
+
+    /** One piece of an upload: what the tar check releases goes on; a refusal ends both connections. */
+    private void uploadContent(HttpContent content) {
+        boolean last = content instanceof LastHttpContent;
+        byte[] passed;
+        try {
+            passed = ex.tar.feed(ByteBufUtil.getBytes(content.content()));
+            if (last) {
+                ex.tar.finish();
+            }
+        } catch (io.rediacc.gpu.gate.policy.TarStreamCheck.TarRefusal refused) {
+            content.release();
+            abortUpload(refused.refusal());
+            return;
+        }
+        content.release();
+        ByteBuf out = Unpooled.wrappedBuffer(passed);
+        toDaemon(last ? new DefaultLastHttpContent(out) : new io.netty.handler.codec.http.DefaultHttpContent(out));
+    }
+
+    /**
+     * The upload's head and its checked part already went to the daemon: the refused entry never
+     * does. The daemon's connection is closed under it (it unpacks nothing more), and the client is
+     * answered and closed (the rest of its body is unknowable to skip).
+     */
+    private void abortUpload(Refusal refusal) {
+        plane.recorder().refused(repo, ex.head, refusal);
+        boolean answered = ex.responseStarted;
+        closing = true;
+        ex = null;
+        releaseAll();
+        if (daemon != null) {
+            daemon.close();
+        }
+        releasePending();
+        if (answered) {
+            client.close();
+        } else {
+            client.writeAndFlush(DockerErrors.response(refusal.status(), refusal.message(), true))
+                    .addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+
+    private void pauseForLookup(boolean pause) {
+        pausedForLookup = pause;
+        updateAutoRead();
     }
 
     private void startInspection(HttpRequest request, HeadVerdict.InspectStoredContainer stored) {
@@ -336,7 +472,14 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
         boolean last = content instanceof LastHttpContent;
         switch (ex.mode) {
-            case STREAM -> toDaemon(content);
+            case STREAM -> {
+                if (ex.tar != null) {
+                    uploadContent(content);
+                } else {
+                    toDaemon(content);
+                }
+            }
+            case HOLD -> ex.held.add(content);
             case INSPECT -> {
                 ByteBuf data = content.content();
                 if (ex.body.readableBytes() + (long) data.readableBytes() > maxBody) {
@@ -377,6 +520,22 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             }
             conclude(verdict, body);
             return;
+        }
+        if (ex.stored.action().equals("update")) {
+            // An update's body is judged like any body; a restart policy also has its container judged like a start.
+            Verdict verdict;
+            boolean restarts;
+            try {
+                verdict = plane.policy().onBody(ex.head, body, repo, plane.grants());
+                restarts = verdict instanceof Verdict.Allow && plane.policy().updateSetsRestartPolicy(body);
+            } catch (RuntimeException e) {
+                verdict = new Verdict.Deny(policyFailure(e));
+                restarts = false;
+            }
+            if (!restarts) {
+                conclude(verdict, body);
+                return;
+            }
         }
         Exchange decided = ex;
         StoredContainerReader.read(lookupPool(), ex.stored.containerId())
@@ -1027,6 +1186,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
 
     private void dropBody(Exchange e) {
+        if (e.held != null) {
+            while (!e.held.isEmpty()) {
+                e.held.poll().release();
+            }
+        }
         if (e.body != null) {
             e.body.release();
             e.body = null;
@@ -1064,7 +1228,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     private void updateAutoRead() {
         if (client != null) {
-            client.config().setAutoRead(!pausedForBacklog && !pausedForBackpressure);
+            client.config().setAutoRead(!pausedForBacklog && !pausedForBackpressure && !pausedForLookup);
         }
     }
 

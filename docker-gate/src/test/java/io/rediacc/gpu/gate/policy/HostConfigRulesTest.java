@@ -84,6 +84,22 @@ class HostConfigRulesTest {
     }
 
     @Test
+    void composeCdiDriverWithDeviceIdsAndCapabilitiesGpuIsAdmittedForGrantedNames() {
+        // compose: deploy.resources.reservations.devices: [{driver: cdi, device_ids: [nvidia.com/gpu=0], capabilities: [gpu]}]
+        String compose = withHostConfig("\"DeviceRequests\":[{\"Driver\":\"cdi\",\"Count\":0,"
+                + "\"DeviceIDs\":[\"nvidia.com/gpu=0\"],\"Capabilities\":[[\"gpu\"]],\"Options\":{}}]");
+        assertThat(PolicyTestKit.send("/v1.50/containers/create", compose, grants("nvidia.com/gpu=0")))
+                .isEqualTo(new Verdict.Allow());
+        assertThat(refusal(PolicyTestKit.send("/v1.50/containers/create", compose, grants())).rule()).isEqualTo("cdi-not-granted");
+        String withCount = compose.replace("\"Count\":0", "\"Count\":1");
+        assertThat(refusal(PolicyTestKit.send("/v1.50/containers/create", withCount, grants("nvidia.com/gpu=0"))).rule())
+                .isEqualTo("cdi-request-shape");
+        String withOptions = compose.replace("\"Options\":{}", "\"Options\":{\"x\":\"y\"}");
+        assertThat(refusal(PolicyTestKit.send("/v1.50/containers/create", withOptions, grants("nvidia.com/gpu=0"))).rule())
+                .isEqualTo("cdi-request-shape");
+    }
+
+    @Test
     void commonCapabilitiesForGpuWorkAreAllowed() {
         assertThat(verdict("\"CapAdd\":[\"SYS_PTRACE\",\"IPC_LOCK\",\"SYS_NICE\",\"NET_ADMIN\",\"CAP_SYS_RESOURCE\",\"MKNOD\"],\"CapDrop\":[\"ALL\"]"))
                 .isEqualTo(new Verdict.Allow());

@@ -215,7 +215,49 @@ class HostPathAllowlistTest {
         assertThat(create(withHostConfig("\"LogConfig\":{\"Type\":\"json-file\",\"Config\":{\"max-size\":\"10m\"}}"))).isEqualTo(new Verdict.Allow());
         Refusal socket = refusal(create(withHostConfig(
                 "\"LogConfig\":{\"Type\":\"syslog\",\"Config\":{\"syslog-address\":\"unix:///run/rediacc/gate/gpu-b.sock\"}}")));
-        assertThat(socket.rule()).isEqualTo("host-path");
+        assertThat(socket.rule()).isEqualTo("log-driver");
+        assertThat(socket.message()).contains("log socket").doesNotContain("CDI");
+        Refusal devLog = refusal(create(withHostConfig(
+                "\"LogConfig\":{\"Type\":\"syslog\",\"Config\":{\"syslog-address\":\"unix:///dev/log\"}}")));
+        assertThat(devLog.rule()).isEqualTo("log-driver");
+        assertThat(devLog.message()).contains("log socket").doesNotContain("CDI").doesNotContain("--device");
+    }
+
+    @Test
+    void aBindOfTheHostsDevShmSuggestsShmSize() {
+        Refusal r = refusal(create(withHostConfig("\"Binds\":[\"/dev/shm:/dev/shm\"]")));
+        assertThat(r.rule()).isEqualTo("host-path");
+        assertThat(r.message()).contains("--shm-size").contains("shm_size:").doesNotContain("CDI");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"syslog-tls-key", "syslog-tls-cert", "syslog-tls-ca-cert", "splunk-capath", "fluentd-tls-whatever"})
+    void logOptionsThatMakeTheDaemonReadHostFilesAreRefused(String option) {
+        Refusal r = refusal(create(withHostConfig(
+                "\"LogConfig\":{\"Type\":\"syslog\",\"Config\":{\"" + option + "\":\"/etc/shadow\"}}")));
+        assertThat(r.status()).isEqualTo(403);
+        assertThat(r.rule()).isEqualTo("log-option-host-file");
+        assertThat(r.message()).contains(option).contains("reads that file on the host");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/l/..", "/l/../d", "/./d", "//d", "/d/", "/d//e", "/d/."})
+    void deviceAndLogSocketStringsMustAlreadyBeClean(String tail) {
+        String root = "/srv";
+        Refusal volume = refusal(send("/v1.50/volumes/create",
+                "{\"Driver\":\"local\",\"DriverOpts\":{\"type\":\"none\",\"o\":\"bind\",\"device\":\"" + root + tail + "\"}}", grants()));
+        Refusal rbind = refusal(send("/v1.50/volumes/create",
+                "{\"DriverOpts\":{\"type\":\"none\",\"o\":\"rbind,ro\",\"device\":\"" + root + tail + "\"}}", grants()));
+        Refusal inline = refusal(create(withHostConfig("\"Mounts\":[{\"Type\":\"volume\",\"Target\":\"/v\",\"VolumeOptions\":"
+                + "{\"DriverConfig\":{\"Name\":\"local\",\"Options\":{\"type\":\"none\",\"o\":\"bind\",\"device\":\"" + root + tail + "\"}}}}]")));
+        Refusal log = refusal(create(withHostConfig(
+                "\"LogConfig\":{\"Type\":\"syslog\",\"Config\":{\"syslog-address\":\"unix://" + root + tail + "\"}}")));
+        for (Refusal r : List.of(volume, rbind, inline, log)) {
+            assertThat(r.status()).isEqualTo(400);
+            assertThat(r.rule()).isEqualTo("host-path-not-clean");
+            assertThat(r.message()).contains("exactly as written").contains(root + tail);
+        }
+        assertThat(log.message()).startsWith("log socket");
     }
 
     @Test

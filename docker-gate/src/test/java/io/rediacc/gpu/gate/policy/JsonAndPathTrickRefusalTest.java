@@ -83,7 +83,6 @@ class JsonAndPathTrickRefusalTest {
                 trick("nestingBeyondTheLimitIsRefused", "{\"Labels\":" + "[".repeat(300) + "]".repeat(300) + "}", 400, "body-not-json"),
                 // CDI request shape.
                 trick("cdiRequestWithCountAllIsRefused", "{\"HostConfig\":{\"DeviceRequests\":[{\"Driver\":\"cdi\",\"Count\":-1,\"DeviceIDs\":[\"nvidia.com/gpu=0\"]}]}}", 403, "cdi-request-shape"),
-                trick("cdiRequestWithCapabilitiesIsRefused", "{\"HostConfig\":{\"DeviceRequests\":[{\"Driver\":\"cdi\",\"DeviceIDs\":[\"nvidia.com/gpu=0\"],\"Capabilities\":[[]]}]}}", 403, "cdi-request-shape"),
                 trick("cdiRequestWithOptionsIsRefused", "{\"HostConfig\":{\"DeviceRequests\":[{\"Driver\":\"cdi\",\"DeviceIDs\":[\"nvidia.com/gpu=0\"],\"Options\":{\"x\":\"y\"}}]}}", 403, "cdi-request-shape"),
                 trick("upperCaseCdiDriverIsRefused", "{\"HostConfig\":{\"DeviceRequests\":[{\"Driver\":\"CDI\",\"DeviceIDs\":[\"nvidia.com/gpu=0\"]}]}}", 403, "device-driver"),
                 trick("nvidiaCdiDriverIsRefused", "{\"HostConfig\":{\"DeviceRequests\":[{\"Driver\":\"nvidia.cdi\",\"DeviceIDs\":[\"nvidia.com/gpu=0\"]}]}}", 403, "device-driver"),

@@ -29,7 +29,6 @@ class RequestHeadRulesTest {
     @ParameterizedTest(name = "{0} {1} → {2}")
     @CsvSource({
             "POST, /v1.50/containers/create?name=a, container-create",
-            "POST, /v1.50/containers/abc/update, container-update",
             "POST, /v1.50/containers/abc/exec, exec-create",
             "POST, /v1.50/volumes/create, volume-create",
             "POST, /v1.50/services/create, service-create",
@@ -39,10 +38,23 @@ class RequestHeadRulesTest {
         assertThat(onHead(method, uri)).isEqualTo(new HeadVerdict.InspectBody(route));
     }
 
+    @ParameterizedTest(name = "{0} {1} → {3}")
+    @CsvSource({
+            "POST, /v1.50/containers/abc/update, 1.50, update, ''",
+            "GET, /v1.50/containers/abc/archive?path=/etc, 1.50, archive, path=/etc",
+            "HEAD, /containers/abc/archive?path=/, , archive, path=/",
+            "GET, /v1.44/containers/abc/export, 1.44, export, ''",
+            "POST, /v1.44/commit?container=abc&repo=r, 1.44, commit, container=abc&repo=r"})
+    void routesWhereTheDaemonMountsTheContainerAreJudgedOnItsStoredConfiguration(String method, String uri, String version,
+                                                                               String action, String query) {
+        assertThat(onHead(method, uri)).isEqualTo(new HeadVerdict.InspectStoredContainer("abc", version, action, query));
+        assertThat(onHead("PUT", "/v1.50/containers/abc/archive?path=/"))
+                .isEqualTo(new HeadVerdict.InspectStoredContainer("abc", "1.50", "archive", "path=/", true));
+    }
+
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource({
             "GET, /v1.50/containers/json",
-            "GET, /v1.50/containers/create",
             "POST, /v1.50/containers/abc/attach?stream=1&stdin=1",
             "POST, /v1.50/containers/abc/wait",
             "GET, /v1.50/containers/abc/logs?follow=1",
@@ -53,7 +65,6 @@ class RequestHeadRulesTest {
             "POST, /v1.50/images/create?fromImage=ubuntu",
             "POST, /v1.50/build?t=x",
             "POST, /v1.50/build?version=1",
-            "PUT, /v1.50/containers/abc/archive?path=/",
             "HEAD, /_ping",
             "OPTIONS, *"})
     void everythingElseStreamsThrough(String method, String uri) {
@@ -218,7 +229,30 @@ class RequestHeadRulesTest {
     }
 
     @Test
-    void opaqueAbsoluteTargetRoutesNowhereAndPasses() {
-        assertThat(onHead("POST", "mailto:containers/create")).isEqualTo(new HeadVerdict.Pass());
+    void opaqueAbsoluteTargetRoutesNowhereAndIsRefused() {
+        assertThat(refusal(onHead("POST", "mailto:containers/create")).rule()).isEqualTo("unknown-route");
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({"GET, /v1.50/containers/abc/secret", "GET, /v1.50/containers/create", "POST, /v1.50/containers/json", "PATCH, /v1.50/containers/abc/json",
+            "PRX, *", "GET, /v1.50/nothing", "POST, /v1.50/containers/abc/archive", "HEAD, /v1.50/containers/json"})
+    void routesTheDaemonDoesNotHaveAreRefused404(String method, String uri) {
+        Refusal r = refusal(onHead(method, uri));
+        assertThat(r.status()).isEqualTo(404);
+        assertThat(r.rule()).isEqualTo("unknown-route");
+        assertThat(r.message()).contains("has no route " + method);
+    }
+
+    @Test
+    void aVersionAboveTheTablesAndTheHttp2PrefaceAreRefused() {
+        Refusal version = refusal(onHead("GET", "/v1.99/containers/json"));
+        assertThat(version.status()).isEqualTo(400);
+        assertThat(version.rule()).isEqualTo("api-version");
+        assertThat(version.message()).contains("1.99").contains("DOCKER_API_VERSION=");
+        assertThat(onHead("GET", "/v1.56/containers/json")).isEqualTo(new HeadVerdict.Pass());
+        assertThat(onHead("GET", "/v1.24/containers/json")).isEqualTo(new HeadVerdict.Pass());
+        Refusal pri = refusal(onHead("PRI", "*"));
+        assertThat(pri.status()).isEqualTo(505);
+        assertThat(pri.rule()).isEqualTo("http-version");
     }
 }

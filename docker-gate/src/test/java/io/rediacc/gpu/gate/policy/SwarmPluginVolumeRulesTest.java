@@ -86,4 +86,20 @@ class SwarmPluginVolumeRulesTest {
     void emptyBodyOnAnInspectedEndpointCarriesNoHardware() {
         assertThat(send("/v1.50/containers/create", "", grants())).isEqualTo(new Verdict.Allow());
     }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"{\"CgroupParent\":\"/system.slice\"}", "{\"BlkioDeviceReadBps\":[{\"Path\":\"/dev/sda\",\"Rate\":1}]}",
+            "{\"Privileged\":true}", "{\"cgroupparent\":\"x\"}", "{\"NotAField\":1}"})
+    void containerUpdateOfCgroupSettingsOrUnknownFieldsIsRefused(String body) {
+        Refusal r = refusal(send("/v1.50/containers/abc/update", body, grants()));
+        assertThat(r.status()).isEqualTo(403);
+        assertThat(r.rule()).isEqualTo("update-field");
+        assertThat(r.message()).contains("resource limits").contains("restart policy");
+    }
+
+    @Test
+    void containerUpdateOfLimitsAndRestartPolicyPassesTheBodyCheck() {
+        assertThat(send("/v1.50/containers/abc/update", "{\"Memory\":1048576,\"CgroupParent\":\"\",\"Devices\":[],"
+                + "\"RestartPolicy\":{\"Name\":\"always\"}}", grants())).isEqualTo(new Verdict.Allow());
+    }
 }

@@ -38,7 +38,7 @@ import static org.hamcrest.Matchers.containsString;
  * The daemon verified, through the gate as deployed (its defaults: checks every minute, every 2 s
  * while a daemon is not fit, CDI spec dir /etc/cdi): a repo whose daemon's GET /info shows an
  * nvidia default runtime or other CDI spec dirs gets 503 on device requests, naming the daemon.json
- * fix, while its other requests and the other repo pass; the state goes into gpu.gate-status.v1
+ * fix, and so do its creates, starts, exec, cp, export, commit and update (reads and the other repo pass); the state goes into gpu.gate-status.v1
  * and the metrics. The minute tick is forced with {@link DaemonChecks#checkNow}; recovery and
  * reconnect come from the gate's own retries.
  */
@@ -117,8 +117,24 @@ class DaemonVerificationThroughGateTest {
         assertThat(refused.stderr()).contains("Docker daemon of repo " + REPO + " on machine " + MACHINE + " is misconfigured")
                 .contains("DefaultRuntime is \"nvidia\"").contains("\"default-runtime\": \"runc\"");
         assertThat(daemon.saw("POST", "/containers/create")).isFalse();
-        DockerCli.Result plain = docker.run("run", "--name", "no-device", "busybox", "true");
-        assertThat(plain.ok()).as("requests without devices pass: " + plain).isTrue();
+        // Not only device requests: whatever makes, starts or enters a container is refused with the fix.
+        String existing = daemon.addContainer("existing", "{\"Image\":\"busybox\",\"HostConfig\":{}}");
+        List<DockerCli.Result> refusedAll = List.of(
+                docker.run("run", "--name", "no-device", "busybox", "true"),
+                docker.run("start", "existing"),
+                docker.run("restart", "existing"),
+                docker.run("exec", "existing", "true"),
+                docker.run("cp", "existing:/etc/hostname", "-"),
+                docker.run("export", "existing"),
+                docker.run("commit", "existing", "img"),
+                docker.run("update", "--memory", "64m", "existing"));
+        for (DockerCli.Result r : refusedAll) {
+            assertThat(r.ok()).as(r.toString()).isFalse();
+            assertThat(r.stderr()).as(r.toString()).contains("is misconfigured").contains("\"default-runtime\": \"runc\"");
+        }
+        assertThat(daemon.saw("POST", "/containers/create")).isFalse();
+        assertThat(daemon.startedIds()).doesNotContain(existing);
+        assertThat(docker.run("inspect", "existing").ok()).as("reading requests still pass").isTrue();
         assertThat(state(FORK_GUID).state()).isEqualTo(DaemonStatus.OK);
         GateStatus reported = awaitStatus(s -> s.daemons().stream().anyMatch(d -> REPO.equals(d.repoName())
                 && DaemonStatus.MISCONFIGURED.equals(d.state())));

@@ -334,6 +334,85 @@ class RealDaemonAllowlistTest {
     }
 
     @Test
+    void aContainerBindingByPathMadeBeforePinningIsRefusedItsCpExportAndCommitWithTheFix() throws IOException {
+        Path work = checkedTree("old-cp");
+        assertThat(direct.run("create", "--name", "old-cp", "--network", "none", "-v", work + "/d:/d", BaseImage.TAG, "true").ok()).isTrue();
+        swap(work, "/");
+        Files.writeString(dir.resolve("old-cp-in"), "copied in\n");
+
+        List<DockerCli.Result> refused = List.of(
+                viaGate.run("cp", "old-cp:/d/etc/hostname", dir.resolve("old-cp-out").toString()),
+                viaGate.run("cp", dir.resolve("old-cp-in").toString(), "old-cp:/d/old-cp-in"),
+                viaGate.run("export", "-o", dir.resolve("old-cp.tar").toString(), "old-cp"),
+                viaGate.run("commit", "old-cp", "old-cp-image"));
+
+        for (DockerCli.Result r : refused) {
+            assertThat(r.ok()).as(r.toString()).isFalse();
+            assertThat(r.stderr()).contains("was not pinned by the gate").contains("recreate the container through the gate");
+        }
+        assertThat(Files.exists(dir.resolve("old-cp-out"))).isFalse();
+        assertThat(Files.exists(Path.of("/old-cp-in"))).isFalse();
+        // straight at the daemon the threat is real: the swapped link is what it mounts for docker cp
+        DockerCli.Result straight = direct.run("cp", "old-cp:/d/etc/hostname", dir.resolve("old-cp-straight").toString());
+        assertThat(straight.ok()).as(straight.toString()).isTrue();
+        assertThat(Files.readString(dir.resolve("old-cp-straight"))).isEqualTo(Files.readString(Path.of("/etc/hostname")));
+        direct.run("rm", "-f", "old-cp");
+    }
+
+    @Test
+    void updateOfAnUnpinnedContainerMayChangeLimitsButNotSetARestartPolicyNorCgroupSettings() throws IOException {
+        Path work = checkedTree("old-update");
+        assertThat(direct.run("create", "--name", "old-update", "--network", "none", "-v", work + "/d:/d", BaseImage.TAG, "true").ok()).isTrue();
+
+        DockerCli.Result restart = viaGate.run("update", "--restart", "always", "old-update");
+        DockerCli.Result memory = viaGate.run("update", "--memory", "64m", "--memory-swap", "128m", "old-update");
+        DockerCli.Result restartNo = viaGate.run("update", "--restart", "no", "old-update");
+
+        assertThat(restart.ok()).as(restart.toString()).isFalse();
+        assertThat(restart.stderr()).contains("was not pinned by the gate").contains("recreate the container through the gate");
+        assertThat(direct.run("inspect", "--format", "{{.HostConfig.RestartPolicy.Name}}", "old-update").stdout().strip())
+                .isIn("", "no");
+        assertThat(memory.ok()).as(memory.toString()).isTrue();
+        assertThat(restartNo.ok()).as(restartNo.toString()).isTrue();
+        direct.run("rm", "-f", "old-update");
+    }
+
+    @Test
+    void dockerCpOfADeviceNodeIntoCreatedAndRunningContainersIsRefusedAndNothingLands() {
+        DockerCli.Result created = viaGate.run("create", "--name", "cp-device", "--network", "none", BaseImage.TAG, "sleep", "60");
+        assertThat(created.ok()).as(created.toString()).isTrue();
+        byte[] withDevice = new io.rediacc.gpu.gate.support.TarBuilder().file("before", "fine\n").charDevice("nvidia0", 195, 0).build();
+        byte[] plain = new io.rediacc.gpu.gate.support.TarBuilder().file("plain", "fine\n").build();
+
+        for (String state : List.of("created", "running")) {
+            if (state.equals("running")) {
+                assertThat(viaGate.run("start", "cp-device").ok()).isTrue();
+            }
+            DockerCli.Result device = viaGate.runWithBytes(withDevice, "cp", "-", "cp-device:/tmp");
+            DockerCli.Result ok = viaGate.runWithBytes(plain, "cp", "-", "cp-device:/tmp");
+
+            assertThat(device.ok()).as(state + ": " + device).isFalse();
+            assertThat(device.stderr()).contains("character device entry \"nvidia0\" (195:0)");
+            assertThat(ok.ok()).as(state + ": " + ok).isTrue();
+            DockerCli.Result landed = direct.run("cp", "cp-device:/tmp/nvidia0", "-");
+            assertThat(landed.ok()).as(state + ": the device node never reached the container").isFalse();
+            assertThat(direct.run("cp", "cp-device:/tmp/plain", dir.resolve("cp-plain-" + state).toString()).ok()).isTrue();
+        }
+        // a compressed upload is refused before the daemon could unpack it unseen
+        java.io.ByteArrayOutputStream gz = new java.io.ByteArrayOutputStream();
+        try (java.util.zip.GZIPOutputStream zip = new java.util.zip.GZIPOutputStream(gz)) {
+            zip.write(withDevice);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        DockerCli.Result compressed = viaGate.runWithBytes(gz.toByteArray(), "cp", "-", "cp-device:/tmp");
+        assertThat(compressed.ok()).isFalse();
+        assertThat(compressed.stderr()).contains("gzip-compressed");
+        assertThat(direct.run("cp", "cp-device:/tmp/nvidia0", "-").ok()).isFalse();
+        assertThat(viaGate.run("rm", "-f", "cp-device").ok()).isTrue();
+    }
+
+    @Test
     void createAndRemoveCyclesLeaveNoPinAndNoMountBehind() throws IOException {
         Path work = checkedTree("cycles");
         Files.createDirectories(work.resolve("e"));

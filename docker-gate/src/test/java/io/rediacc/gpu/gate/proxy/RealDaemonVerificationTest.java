@@ -85,7 +85,10 @@ class RealDaemonVerificationTest {
         assertThat(refused.stderr()).contains("is misconfigured: CDISpecDirs is [\"" + machine.cdiDir() + "\", \"" + extraSpecs + "\"]")
                 .contains("\"cdi-spec-dirs\": [\"" + machine.cdiDir() + "\"]");
         DockerCli.Result plain = docker.run("run", "--rm", BaseImage.TAG, "true");
-        assertThat(plain.ok()).as("requests without devices still pass: " + plain).isTrue();
+        assertThat(plain.ok()).as("a misconfigured daemon refuses creates without devices too: " + plain).isFalse();
+        assertThat(plain.stderr()).contains("container create is refused now").contains("is misconfigured")
+                .contains("\"cdi-spec-dirs\": [\"" + machine.cdiDir() + "\"]");
+        assertThat(docker.run("images").ok()).as("reading requests still pass").isTrue();
 
         repoDaemon.close(); // the operator fixes daemon.json and restarts the daemon
         repoDaemon = Dockerd.start(machine.kit(), daemonDir, socket, List.of(machine.cdiDir()));

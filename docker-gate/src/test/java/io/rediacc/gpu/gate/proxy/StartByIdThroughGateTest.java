@@ -92,4 +92,82 @@ class StartByIdThroughGateTest {
         assertThat(refused.stderr()).contains("nvidia.com/gpu=1");
         assertThat(daemon.startedIds()).doesNotContain(deviceId);
     }
+
+    // ------------------------------------------------------------------ docker cp, export, commit (issue 30)
+
+    private String upload(String target, byte[] tar) {
+        String head = "PUT " + target + " HTTP/1.1\r\nHost: docker\r\nConnection: close\r\nContent-Type: application/x-tar\r\n"
+                + "Content-Length: " + tar.length + "\r\n\r\n";
+        return RawHttp.exchange(gate, head + new String(tar, java.nio.charset.StandardCharsets.ISO_8859_1));
+    }
+
+    @Test
+    void copyExportAndCommitAreForwardedForTheFullIdOfTheCheckedContainer() {
+        String id = daemon.addContainer("copied", PLAIN);
+
+        RawHttp.request(gate, "GET", "/v1.44/containers/copied/archive?path=/etc", "", null);
+        RawHttp.request(gate, "HEAD", "/v1.44/containers/" + id.substring(0, 10) + "/archive?path=/etc", "", null);
+        RawHttp.request(gate, "GET", "/v1.44/containers/copied/export", "", null);
+        RawHttp.request(gate, "POST", "/v1.44/commit?repo=img&container=copied&tag=1", "", "{}");
+        upload("/v1.44/containers/copied/archive?path=/tmp", new io.rediacc.gpu.gate.support.TarBuilder().file("a", "b").build());
+
+        assertThat(daemon.requests("GET", ".*/archive.*")).extracting(StandInDockerd.Received::uri)
+                .containsExactly("/v1.44/containers/" + id + "/archive?path=/etc");
+        assertThat(daemon.requests("HEAD", ".*/archive.*")).extracting(StandInDockerd.Received::uri)
+                .containsExactly("/v1.44/containers/" + id + "/archive?path=/etc");
+        assertThat(daemon.requests("GET", ".*/export")).extracting(StandInDockerd.Received::uri)
+                .containsExactly("/v1.44/containers/" + id + "/export");
+        assertThat(daemon.requests("POST", ".*/commit.*")).extracting(StandInDockerd.Received::uri)
+                .containsExactly("/v1.44/commit?container=" + id + "&repo=img&tag=1");
+        assertThat(daemon.requests("PUT", ".*/archive.*")).extracting(StandInDockerd.Received::uri)
+                .containsExactly("/v1.44/containers/" + id + "/archive?path=/tmp");
+    }
+
+    @Test
+    void copyExportAndCommitOfAContainerHoldingAnUngrantedDeviceAreRefusedLikeItsStart() {
+        daemon.addContainer("gpu-copy", WITH_DEVICE);
+
+        DockerCli.Result out = docker.run("cp", "gpu-copy:/etc/hostname", "-");
+        String export = RawHttp.request(gate, "GET", "/containers/gpu-copy/export", "", null);
+        String commit = RawHttp.request(gate, "POST", "/commit?container=gpu-copy", "", "{}");
+        String in = upload("/containers/gpu-copy/archive?path=/tmp", new io.rediacc.gpu.gate.support.TarBuilder().file("a", "b").build());
+
+        assertThat(out.ok()).isFalse();
+        assertThat(out.stderr()).contains("nvidia.com/gpu=1");
+        assertThat(RawHttp.status(export)).as(export).isEqualTo(403);
+        assertThat(RawHttp.status(commit)).as(commit).isEqualTo(403);
+        assertThat(RawHttp.status(in)).as(in).isEqualTo(403);
+        assertThat(daemon.requests("GET", ".*/export")).isEmpty();
+        assertThat(daemon.requests("POST", ".*/commit.*")).isEmpty();
+        assertThat(daemon.requests("PUT", ".*")).isEmpty();
+    }
+
+    @Test
+    void anUploadWithADeviceNodeIsRefused403AndOneCompressedOrBroken400() {
+        daemon.addContainer("target", PLAIN);
+
+        String device = upload("/containers/target/archive?path=/dev",
+                new io.rediacc.gpu.gate.support.TarBuilder().file("ok", "fine").charDevice("nvidia0", 195, 0).build());
+        byte[] gz = {0x1f, (byte) 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 0};
+        String compressed = upload("/containers/target/archive?path=/dev", gz);
+        String commitTwice = RawHttp.request(gate, "POST", "/commit?container=target&container=other", "", "{}");
+
+        assertThat(RawHttp.status(device)).as(device).isEqualTo(403);
+        assertThat(device).contains("character device entry").contains("nvidia0");
+        assertThat(RawHttp.status(compressed)).as(compressed).isEqualTo(400);
+        assertThat(compressed).contains("gzip-compressed");
+        assertThat(RawHttp.status(commitTwice)).as(commitTwice).isEqualTo(400);
+    }
+
+    @Test
+    void theHttp2PrefaceAndUnknownRoutesNeverReachTheDaemon() {
+        String pri = RawHttp.exchange(gate, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
+        String unknown = RawHttp.request(gate, "GET", "/v1.44/containers/x/secret", "", null);
+
+        assertThat(RawHttp.status(pri)).as(pri).isEqualTo(505);
+        assertThat(RawHttp.status(unknown)).as(unknown).isEqualTo(404);
+        assertThat(unknown).contains("has no route GET /containers/x/secret");
+        assertThat(daemon.requests("PRI", ".*")).isEmpty();
+        assertThat(daemon.requests("GET", ".*/secret")).isEmpty();
+    }
 }

@@ -78,7 +78,6 @@ class WireTricksThroughGateTest {
                 create("--gpus all", "{\"HostConfig\":{\"DeviceRequests\":[{\"Driver\":\"\",\"Count\":-1,\"Capabilities\":[[\"gpu\"]]}]}}"),
                 create("driver nvidia", "{\"HostConfig\":{\"DeviceRequests\":[{\"Driver\":\"nvidia\",\"DeviceIDs\":[\"0\"]}]}}"),
                 create("driver CDI in capitals", "{\"HostConfig\":{\"DeviceRequests\":[{\"Driver\":\"CDI\",\"DeviceIDs\":[\"nvidia.com/gpu=0\"]}]}}"),
-                create("cdi with capabilities", "{\"HostConfig\":{\"DeviceRequests\":[{\"Driver\":\"cdi\",\"DeviceIDs\":[\"nvidia.com/gpu=0\"],\"Capabilities\":[[\"gpu\"]]}]}}"),
                 create("cdi with a count", "{\"HostConfig\":{\"DeviceRequests\":[{\"Driver\":\"cdi\",\"Count\":1,\"DeviceIDs\":[\"nvidia.com/gpu=0\"]}]}}"),
                 create("cdi with options", "{\"HostConfig\":{\"DeviceRequests\":[{\"Driver\":\"cdi\",\"DeviceIDs\":[\"nvidia.com/gpu=0\"],\"Options\":{\"a\":\"b\"}}]}}"),
                 create("not a CDI name", "{\"HostConfig\":{\"DeviceRequests\":[{\"Driver\":\"cdi\",\"DeviceIDs\":[\"/dev/nvidia0\"]}]}}"),

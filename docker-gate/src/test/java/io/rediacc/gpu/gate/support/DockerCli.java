@@ -54,12 +54,25 @@ public final class DockerCli {
 
     /** Runs docker with {@code stdin} piped in (then closed); null means no input at all. */
     public Result runWithInput(String stdin, String... args) {
+        return runWithBytes(stdin == null ? null : stdin.getBytes(StandardCharsets.UTF_8), args);
+    }
+
+    /** Runs docker with the bytes {@code stdin} piped in (then closed), e.g. a tar for {@code docker cp -}. */
+    public Result runWithBytes(byte[] stdin, String... args) {
         Process p = start(args);
         try {
             if (stdin != null) {
-                p.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
+                try {
+                    p.getOutputStream().write(stdin);
+                } catch (IOException closedEarly) {
+                    // docker stopped reading (refused): its answer says why
+                }
             }
-            p.getOutputStream().close();
+            try {
+                p.getOutputStream().close();
+            } catch (IOException closedEarly) {
+                // as above
+            }
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             ByteArrayOutputStream err = new ByteArrayOutputStream();
             Thread o = pump(p.getInputStream(), out);
@@ -74,8 +87,6 @@ public final class DockerCli {
             o.join(5000);
             e.join(5000);
             return new Result(p.exitValue(), out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-        } catch (IOException ex) {
-            throw new UncheckedIOException(ex);
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(ex);

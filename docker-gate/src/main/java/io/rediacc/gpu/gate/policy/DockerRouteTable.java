@@ -1,0 +1,220 @@
+package io.rediacc.gpu.gate.policy;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * Every route the Docker daemon serves, taken from moby's router ({@code daemon/server/router/*}
+ * at the commit named below, API up to {@value #MAX_API_VERSION}): a request the table does not
+ * know is refused (404 {@value RefusalMessages#RULE_UNKNOWN_ROUTE}) instead of passed, and so is an
+ * API version prefix above the table's (400 {@value RefusalMessages#RULE_API_VERSION}). Matching is
+ * on the routing path of {@link DockerRoute} (decoded, cleaned, version prefix removed), ignoring
+ * case (the gate inspects case-insensitively; a spelling the daemon would not route it answers 404
+ * itself). {@code {name:.*}} may hold slashes and be empty, {@code {name:.+}} is non-empty,
+ * {@code {name}} is one segment.
+ */
+final class DockerRouteTable {
+
+    /** moby/moby b985e2313a8676e18072b442911fc8f64f17d440 (client.MaxAPIVersion). */
+    static final String MAX_API_VERSION = "1.56";
+
+    private static final List<String> ROUTES = List.of(
+            "DELETE /configs/{id}",
+            "DELETE /containers/{name:.*}",
+            "DELETE /containers/{name}/checkpoints/{checkpoint}",
+            "DELETE /images/{name:.*}",
+            "DELETE /networks/{id:.*}",
+            "DELETE /nodes/{id}",
+            "DELETE /plugins/{name:.*}",
+            "DELETE /secrets/{id}",
+            "DELETE /services/{id}",
+            "DELETE /volumes/{name:.*}",
+            "GET /_ping",
+            "GET /configs",
+            "GET /configs/{id}",
+            "GET /containers/json",
+            "GET /containers/{name:.*}/archive",
+            "GET /containers/{name:.*}/attach/ws",
+            "GET /containers/{name:.*}/changes",
+            "GET /containers/{name:.*}/checkpoints",
+            "GET /containers/{name:.*}/export",
+            "GET /containers/{name:.*}/json",
+            "GET /containers/{name:.*}/logs",
+            "GET /containers/{name:.*}/stats",
+            "GET /containers/{name:.*}/top",
+            "GET /debug/pprof/",
+            "GET /debug/pprof/cmdline",
+            "GET /debug/pprof/profile",
+            "GET /debug/pprof/symbol",
+            "GET /debug/pprof/trace",
+            "GET /debug/pprof/{name}",
+            "GET /debug/vars",
+            "GET /distribution/{name:.*}/json",
+            "GET /events",
+            "GET /exec/{id:.*}/json",
+            "GET /images/get",
+            "GET /images/json",
+            "GET /images/search",
+            "GET /images/{name:.*}/attestations",
+            "GET /images/{name:.*}/get",
+            "GET /images/{name:.*}/history",
+            "GET /images/{name:.*}/json",
+            "GET /info",
+            "GET /networks",
+            "GET /networks/",
+            "GET /networks/{id:.+}",
+            "GET /nodes",
+            "GET /nodes/{id}",
+            "GET /plugins",
+            "GET /plugins/privileges",
+            "GET /plugins/{name:.*}/json",
+            "GET /secrets",
+            "GET /secrets/{id}",
+            "GET /services",
+            "GET /services/{id}",
+            "GET /services/{id}/logs",
+            "GET /swarm",
+            "GET /swarm/unlockkey",
+            "GET /system/df",
+            "GET /tasks",
+            "GET /tasks/{id}",
+            "GET /tasks/{id}/logs",
+            "GET /version",
+            "GET /volumes",
+            "GET /volumes/{name:.*}",
+            "HEAD /_ping",
+            "HEAD /containers/{name:.*}/archive",
+            "OPTIONS /{anyroute:.*}",
+            "POST /auth",
+            "POST /build",
+            "POST /build/cancel",
+            "POST /build/prune",
+            "POST /commit",
+            "POST /configs/create",
+            "POST /configs/{id}/update",
+            "POST /containers/create",
+            "POST /containers/prune",
+            "POST /containers/{name:.*}/attach",
+            "POST /containers/{name:.*}/checkpoints",
+            "POST /containers/{name:.*}/exec",
+            "POST /containers/{name:.*}/kill",
+            "POST /containers/{name:.*}/pause",
+            "POST /containers/{name:.*}/rename",
+            "POST /containers/{name:.*}/resize",
+            "POST /containers/{name:.*}/restart",
+            "POST /containers/{name:.*}/start",
+            "POST /containers/{name:.*}/stop",
+            "POST /containers/{name:.*}/unpause",
+            "POST /containers/{name:.*}/update",
+            "POST /containers/{name:.*}/wait",
+            "POST /exec/{name:.*}/resize",
+            "POST /exec/{name:.*}/start",
+            "POST /grpc",
+            "POST /images/create",
+            "POST /images/load",
+            "POST /images/prune",
+            "POST /images/{name:.*}/push",
+            "POST /images/{name:.*}/tag",
+            "POST /networks/create",
+            "POST /networks/prune",
+            "POST /networks/{id:.*}/connect",
+            "POST /networks/{id:.*}/disconnect",
+            "POST /nodes/{id}/update",
+            "POST /plugins/create",
+            "POST /plugins/pull",
+            "POST /plugins/{name:.*}/disable",
+            "POST /plugins/{name:.*}/enable",
+            "POST /plugins/{name:.*}/push",
+            "POST /plugins/{name:.*}/set",
+            "POST /plugins/{name:.*}/upgrade",
+            "POST /secrets/create",
+            "POST /secrets/{id}/update",
+            "POST /services/create",
+            "POST /services/{id}/update",
+            "POST /session",
+            "POST /swarm/init",
+            "POST /swarm/join",
+            "POST /swarm/leave",
+            "POST /swarm/unlock",
+            "POST /swarm/update",
+            "POST /volumes/create",
+            "POST /volumes/prune",
+            "PUT /containers/{name:.*}/archive",
+            "PUT /volumes/{name:.*}");
+
+    private record Route(String method, Pattern path) {
+    }
+
+    private static final List<Route> COMPILED = compile();
+
+    private DockerRouteTable() {
+    }
+
+    private static List<Route> compile() {
+        List<Route> out = new ArrayList<>();
+        for (String route : ROUTES) {
+            String[] parts = route.split(" ", 2);
+            StringBuilder regex = new StringBuilder();
+            String p = parts[1];
+            int i = 0;
+            while (i < p.length()) {
+                int open = p.indexOf('{', i);
+                if (open < 0) {
+                    regex.append(Pattern.quote(p.substring(i)));
+                    break;
+                }
+                regex.append(Pattern.quote(p.substring(i, open)));
+                int close = p.indexOf('}', open);
+                String var = p.substring(open + 1, close);
+                int colon = var.indexOf(':');
+                regex.append(colon < 0 ? "[^/]+" : "(?:" + var.substring(colon + 1) + ")");
+                i = close + 1;
+            }
+            String r = regex.toString();
+            out.add(new Route(parts[0], Pattern.compile(r, Pattern.CASE_INSENSITIVE | Pattern.DOTALL)));
+        }
+        return List.copyOf(out);
+    }
+
+    /** Whether the daemon has a route for this method and routing path (trailing slash removed). */
+    static boolean known(String method, String routingPath) {
+        String m = method == null ? "" : method.toUpperCase(Locale.ROOT);
+        for (Route route : COMPILED) {
+            if (route.method().equals(m) && (route.path().matcher(routingPath).matches()
+                    || route.path().matcher(routingPath + "/").matches())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether {@code version} ({@code 1.50}) is above {@link #MAX_API_VERSION}, compared as the
+     * daemon compares (moby {@code versions.compare}: parts split at '.', a part that is not a number
+     * counts as 0).
+     */
+    static boolean above(String version) {
+        int[] max = parse(MAX_API_VERSION);
+        int[] v = parse(version);
+        for (int i = 0; i < Math.max(max.length, v.length); i++) {
+            int a = i < v.length ? v[i] : 0;
+            int b = i < max.length ? max[i] : 0;
+            if (a != b) {
+                return a > b;
+            }
+        }
+        return false;
+    }
+
+    private static int[] parse(String version) {
+        String[] parts = version.split("\\.", -1);
+        int[] out = new int[parts.length];
+        for (int i = 0; i < parts.length; i++) {
+            boolean number = !parts[i].isEmpty() && parts[i].length() <= 9 && parts[i].chars().allMatch(c -> c >= '0' && c <= '9');
+            out[i] = number ? Integer.parseInt(parts[i]) : 0;
+        }
+        return out;
+    }
+}
