@@ -7,17 +7,20 @@
 # What remains when idle is one look per grants.relay.poll-interval and the expiry reaper's pass every
 # grants.expiry-interval (5 s). Prints both figures and after/before.
 # Env: BEFORE (default: the parent of the commit that added the outbox's NOTIFY trigger), AFTER (HEAD),
-# WINDOW seconds (60), SETTLE seconds after ready before the window opens (15), ROUNDS (1; rounds alternate).
+# WINDOW seconds (60), SETTLE seconds after ready before the window opens (15), ROUNDS (3; before and after
+# alternate). About 3 minutes per round once both sides are packaged.
 source "$(dirname "$0")/lib/common.sh"
-WINDOW="${WINDOW:-60}"; SETTLE="${SETTLE:-15}"; ROUNDS="${ROUNDS:-1}"
+WINDOW="${WINDOW:-60}"; SETTLE="${SETTLE:-15}"
 V4=grant-service/src/main/resources/db/migration/V4__outbox_notifies_relays.sql
-AFTER="${AFTER:-HEAD}"
+AFTER="$(git -C "$REPO_ROOT" rev-parse "${AFTER:-HEAD}^{commit}")" # fixed now: a commit made meanwhile is not measured
 if [ -z "${BEFORE:-}" ]; then
   added="$(git -C "$REPO_ROOT" log -1 --format=%H --diff-filter=A "$AFTER" -- "$V4")"
   [ -n "$added" ] || { log "BEFORE not given and $AFTER has no $V4: name the ref to compare with"; exit 1; }
   BEFORE="$added^"
 fi
-ensure_tools; ensure_drivers
+BEFORE="$(git -C "$REPO_ROOT" rev-parse "$BEFORE^{commit}")"
+command -v psql >/dev/null || { log "psql is needed (apt-get install postgresql-client)"; exit 1; }
+ensure_drivers
 for side in BEFORE AFTER; do
   BENCH_REF="${!side}" build_service grant-service
   printf -v "JAR_$side" '%s' "$GRANT_SERVICE_JAR"
