@@ -6,7 +6,7 @@ import io.rediacc.gpu.cli.machine.MachineGpuCommand;
 import io.rediacc.gpu.cli.machine.MachineGpuListCommand;
 import io.rediacc.gpu.cli.machine.MachineListCommand;
 import io.rediacc.gpu.cli.machine.MachineRemoveCommand;
-import io.rediacc.gpu.cli.machine.MachineSetupCommand;
+import io.rediacc.gpu.cli.machine.setup.MachineSetupCommand;
 import io.rediacc.gpu.cli.repo.GrantCommand;
 import io.rediacc.gpu.cli.repo.RepoCommand;
 import io.rediacc.gpu.cli.repo.RepoGpuCommand;

@@ -1,5 +1,6 @@
 package io.rediacc.gpu.cli;
 
+import io.rediacc.gpu.cli.command.Commands;
 import picocli.AutoComplete;
 import picocli.CommandLine.Model.CommandSpec;
 

@@ -1,8 +1,9 @@
 package io.rediacc.gpu.cli;
 
+import io.rediacc.gpu.cli.failure.ExitCodes;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.rediacc.gpu.cli.client.ServiceError;
+import io.rediacc.gpu.cli.failure.ServiceError;
 import io.rediacc.gpu.cli.output.Documents;
 import io.rediacc.gpu.cli.output.OutputFormat;
 import picocli.CommandLine;

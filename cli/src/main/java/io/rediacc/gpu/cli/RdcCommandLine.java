@@ -1,5 +1,7 @@
 package io.rediacc.gpu.cli;
 
+import io.rediacc.gpu.cli.failure.ExitCodes;
+import io.rediacc.gpu.cli.failure.Failure;
 import picocli.CommandLine;
 
 /**

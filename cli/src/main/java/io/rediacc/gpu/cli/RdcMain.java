@@ -1,5 +1,6 @@
 package io.rediacc.gpu.cli;
 
+import io.rediacc.gpu.cli.failure.ExitCodes;
 import picocli.CommandLine;
 
 /**

@@ -1,5 +1,6 @@
 package io.rediacc.gpu.cli;
 
+import io.rediacc.gpu.cli.failure.ExitCodes;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.rediacc.gpu.cli.support.LaunchResult;
 import io.rediacc.gpu.cli.client.Json;

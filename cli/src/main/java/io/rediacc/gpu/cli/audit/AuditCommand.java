@@ -2,10 +2,10 @@ package io.rediacc.gpu.cli.audit;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import io.rediacc.gpu.cli.Commands;
-import io.rediacc.gpu.cli.ExitCodes;
-import io.rediacc.gpu.cli.Failure;
-import io.rediacc.gpu.cli.Session;
+import io.rediacc.gpu.cli.command.Commands;
+import io.rediacc.gpu.cli.failure.ExitCodes;
+import io.rediacc.gpu.cli.failure.Failure;
+import io.rediacc.gpu.cli.command.Session;
 import io.rediacc.gpu.cli.client.GrantViews.AuditEntry;
 import io.rediacc.gpu.cli.client.Json;
 import io.rediacc.gpu.cli.output.Documents;

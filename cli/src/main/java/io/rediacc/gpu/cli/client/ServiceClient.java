@@ -1,7 +1,7 @@
 package io.rediacc.gpu.cli.client;
 
-import io.rediacc.gpu.cli.ExitCodes;
-import io.rediacc.gpu.cli.Failure;
+import io.rediacc.gpu.cli.failure.ExitCodes;
+import io.rediacc.gpu.cli.failure.Failure;
 
 import java.io.IOException;
 import java.io.InputStream;

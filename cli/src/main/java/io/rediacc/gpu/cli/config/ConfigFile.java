@@ -1,6 +1,6 @@
 package io.rediacc.gpu.cli.config;
 
-import io.rediacc.gpu.cli.Failure;
+import io.rediacc.gpu.cli.failure.Failure;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;

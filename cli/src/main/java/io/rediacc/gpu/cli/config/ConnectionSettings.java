@@ -1,6 +1,6 @@
 package io.rediacc.gpu.cli.config;
 
-import io.rediacc.gpu.cli.Failure;
+import io.rediacc.gpu.cli.failure.Failure;
 
 import java.net.URI;
 import java.net.URISyntaxException;

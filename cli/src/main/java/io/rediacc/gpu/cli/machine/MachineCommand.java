@@ -1,6 +1,6 @@
 package io.rediacc.gpu.cli.machine;
 
-import io.rediacc.gpu.cli.Commands;
+import io.rediacc.gpu.cli.command.Commands;
 import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code rdc machine}: a group; its commands are in {@link io.rediacc.gpu.cli.CommandTree}. */

@@ -1,9 +1,9 @@
 package io.rediacc.gpu.cli.machine;
 
-import io.rediacc.gpu.cli.Commands;
-import io.rediacc.gpu.cli.ExitCodes;
-import io.rediacc.gpu.cli.Failure;
-import io.rediacc.gpu.cli.Session;
+import io.rediacc.gpu.cli.command.Commands;
+import io.rediacc.gpu.cli.failure.ExitCodes;
+import io.rediacc.gpu.cli.failure.Failure;
+import io.rediacc.gpu.cli.command.Session;
 import io.rediacc.gpu.cli.client.GrantViews.Removal;
 import io.rediacc.gpu.cli.client.Reply;
 import io.rediacc.gpu.contracts.identity.Identifiers;

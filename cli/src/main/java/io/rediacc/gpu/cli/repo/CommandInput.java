@@ -1,7 +1,7 @@
 package io.rediacc.gpu.cli.repo;
 
-import io.rediacc.gpu.cli.ExitCodes;
-import io.rediacc.gpu.cli.Failure;
+import io.rediacc.gpu.cli.failure.ExitCodes;
+import io.rediacc.gpu.cli.failure.Failure;
 import io.rediacc.gpu.contracts.cdi.CdiName;
 import io.rediacc.gpu.contracts.cdi.InvalidCdiNameException;
 import io.rediacc.gpu.contracts.identity.InvalidIdentifierException;

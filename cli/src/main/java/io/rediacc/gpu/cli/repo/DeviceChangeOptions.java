@@ -1,6 +1,6 @@
 package io.rediacc.gpu.cli.repo;
 
-import io.rediacc.gpu.cli.Commands;
+import io.rediacc.gpu.cli.command.Commands;
 import io.rediacc.gpu.contracts.cdi.CdiName;
 import io.rediacc.gpu.contracts.identity.RepoRef;
 import picocli.CommandLine.Model.CommandSpec;

@@ -1,6 +1,6 @@
 package io.rediacc.gpu.cli.repo;
 
-import io.rediacc.gpu.cli.Commands;
+import io.rediacc.gpu.cli.command.Commands;
 import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code rdc repo}: a group; its commands are in {@link io.rediacc.gpu.cli.CommandTree}. */

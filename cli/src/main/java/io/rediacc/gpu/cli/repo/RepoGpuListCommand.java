@@ -1,9 +1,9 @@
 package io.rediacc.gpu.cli.repo;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.rediacc.gpu.cli.Commands;
-import io.rediacc.gpu.cli.ExitCodes;
-import io.rediacc.gpu.cli.Session;
+import io.rediacc.gpu.cli.command.Commands;
+import io.rediacc.gpu.cli.failure.ExitCodes;
+import io.rediacc.gpu.cli.command.Session;
 import io.rediacc.gpu.cli.client.Json;
 import io.rediacc.gpu.cli.output.Documents;
 import io.rediacc.gpu.cli.output.OutputFormat;

@@ -1,7 +1,7 @@
 package io.rediacc.gpu.cli.repo;
 
-import io.rediacc.gpu.cli.Commands;
-import io.rediacc.gpu.cli.Session;
+import io.rediacc.gpu.cli.command.Commands;
+import io.rediacc.gpu.cli.command.Session;
 import io.rediacc.gpu.cli.client.GrantClient;
 import io.rediacc.gpu.cli.client.Reply;
 import io.rediacc.gpu.cli.repo.DeviceChangeOptions.DeviceChange;

@@ -1,6 +1,6 @@
 package io.rediacc.gpu.cli.ssh;
 
-import io.rediacc.gpu.cli.Failure;
+import io.rediacc.gpu.cli.failure.Failure;
 
 import java.nio.file.Path;
 import java.util.regex.Matcher;

@@ -1,5 +1,6 @@
 package io.rediacc.gpu.cli.client;
 
+import io.rediacc.gpu.cli.failure.ServiceError;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.rediacc.gpu.cli.support.Recordings;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,6 @@
 package io.rediacc.gpu.cli.client;
 
-import io.rediacc.gpu.cli.ExitCodes;
+import io.rediacc.gpu.cli.failure.ExitCodes;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

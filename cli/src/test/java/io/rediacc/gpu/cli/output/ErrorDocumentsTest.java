@@ -1,7 +1,7 @@
 package io.rediacc.gpu.cli.output;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.rediacc.gpu.cli.ExitCodes;
+import io.rediacc.gpu.cli.failure.ExitCodes;
 import io.rediacc.gpu.cli.client.Json;
 import io.rediacc.gpu.cli.support.Golden;
 import io.rediacc.gpu.cli.support.LaunchResult;

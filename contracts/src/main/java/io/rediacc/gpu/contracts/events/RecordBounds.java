@@ -1,7 +1,6 @@
 package io.rediacc.gpu.contracts.events;
 
 import io.rediacc.gpu.contracts.identity.Identifiers;
-import io.rediacc.gpu.contracts.signing.DropReason;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -12,7 +11,8 @@ import java.util.List;
  * whoever holds a producer identity, so its key must be its own payload's machine, its lists and
  * numbers stay within bounds, and no time may lie in the future beyond a clock skew ("newer" wins,
  * so a future {@code generatedAt} or {@code syncedAt} would pin a machine's state). Each check
- * answers why a record is refused, or null; the consumer drops, logs and counts it.
+ * answers why a record is refused ({@link RecordRefusal}: a typed reason and a sentence), or null;
+ * the consumer drops, logs and counts it by the reason.
  */
 public final class RecordBounds {
 
@@ -34,7 +34,6 @@ public final class RecordBounds {
     public static final int LIVENESS_HEARTBEAT_CAP_SECONDS = 300;
 
     private static final String UNDER_KEY = " was published under key \"";
-    private static final String AHEAD = " ahead of this service's clock";
 
     private RecordBounds() {
     }
@@ -44,37 +43,26 @@ public final class RecordBounds {
         return Math.min(announced, LIVENESS_HEARTBEAT_CAP_SECONDS);
     }
 
-    /** The drop counter's reason for one of this class's refusals. */
-    public static DropReason reasonOf(String refusal) {
-        if (refusal != null && refusal.contains(UNDER_KEY)) {
-            return DropReason.KEY_MISMATCH;
-        }
-        if (refusal != null && refusal.contains(AHEAD)) {
-            return DropReason.FUTURE;
-        }
-        return DropReason.INVALID;
-    }
-
     /** Why the inventory is refused, or null: key, machine, times and sizes (names are checked entry by entry). */
-    public static String inventory(String key, MachineInventory inventory, Instant recordTime, Instant now, Duration skew) {
+    public static RecordRefusal inventory(String key, MachineInventory inventory, Instant recordTime, Instant now, Duration skew) {
         if (!Identifiers.isMachine(inventory.machine())) {
-            return "inventory names an invalid machine \"" + abbreviate(inventory.machine()) + "\"";
+            return RecordRefusal.invalid("inventory names an invalid machine \"" + abbreviate(inventory.machine()) + "\"");
         }
         if (!inventory.machine().equals(key)) {
-            return "inventory of machine " + inventory.machine() + UNDER_KEY + abbreviate(key)
-                    + "\"; the key must be the machine name";
+            return new RecordRefusal(DropReason.KEY_MISMATCH, "inventory of machine " + inventory.machine() + UNDER_KEY
+                    + abbreviate(key) + "\"; the key must be the machine name");
         }
         if (inventory.generatedAt() == null) {
-            return "inventory of machine " + inventory.machine() + " has no generatedAt";
+            return RecordRefusal.invalid("inventory of machine " + inventory.machine() + " has no generatedAt");
         }
-        String late = future("inventory of " + inventory.machine(), "generatedAt", inventory.generatedAt(), now, skew);
+        RecordRefusal late = future("inventory of " + inventory.machine(), "generatedAt", inventory.generatedAt(), now, skew);
         if (late == null) {
             late = future("inventory of " + inventory.machine(), "record timestamp", recordTime, now, skew);
         }
         if (late != null) {
             return late;
         }
-        String big = tooLong("inventory of " + inventory.machine(), "cdiDevices", inventory.cdiDevices());
+        RecordRefusal big = tooLong("inventory of " + inventory.machine(), "cdiDevices", inventory.cdiDevices());
         big = big != null ? big : tooLong("inventory of " + inventory.machine(), "repos", inventory.repos());
         big = big != null ? big : tooLong("inventory of " + inventory.machine(), "gpus", inventory.gpus());
         if (big != null) {
@@ -83,43 +71,43 @@ public final class RecordBounds {
         for (MachineInventory.CdiDeviceInfo d : inventory.cdiDevices()) {
             if (d != null && d.deviceNodes() != null && (d.deviceNodes().size() > MAX_DEVICE_NODES
                     || d.deviceNodes().stream().anyMatch(n -> n == null || n.length() > MAX_TEXT))) {
-                return "inventory of " + inventory.machine() + " lists a CDI device with more than " + MAX_DEVICE_NODES
-                        + " device nodes or a node path over " + MAX_TEXT + " characters";
+                return RecordRefusal.invalid("inventory of " + inventory.machine() + " lists a CDI device with more than " + MAX_DEVICE_NODES
+                        + " device nodes or a node path over " + MAX_TEXT + " characters");
             }
             if (d != null && d.cards() != null && (d.cards().size() > MAX_DEVICE_NODES
                     || d.cards().stream().anyMatch(c -> c == null || c.length() > MAX_CARD_ADDRESS))) {
-                return "inventory of " + inventory.machine() + " lists a CDI device with more than " + MAX_DEVICE_NODES
-                        + " cards or a card address over " + MAX_CARD_ADDRESS + " characters";
+                return RecordRefusal.invalid("inventory of " + inventory.machine() + " lists a CDI device with more than " + MAX_DEVICE_NODES
+                        + " cards or a card address over " + MAX_CARD_ADDRESS + " characters");
             }
         }
         if (inventory.platform() != null && inventory.platform().length() > 64) {
-            return "inventory of " + inventory.machine() + " names a platform over 64 characters";
+            return RecordRefusal.invalid("inventory of " + inventory.machine() + " names a platform over 64 characters");
         }
         return null;
     }
 
     /** Why the gate status is refused, or null. */
-    public static String gateStatus(String key, GateStatus status, Instant recordTime, Instant now, Duration skew) {
+    public static RecordRefusal gateStatus(String key, GateStatus status, Instant recordTime, Instant now, Duration skew) {
         if (!Identifiers.isMachine(status.machine())) {
-            return "gate status names an invalid machine \"" + abbreviate(status.machine()) + "\"";
+            return RecordRefusal.invalid("gate status names an invalid machine \"" + abbreviate(status.machine()) + "\"");
         }
         if (!Identifiers.isGateId(status.gateId())) {
-            return "gate status of machine " + status.machine() + " has an invalid gateId \"" + abbreviate(status.gateId())
-                    + "\" (a gate id follows the machine name rules, in either case)";
+            return RecordRefusal.invalid("gate status of machine " + status.machine() + " has an invalid gateId \"" + abbreviate(status.gateId())
+                    + "\" (a gate id follows the machine name rules, in either case)");
         }
         String expected = Topics.gateStatusKey(status.machine(), status.gateId());
         if (!expected.equals(key)) {
-            return "gate status of " + expected + UNDER_KEY + abbreviate(key)
-                    + "\"; the key must be machine/gateId";
+            return new RecordRefusal(DropReason.KEY_MISMATCH, "gate status of " + expected + UNDER_KEY + abbreviate(key)
+                    + "\"; the key must be machine/gateId");
         }
         if (status.heartbeatSeconds() < 0 || status.heartbeatSeconds() > MAX_HEARTBEAT_SECONDS) {
-            return "gate status of " + expected + " announces a heartbeat of " + status.heartbeatSeconds()
-                    + " s; 0 (default) to " + MAX_HEARTBEAT_SECONDS + " s are accepted";
+            return RecordRefusal.invalid("gate status of " + expected + " announces a heartbeat of " + status.heartbeatSeconds()
+                    + " s; 0 (default) to " + MAX_HEARTBEAT_SECONDS + " s are accepted");
         }
         if (status.appliedVersion() < 0) {
-            return "gate status of " + expected + " has a negative appliedVersion";
+            return RecordRefusal.invalid("gate status of " + expected + " has a negative appliedVersion");
         }
-        String late = status.syncedAt() == null ? null
+        RecordRefusal late = status.syncedAt() == null ? null
                 : future("gate status of " + expected, "syncedAt", status.syncedAt(), now, skew);
         if (late == null) {
             late = future("gate status of " + expected, "record timestamp", recordTime, now, skew);
@@ -127,29 +115,30 @@ public final class RecordBounds {
         if (late != null) {
             return late;
         }
-        String big = tooLong("gate status of " + expected, "grants", status.grants());
+        RecordRefusal big = tooLong("gate status of " + expected, "grants", status.grants());
         return big != null ? big : tooLong("gate status of " + expected, "repos", status.repos());
     }
 
     /** Why a tombstone's key is refused, or null: machine/gateId, both by the name rules. */
-    public static String gateStatusTombstone(String key) {
+    public static RecordRefusal gateStatusTombstone(String key) {
         int slash = key == null ? -1 : key.indexOf('/');
         if (slash <= 0 || !Identifiers.isMachine(key.substring(0, slash)) || !Identifiers.isGateId(key.substring(slash + 1))) {
-            return "gate status tombstone under key \"" + abbreviate(key) + "\", not machine/gateId";
+            return RecordRefusal.invalid("gate status tombstone under key \"" + abbreviate(key) + "\", not machine/gateId");
         }
         return null;
     }
 
-    private static String future(String what, String field, Instant at, Instant now, Duration skew) {
+    private static RecordRefusal future(String what, String field, Instant at, Instant now, Duration skew) {
         if (at != null && at.isAfter(now.plus(skew))) {
-            return what + " has " + field + " " + at + ", more than " + skew.toSeconds() + " s" + AHEAD + " (" + now + "); check the sender's clock (NTP)";
+            return new RecordRefusal(DropReason.FUTURE, what + " has " + field + " " + at + ", more than " + skew.toSeconds()
+                    + " s ahead of this service's clock (" + now + "); check the sender's clock (NTP)");
         }
         return null;
     }
 
-    private static String tooLong(String what, String field, List<?> list) {
+    private static RecordRefusal tooLong(String what, String field, List<?> list) {
         if (list != null && list.size() > MAX_LIST) {
-            return what + " lists " + list.size() + " " + field + "; at most " + MAX_LIST + " are accepted";
+            return RecordRefusal.invalid(what + " lists " + list.size() + " " + field + "; at most " + MAX_LIST + " are accepted");
         }
         return null;
     }

@@ -1,6 +1,8 @@
 package io.rediacc.gpu.contracts.signing;
 
 import io.rediacc.gpu.contracts.events.CloudEventHeaders;
+import io.rediacc.gpu.contracts.events.DropReason;
+import io.rediacc.gpu.contracts.events.RecordRefusal;
 
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
@@ -18,10 +20,6 @@ import java.util.function.Function;
  */
 public final class RecordVerifier {
 
-    /** Why a record is refused: the counter's tag and a sentence for the log. */
-    public record Refusal(DropReason reason, String detail) {
-    }
-
     private final Duration skew;
 
     public RecordVerifier(Duration skew) {
@@ -33,24 +31,24 @@ public final class RecordVerifier {
      * {@code ce_time} is at most the skew ahead of {@code now}; else why not. {@code headers} looks
      * up a header's last value (null when absent); {@code expected} null means nobody is registered.
      */
-    public Refusal verify(String topic, String key, Function<String, byte[]> headers, byte[] value, PublicKey expected,
+    public RecordRefusal verify(String topic, String key, Function<String, byte[]> headers, byte[] value, PublicKey expected,
                           String expectedWho, Instant now) {
         byte[] sig = headers.apply(RecordSignature.SIGNATURE);
         byte[] keyIdBytes = headers.apply(RecordSignature.KEY_ID);
         byte[] time = headers.apply(CloudEventHeaders.TIME);
         if (sig == null || keyIdBytes == null || time == null) {
-            return new Refusal(DropReason.UNSIGNED, "the record carries no " + (sig == null ? RecordSignature.SIGNATURE
+            return new RecordRefusal(DropReason.UNSIGNED, "the record carries no " + (sig == null ? RecordSignature.SIGNATURE
                     : keyIdBytes == null ? RecordSignature.KEY_ID : CloudEventHeaders.TIME) + " header; every record must be signed by "
                     + expectedWho);
         }
         if (expected == null) {
-            return new Refusal(DropReason.UNREGISTERED, expectedWho + " has no registered public key; an operator registers"
+            return new RecordRefusal(DropReason.UNREGISTERED, expectedWho + " has no registered public key; an operator registers"
                     + " it with: rdc machine setup (or PUT /api/v1/machines/{machine}/key)");
         }
         String keyId = new String(keyIdBytes, StandardCharsets.US_ASCII);
         String expectedId = SigningKeys.keyId(expected);
         if (!expectedId.equals(keyId)) {
-            return new Refusal(DropReason.FOREIGN_KEY, "signed with key " + printable(keyId) + ", not " + expectedWho
+            return new RecordRefusal(DropReason.FOREIGN_KEY, "signed with key " + printable(keyId) + ", not " + expectedWho
                     + "'s registered key " + expectedId);
         }
         String ceTime = new String(time, StandardCharsets.UTF_8);
@@ -58,20 +56,20 @@ public final class RecordVerifier {
         try {
             signature = Base64.getDecoder().decode(sig);
         } catch (IllegalArgumentException e) {
-            return new Refusal(DropReason.BAD_SIGNATURE, "the signature is not base64");
+            return new RecordRefusal(DropReason.BAD_SIGNATURE, "the signature is not base64");
         }
         if (!valid(expected, RecordSignature.signedBytes(topic, key, ceTime, value), signature)) {
-            return new Refusal(DropReason.BAD_SIGNATURE, "the signature does not verify with " + expectedWho
+            return new RecordRefusal(DropReason.BAD_SIGNATURE, "the signature does not verify with " + expectedWho
                     + "'s key " + expectedId + " (the record was changed or forged)");
         }
         Instant at;
         try {
             at = Instant.parse(ceTime);
         } catch (DateTimeParseException e) {
-            return new Refusal(DropReason.INVALID, CloudEventHeaders.TIME + " \"" + printable(ceTime) + "\" is not an ISO-8601 instant");
+            return new RecordRefusal(DropReason.INVALID, CloudEventHeaders.TIME + " \"" + printable(ceTime) + "\" is not an ISO-8601 instant");
         }
         if (at.isAfter(now.plus(skew))) {
-            return new Refusal(DropReason.FUTURE, CloudEventHeaders.TIME + " " + at + " is more than " + skew.toSeconds()
+            return new RecordRefusal(DropReason.FUTURE, CloudEventHeaders.TIME + " " + at + " is more than " + skew.toSeconds()
                     + " s ahead of this service's clock (" + now + "); check the sender's clock (NTP)");
         }
         return null;

@@ -1,6 +1,8 @@
 package io.rediacc.gpu.contracts.signing;
 
 import io.rediacc.gpu.contracts.events.CloudEventHeaders;
+import io.rediacc.gpu.contracts.events.DropReason;
+import io.rediacc.gpu.contracts.events.RecordRefusal;
 import io.rediacc.gpu.contracts.events.Topics;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,7 +35,7 @@ class RecordSignatureTest {
         return headers;
     }
 
-    private RecordVerifier.Refusal verify(Map<String, byte[]> headers, String key, byte[] v, KeyPair registered) {
+    private RecordRefusal verify(Map<String, byte[]> headers, String key, byte[] v, KeyPair registered) {
         return verifier.verify(Topics.INVENTORY, key, headers::get, v, registered == null ? null : registered.getPublic(),
                 "machine m1", NOW);
     }
@@ -90,7 +92,7 @@ class RecordSignatureTest {
     @Test
     void aSignedTimeBeyondTheSkewIsRefusedWithinItIsNot() {
         assertThat(verify(signed(m1, "m1", value, NOW.plusSeconds(119)), "m1", value, m1)).isNull();
-        RecordVerifier.Refusal late = verify(signed(m1, "m1", value, NOW.plus(Duration.ofMinutes(20))), "m1", value, m1);
+        RecordRefusal late = verify(signed(m1, "m1", value, NOW.plus(Duration.ofMinutes(20))), "m1", value, m1);
         assertThat(late.reason()).isEqualTo(DropReason.FUTURE);
         assertThat(late.detail()).contains("NTP");
     }

@@ -2,7 +2,7 @@ package io.rediacc.gpu.gate.grants;
 
 import io.rediacc.gpu.contracts.events.GrantSnapshot;
 import io.rediacc.gpu.contracts.events.Topics;
-import io.rediacc.gpu.contracts.signing.DropReason;
+import io.rediacc.gpu.contracts.events.DropReason;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;

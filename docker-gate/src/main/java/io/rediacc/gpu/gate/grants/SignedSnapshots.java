@@ -1,7 +1,8 @@
 package io.rediacc.gpu.gate.grants;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.rediacc.gpu.contracts.signing.DropReason;
+import io.rediacc.gpu.contracts.events.DropReason;
+import io.rediacc.gpu.contracts.events.RecordRefusal;
 import io.rediacc.gpu.contracts.signing.RecordVerifier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
@@ -35,7 +36,7 @@ public final class SignedSnapshots {
 
     /** Whether the record may be applied; a refusal is counted and logged here. */
     boolean trusted(ConsumerRecord<String, byte[]> record) {
-        RecordVerifier.Refusal refusal = verifier.verify(record.topic(), record.key(), name -> {
+        RecordRefusal refusal = verifier.verify(record.topic(), record.key(), name -> {
             Header h = record.headers().lastHeader(name);
             return h == null ? null : h.value();
         }, record.value(), grantService, "grant-service", Instant.now());

@@ -82,9 +82,20 @@ public interface GrantsConfig {
 
     interface Relay {
 
-        /** How often the relay looks at the outbox when nothing woke it: recovers rows another replica committed or a failed pass left. */
-        @WithDefault("500ms")
+        /**
+         * How often an idle relay looks (one cheap statement) whether the outbox holds rows nothing woke it
+         * for: a notification lost while its LISTEN connection was down. Commits wake it at once (the local
+         * bell and the outbox's NOTIFY), so this is a safety net, not the path of a change.
+         */
+        @WithDefault("10s")
         Duration pollInterval();
+
+        /**
+         * How soon the relay tries again while there is a backlog (rows it could not publish yet, or another
+         * replica's relay is publishing) or after a failed pass (doubled per failure in a row, at most 10 s).
+         */
+        @WithDefault("500ms")
+        Duration retryInterval();
 
         /** Most outbox rows published in one pass. */
         @WithDefault("200")

@@ -2,10 +2,9 @@ package io.rediacc.gpu.grants.messaging;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.rediacc.gpu.contracts.events.RecordBounds;
+import io.rediacc.gpu.contracts.events.DropReason;
+import io.rediacc.gpu.contracts.events.RecordRefusal;
 import io.rediacc.gpu.contracts.json.StrictJson;
-import io.rediacc.gpu.contracts.signing.DropReason;
-import io.rediacc.gpu.contracts.signing.RecordVerifier;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -42,7 +41,7 @@ public class DroppedRecords {
     /** The checks RecordBounds makes of one kind of record: null when the value may be applied, else why not. */
     @FunctionalInterface
     interface Bounds<T> {
-        String refusal(String key, T value, Instant publishedAt, Instant now);
+        RecordRefusal refusal(String key, T value, Instant publishedAt, Instant now);
     }
 
     /** A record's value that is readable and within its bounds, and when it was published. */
@@ -53,7 +52,7 @@ public class DroppedRecords {
      * Reads the record unless its signature check refused it (then drops it): the first step every
      * consumer takes, so nothing of an unsigned or foreign record is read.
      */
-    Uni<Void> readUnlessRefused(ConsumerRecord<String, byte[]> record, RecordVerifier.Refusal refusal,
+    Uni<Void> readUnlessRefused(ConsumerRecord<String, byte[]> record, RecordRefusal refusal,
                                 Function<ConsumerRecord<String, byte[]>, Uni<Void>> read) {
         if (refusal != null) {
             drop(record, refusal);
@@ -71,16 +70,16 @@ public class DroppedRecords {
         try {
             value = StrictJson.readEvent(record.value(), type); // trailing content, a key twice, a BOM: refused
         } catch (RuntimeException e) {
-            drop(record, "not " + what + " (" + e.getMessage() + ")");
+            drop(record, RecordRefusal.invalid("not " + what + " (" + e.getMessage() + ")"));
             return null;
         }
         if (value == null) {
-            drop(record, "the value is JSON null");
+            drop(record, RecordRefusal.invalid("the value is JSON null"));
             return null;
         }
         Instant now = Instant.now();
         Instant publishedAt = record.timestamp() > 0 ? Instant.ofEpochMilli(record.timestamp()) : now;
-        String refused = bounds.refusal(record.key(), value, publishedAt, now);
+        RecordRefusal refused = bounds.refusal(record.key(), value, publishedAt, now);
         if (refused != null) {
             drop(record, refused);
             return null;
@@ -88,16 +87,10 @@ public class DroppedRecords {
         return new Admitted<>(value, publishedAt);
     }
 
-    void drop(ConsumerRecord<String, byte[]> record, RecordVerifier.Refusal refusal) {
-        drop(record, refusal.reason(), refusal.detail());
-    }
-
-    /** A refusal of RecordBounds or the JSON reader: its reason is read from the refusal. */
-    void drop(ConsumerRecord<String, byte[]> record, String why) {
-        drop(record, RecordBounds.reasonOf(why), why);
-    }
-
-    void drop(ConsumerRecord<String, byte[]> record, DropReason reason, String why) {
+    /** Drops, counts by its reason and logs (at most once a minute per reason and machine) a refused record. */
+    void drop(ConsumerRecord<String, byte[]> record, RecordRefusal refusal) {
+        DropReason reason = refusal.reason();
+        String why = refusal.detail();
         Counter.builder("grants.input.dropped")
                 .description("Records read from Kafka and dropped because they failed the input checks or their signature, by topic and reason")
                 .tag("topic", record.topic())

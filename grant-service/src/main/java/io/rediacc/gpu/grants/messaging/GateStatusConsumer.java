@@ -1,7 +1,9 @@
 package io.rediacc.gpu.grants.messaging;
 
 import io.rediacc.gpu.contracts.events.GateStatus;
+import io.rediacc.gpu.contracts.events.DropReason;
 import io.rediacc.gpu.contracts.events.RecordBounds;
+import io.rediacc.gpu.contracts.events.RecordRefusal;
 import io.rediacc.gpu.grants.config.ChannelTopics;
 import io.rediacc.gpu.grants.config.GrantsConfig;
 import io.rediacc.gpu.grants.repository.GateStatusTable;
@@ -44,14 +46,13 @@ public class GateStatusConsumer {
         // whose word it is first: a gate speaks only for its own machine, a tombstone only for the removal path
         return signed.check(record).onFailure().recoverWithItem(e -> {
             LOG.warnf("cannot look up the key of %s (%s); the gate's next heartbeat is checked again", record.key(), e.getMessage());
-            return new io.rediacc.gpu.contracts.signing.RecordVerifier.Refusal(
-                    io.rediacc.gpu.contracts.signing.DropReason.UNREGISTERED, "key lookup failed: " + e.getMessage());
+            return new RecordRefusal(DropReason.UNREGISTERED, "key lookup failed: " + e.getMessage());
         }).chain(refusal -> dropped.readUnlessRefused(record, refusal, this::read));
     }
 
     private Uni<Void> read(ConsumerRecord<String, byte[]> record) {
         if (record.value() == null) {
-            String refused = RecordBounds.gateStatusTombstone(record.key());
+            RecordRefusal refused = RecordBounds.gateStatusTombstone(record.key());
             if (refused != null) {
                 dropped.drop(record, refused);
             } else {
@@ -67,8 +68,8 @@ public class GateStatusConsumer {
         GateStatus status = admitted.value();
         Instant publishedAt = admitted.publishedAt();
         if (!registry.record(status, publishedAt, config.input().maxGates())) {
-            dropped.drop(record, "the registry holds " + config.input().maxGates()
-                    + " gates already (grants.input.max-gates); gate " + record.key() + " is not added");
+            dropped.drop(record, RecordRefusal.invalid("the registry holds " + config.input().maxGates()
+                    + " gates already (grants.input.max-gates); gate " + record.key() + " is not added"));
             return Uni.createFrom().voidItem();
         }
         return table.save(status, publishedAt)

@@ -54,8 +54,11 @@ import java.util.concurrent.TimeoutException;
  * Publishes the outbox to Kafka in id order (per machine, the commit order: changes of one machine
  * are serialised by its lock) and deletes each row once the broker acknowledged it. One relay is
  * active across all replicas: a pass starts with {@code pg_try_advisory_xact_lock} on a constant
- * and holds it until its transaction ends. It runs on its own thread, woken by {@link OutboxSignal}
- * right after a commit and by a poll that recovers rows of other replicas or of failed passes.
+ * and holds it until its transaction ends. It runs on its own thread, woken by {@link OutboxSignal},
+ * which this replica's commits and every replica's outbox NOTIFY ({@link OutboxWakeups}) ring. Idle, it
+ * reads nothing but one cheap look per {@code grants.relay.poll-interval} (10 s) for a wake-up that was
+ * lost; only while there is a backlog or after a failure does it look again every
+ * {@code grants.relay.retry-interval} (500 ms, doubled per failure in a row).
  * Delivery is at least once: a record acknowledged but not yet deleted when a pass fails is sent
  * again, with the same {@code ce_id}, and snapshots carry their version.
  * <p>
@@ -88,6 +91,12 @@ public class OutboxRelay {
             insert into outbox_parked (id, topic, record_key, payload, headers, created_at, parked_at, reason)
             select id, topic, record_key, payload, headers, created_at, now(), $2 from moved
             on conflict (id) do nothing""";
+    private static final String IDLE_LOOK = """
+            select exists (select 1 from outbox o
+                           where not exists (select 1 from outbox_parked p where p.record_key = o.record_key)),
+                   (select count(*) from outbox_parked),
+                   (select 'outbox row ' || id || ' of ' || record_key || ' on ' || topic || ': ' || reason
+                    from outbox_parked order by id limit 1)""";
     private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() {
     };
 
@@ -195,14 +204,23 @@ public class OutboxRelay {
 
     private void run() {
         int failures = 0;
+        boolean due = true; // a pass at start: rows a stopped replica left
+        boolean backlog = false;
         while (running) {
             try {
-                signal.await(config.relay().pollInterval());
-                Pass pass;
-                do {
-                    pass = pass();
-                } while (running && pass.full() && pass.failure() == null);
-                failures = pass.failure() == null ? 0 : failures + 1;
+                if (!due) {
+                    boolean rung = signal.await(backlog ? config.relay().retryInterval() : config.relay().pollInterval());
+                    due = rung || backlog || outboxHasRows();
+                }
+                if (due) {
+                    Pass pass;
+                    do {
+                        pass = pass();
+                    } while (running && pass.full() && pass.failure() == null);
+                    failures = pass.failure() == null ? 0 : failures + 1;
+                    backlog = pass.backlog();
+                }
+                due = false;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
@@ -218,14 +236,31 @@ public class OutboxRelay {
             }
             if (failures > 0) {
                 sleepQuietly(backoff(failures));
+                due = true;
             }
         }
+    }
+
+    /**
+     * The idle relay's look at the outbox, one statement: whether a row waits that may be published now
+     * (not one held behind a parked row of its machine), and the parked rows for the health check.
+     */
+    private boolean outboxHasRows() {
+        Row row = pool.preparedQuery(IDLE_LOOK).execute().await().atMost(DB_STEP).iterator().next();
+        state = new RelayState(state.lastPassAt(), state.lastPublishedAt(), state.pendingSeen(), state.lastError(),
+                row.getLong(1), row.getString(2));
+        return row.getBoolean(0);
     }
 
     /** One pass over the oldest rows of the outbox. */
     record Pass(int rows, int published, int batchSize, Exception failure) {
         boolean full() {
             return rows == batchSize && published == rows;
+        }
+
+        /** Rows were left (not published, or another replica's relay holds the lock): look again soon. */
+        boolean backlog() {
+            return failure != null || published < rows;
         }
     }
 
@@ -251,7 +286,9 @@ public class OutboxRelay {
                     tx.rollback().await().atMost(DB_STEP);
                     state = new RelayState(state.lastPassAt(), state.lastPublishedAt(), state.pendingSeen(),
                             state.lastError(), parkedRow.getLong(0), parkedRow.getString(1));
-                    return new Pass(0, 0, batch, null); // another replica's relay is publishing
+                    // another replica's relay is publishing: rows seen count as a backlog, so that this one
+                    // takes over soon when that replica stops mid-way
+                    return new Pass(all.getItem2().size(), 0, batch, null);
                 }
                 RowSet<Row> rows = all.getItem2();
                 List<Row> sent = new ArrayList<>();
@@ -415,9 +452,9 @@ public class OutboxRelay {
         }
     }
 
-    /** Poll interval doubled per failed pass in a row, at most 10 s: recovers fast, idles politely in an outage. */
+    /** Retry interval doubled per failed pass in a row, at most 10 s: recovers fast, idles politely in an outage. */
     private Duration backoff(int failures) {
-        long base = config.relay().pollInterval().toMillis();
+        long base = config.relay().retryInterval().toMillis();
         return Duration.ofMillis(Math.min(10_000, base << Math.min(failures - 1, 5)));
     }
 

@@ -1,7 +1,8 @@
 package io.rediacc.gpu.grants.messaging;
 
 import io.rediacc.gpu.contracts.identity.Identifiers;
-import io.rediacc.gpu.contracts.signing.DropReason;
+import io.rediacc.gpu.contracts.events.DropReason;
+import io.rediacc.gpu.contracts.events.RecordRefusal;
 import io.rediacc.gpu.contracts.signing.RecordVerifier;
 import io.rediacc.gpu.grants.config.GrantsConfig;
 import io.rediacc.gpu.grants.service.MachineKeys;
@@ -33,21 +34,21 @@ public class SignedRecords {
     }
 
     /** Null when the record may be read; else why it is dropped. */
-    public Uni<RecordVerifier.Refusal> check(ConsumerRecord<String, byte[]> record) {
+    public Uni<RecordRefusal> check(ConsumerRecord<String, byte[]> record) {
         if (record.value() == null) {
-            RecordVerifier.Refusal r = verify(record, serviceKey.publicKey(), "grant-service (the machine-removal path)");
-            return Uni.createFrom().item(r == null ? null : new RecordVerifier.Refusal(DropReason.FOREIGN_TOMBSTONE,
+            RecordRefusal r = verify(record, serviceKey.publicKey(), "grant-service (the machine-removal path)");
+            return Uni.createFrom().item(r == null ? null : new RecordRefusal(DropReason.FOREIGN_TOMBSTONE,
                     "a tombstone not written by the machine-removal path: " + r.detail()));
         }
         String machine = machineOf(record.key());
         if (machine == null) {
-            return Uni.createFrom().item(new RecordVerifier.Refusal(DropReason.KEY_MISMATCH,
+            return Uni.createFrom().item(new RecordRefusal(DropReason.KEY_MISMATCH,
                     "the record key is not a machine name (machine, or machine/gateId for gate status)"));
         }
         return keys.lookup(machine).map(key -> verify(record, key.orElse(null), "machine " + machine));
     }
 
-    private RecordVerifier.Refusal verify(ConsumerRecord<String, byte[]> record, java.security.PublicKey key, String who) {
+    private RecordRefusal verify(ConsumerRecord<String, byte[]> record, java.security.PublicKey key, String who) {
         return verifier.verify(record.topic(), record.key(), name -> {
             Header h = record.headers().lastHeader(name);
             return h == null ? null : h.value();

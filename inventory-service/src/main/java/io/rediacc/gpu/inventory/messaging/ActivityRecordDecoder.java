@@ -2,6 +2,7 @@ package io.rediacc.gpu.inventory.messaging;
 
 import io.rediacc.gpu.contracts.events.GateDecision;
 import io.rediacc.gpu.contracts.events.GrantEvent;
+import io.rediacc.gpu.contracts.events.DropReason;
 import io.rediacc.gpu.contracts.events.GrantSnapshot;
 import io.rediacc.gpu.contracts.events.RecordBounds;
 import io.rediacc.gpu.contracts.identity.Identifiers;
@@ -54,7 +55,7 @@ final class ActivityRecordDecoder {
             throw new RejectedRecordException(what + " names an invalid machine \"" + machine + "\"");
         }
         if (!machine.equals(key)) {
-            throw new RejectedRecordException(what + " of machine \"" + machine + "\" was published under key \"" + key
+            throw new RejectedRecordException(DropReason.KEY_MISMATCH, what + " of machine \"" + machine + "\" was published under key \"" + key
                     + "\"; the key must be the machine name");
         }
     }
@@ -71,7 +72,8 @@ final class ActivityRecordDecoder {
         }
         Instant limit = Instant.now().plus(skew);
         if (at.isAfter(limit) || recordTime.isAfter(limit)) {
-            throw new RejectedRecordException(what + " is dated " + at + ", more than " + skew + " ahead of this service's clock");
+            throw new RejectedRecordException(DropReason.FUTURE, what + " is dated " + at + ", more than " + skew
+                    + " ahead of this service's clock");
         }
     }
 

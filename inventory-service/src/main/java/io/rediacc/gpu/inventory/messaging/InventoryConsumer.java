@@ -1,6 +1,5 @@
 package io.rediacc.gpu.inventory.messaging;
 
-import io.rediacc.gpu.contracts.events.RecordBounds;
 import io.rediacc.gpu.contracts.events.Topics;
 import io.rediacc.gpu.inventory.signing.RecordSignatures;
 import io.rediacc.gpu.inventory.config.InventoryConfig;
@@ -70,7 +69,7 @@ public class InventoryConsumer {
             try {
                 changes.add(decode(record));
             } catch (RejectedRecordException e) {
-                RecordIngest.dropped(metrics, TOPIC, record, RecordBounds.reasonOf(e.getMessage()), e.getMessage());
+                RecordIngest.dropped(metrics, TOPIC, record, e.refusal().reason(), e.getMessage());
             }
         }
         if (changes.isEmpty()) {

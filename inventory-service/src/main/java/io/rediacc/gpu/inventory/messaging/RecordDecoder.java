@@ -4,7 +4,9 @@ import io.rediacc.gpu.contracts.cdi.CdiName;
 import io.rediacc.gpu.contracts.events.GateStatus;
 import io.rediacc.gpu.contracts.events.Grant;
 import io.rediacc.gpu.contracts.events.MachineInventory;
+import io.rediacc.gpu.contracts.events.DropReason;
 import io.rediacc.gpu.contracts.events.RecordBounds;
+import io.rediacc.gpu.contracts.events.RecordRefusal;
 import io.rediacc.gpu.contracts.events.RepoInfo;
 import io.rediacc.gpu.contracts.events.Topics;
 import io.rediacc.gpu.contracts.identity.Identifiers;
@@ -32,7 +34,7 @@ final class RecordDecoder {
 
     static MachineInventory inventory(String key, byte[] value, Instant recordTime, Duration skew) {
         MachineInventory inventory = read(value, MachineInventory.class);
-        String refused = RecordBounds.inventory(key, inventory, recordTime, Instant.now(), skew);
+        RecordRefusal refused = RecordBounds.inventory(key, inventory, recordTime, Instant.now(), skew);
         if (refused != null) {
             throw new RejectedRecordException(refused);
         }
@@ -40,11 +42,11 @@ final class RecordDecoder {
             throw new RejectedRecordException("inventory names an invalid machine \"" + inventory.machine() + "\"");
         }
         if (!inventory.machine().equals(key)) {
-            throw new RejectedRecordException("inventory of machine \"" + inventory.machine()
+            throw new RejectedRecordException(DropReason.KEY_MISMATCH, "inventory of machine \"" + inventory.machine()
                     + "\" was published under key \"" + key + "\"; the key must be the machine name");
         }
         if (inventory.generatedAt() == null) {
-            throw new RejectedRecordException("inventory of machine \"" + inventory.machine() + "\" has no generatedAt");
+            throw new RejectedRecordException(DropReason.KEY_MISMATCH, "inventory of machine \"" + inventory.machine() + "\" has no generatedAt");
         }
         List<MachineInventory.CdiDeviceInfo> devices = inventory.cdiDevices().stream()
                 .filter(d -> validDevice(inventory.machine(), d.name()))
@@ -60,7 +62,7 @@ final class RecordDecoder {
 
     static GateStatus gateStatus(String key, byte[] value, Instant recordTime, Duration skew) {
         GateStatus status = read(value, GateStatus.class);
-        String refused = RecordBounds.gateStatus(key, status, recordTime, Instant.now(), skew);
+        RecordRefusal refused = RecordBounds.gateStatus(key, status, recordTime, Instant.now(), skew);
         if (refused != null) {
             throw new RejectedRecordException(refused);
         }
@@ -72,7 +74,7 @@ final class RecordDecoder {
         }
         String expected = Topics.gateStatusKey(status.machine(), status.gateId());
         if (!expected.equals(key)) {
-            throw new RejectedRecordException("gate status of " + expected + " was published under key \"" + key
+            throw new RejectedRecordException(DropReason.KEY_MISMATCH, "gate status of " + expected + " was published under key \"" + key
                     + "\"; the key must be machine/gateId");
         }
         List<Grant> grants = status.grants().stream()

@@ -1,8 +1,7 @@
 package io.rediacc.gpu.inventory.messaging;
 
-import io.rediacc.gpu.contracts.events.RecordBounds;
-import io.rediacc.gpu.contracts.signing.DropReason;
-import io.rediacc.gpu.contracts.signing.RecordVerifier;
+import io.rediacc.gpu.contracts.events.DropReason;
+import io.rediacc.gpu.contracts.events.RecordRefusal;
 import io.rediacc.gpu.inventory.metrics.IngestMetrics;
 import io.rediacc.gpu.inventory.service.IngestOutcome;
 import io.rediacc.gpu.inventory.signing.RecordSignatures;
@@ -55,7 +54,7 @@ final class RecordIngest {
                 .map(keys -> {
                     List<ConsumerRecord<String, byte[]>> signed = new ArrayList<>(records.size());
                     for (ConsumerRecord<String, byte[]> record : records) {
-                        RecordVerifier.Refusal refusal = signatures.check(record, keys);
+                        RecordRefusal refusal = signatures.check(record, keys);
                         if (refusal == null) {
                             signed.add(record);
                         } else {
@@ -87,7 +86,7 @@ final class RecordIngest {
                 applied = apply.apply(record, recordTime);
             }
         } catch (RejectedRecordException e) {
-            dropped(metrics, topic, record, RecordBounds.reasonOf(e.getMessage()), what + ": " + e.getMessage());
+            dropped(metrics, topic, record, e.refusal().reason(), what + ": " + e.getMessage());
             return Uni.createFrom().voidItem();
         }
         return applied

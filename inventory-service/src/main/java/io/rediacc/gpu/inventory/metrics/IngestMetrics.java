@@ -46,7 +46,7 @@ public class IngestMetrics {
      * {@code inventory.input.dropped}; also counted as {@code rejected}. Logged once a minute per reason and
      * machine (the line says how many more were dropped), so a flood of forged records cannot flood the log.
      */
-    public void dropped(String topic, io.rediacc.gpu.contracts.signing.DropReason reason, String key, String partitionOffset,
+    public void dropped(String topic, io.rediacc.gpu.contracts.events.DropReason reason, String key, String partitionOffset,
                         String why) {
         rejected(topic);
         Counter.builder("inventory.input.dropped").description("Records dropped before they were applied, by reason")

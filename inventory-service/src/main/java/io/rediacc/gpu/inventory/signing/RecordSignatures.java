@@ -1,7 +1,8 @@
 package io.rediacc.gpu.inventory.signing;
 
 import io.rediacc.gpu.contracts.identity.Identifiers;
-import io.rediacc.gpu.contracts.signing.DropReason;
+import io.rediacc.gpu.contracts.events.DropReason;
+import io.rediacc.gpu.contracts.events.RecordRefusal;
 import io.rediacc.gpu.contracts.signing.RecordVerifier;
 import io.rediacc.gpu.inventory.config.InventoryConfig;
 import io.smallrye.mutiny.Uni;
@@ -49,21 +50,21 @@ public class RecordSignatures {
     }
 
     /** Null when the record may be read; else why it is dropped. */
-    public RecordVerifier.Refusal check(ConsumerRecord<String, byte[]> record, Map<String, PublicKey> machineKeys) {
+    public RecordRefusal check(ConsumerRecord<String, byte[]> record, Map<String, PublicKey> machineKeys) {
         if (record.value() == null) {
-            RecordVerifier.Refusal r = verify(record, serviceKey.key(), "grant-service (the machine-removal path)");
-            return r == null ? null : new RecordVerifier.Refusal(DropReason.FOREIGN_TOMBSTONE,
+            RecordRefusal r = verify(record, serviceKey.key(), "grant-service (the machine-removal path)");
+            return r == null ? null : new RecordRefusal(DropReason.FOREIGN_TOMBSTONE,
                     "a tombstone not written by the machine-removal path: " + r.detail());
         }
         String machine = machineOf(record.key());
         if (machine == null) {
-            return new RecordVerifier.Refusal(DropReason.KEY_MISMATCH,
+            return new RecordRefusal(DropReason.KEY_MISMATCH,
                     "the record key is not a machine name (machine, or machine/gateId for gate status)");
         }
         return verify(record, machineKeys.get(machine), "machine " + machine);
     }
 
-    private RecordVerifier.Refusal verify(ConsumerRecord<String, byte[]> record, PublicKey key, String who) {
+    private RecordRefusal verify(ConsumerRecord<String, byte[]> record, PublicKey key, String who) {
         return verifier.verify(record.topic(), record.key(), name -> {
             Header h = record.headers().lastHeader(name);
             return h == null ? null : h.value();

@@ -10,7 +10,7 @@ import io.rediacc.gpu.contracts.events.CloudEventHeaders;
 import io.rediacc.gpu.contracts.events.MachineInventory;
 import io.rediacc.gpu.contracts.events.RepoInfo;
 import io.rediacc.gpu.contracts.events.Topics;
-import io.rediacc.gpu.contracts.signing.DropReason;
+import io.rediacc.gpu.contracts.events.DropReason;
 import io.rediacc.gpu.contracts.signing.KeyPairFile;
 import io.rediacc.gpu.contracts.signing.RecordSignature;
 import io.rediacc.gpu.contracts.signing.RecordVerifier;

@@ -1,10 +1,14 @@
 package io.rediacc.gpu.cli.machine.setup;
 
-import io.rediacc.gpu.cli.ExitCodes;
-import io.rediacc.gpu.cli.Failure;
+import io.rediacc.gpu.cli.failure.ExitCodes;
+import io.rediacc.gpu.cli.failure.Failure;
 
-import java.io.DataInputStream;
-import java.io.EOFException;
+import org.apache.commons.compress.archivers.ar.ArArchiveEntry;
+import org.apache.commons.compress.archivers.ar.ArArchiveInputStream;
+import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
+import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
+
+import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -26,8 +30,8 @@ import java.util.zip.GZIPInputStream;
  * A Debian package file as setup needs it: its name, version, and the digest of its
  * {@code md5sums} (the checksum of every file it installs; dpkg keeps the same file in
  * {@code /var/lib/dpkg/info/<package>.md5sums}, so comparing the two tells whether these very files
- * are installed, even between two builds of one SNAPSHOT version). Read in plain Java — an
- * {@code ar} archive holding {@code control.tar.gz} — so the operator's workstation needs no dpkg.
+ * are installed, even between two builds of one SNAPSHOT version). Read with Apache Commons Compress
+ * — an {@code ar} archive holding {@code control.tar.gz} — so the operator's workstation needs no dpkg.
  */
 public record DebPackage(Path file, String name, String version, String md5sumsDigest) {
 
@@ -128,68 +132,41 @@ public record DebPackage(Path file, String name, String version, String md5sumsD
         return md5sumsDigest.substring(0, 12);
     }
 
-    // ---- ar (the .deb container), then tar inside gzip
+    // ---- ar (the .deb container), then tar inside gzip, read with Commons Compress
 
     private static Map<String, byte[]> controlMembers(InputStream raw) throws IOException {
-        DataInputStream in = new DataInputStream(raw);
+        InputStream in = new BufferedInputStream(raw);
         byte[] magic = new byte[8];
+        in.mark(magic.length);
         int n = in.readNBytes(magic, 0, magic.length);
-        if (n < magic.length || !"!<arch>\n".equals(new String(magic, StandardCharsets.US_ASCII))) {
+        in.reset();
+        if (!ArArchiveInputStream.matches(magic, n)) {
             throw new IOException("not a Debian package (no ar archive)");
         }
-        byte[] header = new byte[60];
-        while (true) {
-            try {
-                in.readFully(header);
-            } catch (EOFException e) {
-                throw new IOException("no control.tar.gz member");
+        ArArchiveInputStream ar = new ArArchiveInputStream(in);
+        for (ArArchiveEntry member = ar.getNextEntry(); member != null; member = ar.getNextEntry()) {
+            String name = member.getName();
+            if (name.equals("control.tar.gz") || name.equals("control.tar.gz/")) {
+                return tarFiles(new GZIPInputStream(ar));
             }
-            String member = new String(header, 0, 16, StandardCharsets.US_ASCII).strip();
-            long size = Long.parseLong(new String(header, 48, 10, StandardCharsets.US_ASCII).strip());
-            if (member.equals("control.tar.gz") || member.equals("control.tar.gz/")) {
-                byte[] gz = new byte[Math.toIntExact(size)];
-                in.readFully(gz);
-                return tarFiles(new GZIPInputStream(new java.io.ByteArrayInputStream(gz)));
+            if (name.startsWith("control.tar")) {
+                throw new IOException("its control archive is " + name + "; only control.tar.gz is read");
             }
-            if (member.startsWith("control.tar")) {
-                throw new IOException("its control archive is " + member + "; only control.tar.gz is read");
-            }
-            in.skipNBytes(size + (size % 2));
         }
+        throw new IOException("no control.tar.gz member");
     }
 
     /** The regular files of a tar stream by base name (control archives are flat: ./control, ./md5sums, ...). */
     private static Map<String, byte[]> tarFiles(InputStream in) throws IOException {
         Map<String, byte[]> files = new HashMap<>();
-        DataInputStream data = new DataInputStream(in);
-        byte[] block = new byte[512];
-        while (true) {
-            try {
-                data.readFully(block);
-            } catch (EOFException e) {
-                return files;
-            }
-            if (block[0] == 0) {
-                return files;
-            }
-            String name = cString(block, 0, 100);
-            String octal = cString(block, 124, 12).strip();
-            int size = octal.isEmpty() ? 0 : Math.toIntExact(Long.parseLong(octal, 8));
-            byte type = block[156];
-            byte[] body = new byte[(size + 511) / 512 * 512];
-            data.readFully(body);
-            if (type == '0' || type == 0) {
-                files.put(name.substring(name.lastIndexOf('/') + 1), java.util.Arrays.copyOf(body, size));
+        TarArchiveInputStream tar = new TarArchiveInputStream(in);
+        for (TarArchiveEntry entry = tar.getNextEntry(); entry != null; entry = tar.getNextEntry()) {
+            if (entry.isFile()) {
+                String name = entry.getName();
+                files.put(name.substring(name.lastIndexOf('/') + 1), tar.readAllBytes());
             }
         }
-    }
-
-    private static String cString(byte[] b, int off, int len) {
-        int end = off;
-        while (end < off + len && b[end] != 0) {
-            end++;
-        }
-        return new String(b, off, end - off, StandardCharsets.US_ASCII);
+        return files;
     }
 
     private static Map<String, String> fields(String control) {

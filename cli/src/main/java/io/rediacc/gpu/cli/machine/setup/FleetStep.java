@@ -1,9 +1,9 @@
 package io.rediacc.gpu.cli.machine.setup;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.rediacc.gpu.cli.ExitCodes;
-import io.rediacc.gpu.cli.Failure;
-import io.rediacc.gpu.cli.Session;
+import io.rediacc.gpu.cli.failure.ExitCodes;
+import io.rediacc.gpu.cli.failure.Failure;
+import io.rediacc.gpu.cli.command.Session;
 import io.rediacc.gpu.cli.client.Reply;
 import io.rediacc.gpu.cli.machine.MachineGpuListCommand;
 

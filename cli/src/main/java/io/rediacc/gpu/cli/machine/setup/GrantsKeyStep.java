@@ -1,8 +1,8 @@
 package io.rediacc.gpu.cli.machine.setup;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.rediacc.gpu.cli.ExitCodes;
-import io.rediacc.gpu.cli.Failure;
+import io.rediacc.gpu.cli.failure.ExitCodes;
+import io.rediacc.gpu.cli.failure.Failure;
 import io.rediacc.gpu.cli.ssh.Ssh;
 
 /**

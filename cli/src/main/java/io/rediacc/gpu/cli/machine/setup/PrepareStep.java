@@ -1,7 +1,7 @@
 package io.rediacc.gpu.cli.machine.setup;
 
-import io.rediacc.gpu.cli.ExitCodes;
-import io.rediacc.gpu.cli.Failure;
+import io.rediacc.gpu.cli.failure.ExitCodes;
+import io.rediacc.gpu.cli.failure.Failure;
 import io.rediacc.gpu.cli.ssh.Ssh;
 
 import io.rediacc.gpu.cli.client.GrantViews.MachineGrants;

@@ -1,6 +1,6 @@
 package io.rediacc.gpu.cli.machine.setup;
 
-import io.rediacc.gpu.cli.Session;
+import io.rediacc.gpu.cli.command.Session;
 import io.rediacc.gpu.cli.ssh.Ssh;
 
 import java.io.PrintWriter;

@@ -1,7 +1,7 @@
 package io.rediacc.gpu.cli.machine.setup;
 
-import io.rediacc.gpu.cli.ExitCodes;
-import io.rediacc.gpu.cli.Failure;
+import io.rediacc.gpu.cli.failure.ExitCodes;
+import io.rediacc.gpu.cli.failure.Failure;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

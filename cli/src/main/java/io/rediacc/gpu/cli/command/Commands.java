@@ -1,4 +1,4 @@
-package io.rediacc.gpu.cli;
+package io.rediacc.gpu.cli.command;
 
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
@@ -14,7 +14,7 @@ import picocli.CommandLine.Model.PositionalParamSpec;
 public final class Commands {
 
     /** The key under which picocli keeps the standard help options (its {@code AutoHelpMixin}). */
-    static final String STANDARD_HELP_OPTIONS = "mixinStandardHelpOptions";
+    private static final String STANDARD_HELP_OPTIONS = "mixinStandardHelpOptions";
 
     private Commands() {
     }

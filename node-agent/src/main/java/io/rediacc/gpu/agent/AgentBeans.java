@@ -1,4 +1,4 @@
-package io.rediacc.gpu.agent.config;
+package io.rediacc.gpu.agent;
 
 import io.rediacc.gpu.agent.inventory.InventoryAssembler;
 import io.rediacc.gpu.agent.setup.SetupService;

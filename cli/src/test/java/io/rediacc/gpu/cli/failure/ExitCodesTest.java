@@ -1,4 +1,4 @@
-package io.rediacc.gpu.cli;
+package io.rediacc.gpu.cli.failure;
 
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package io.rediacc.gpu.contracts.signing;
+package io.rediacc.gpu.contracts.events;
 
 /** Why a consumer drops a record before reading it; the tag of every consumer's drop counter. */
 public enum DropReason {

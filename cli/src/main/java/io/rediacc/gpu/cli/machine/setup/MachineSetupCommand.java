@@ -1,9 +1,10 @@
-package io.rediacc.gpu.cli.machine;
+package io.rediacc.gpu.cli.machine.setup;
 
-import io.rediacc.gpu.cli.Commands;
-import io.rediacc.gpu.cli.ExitCodes;
-import io.rediacc.gpu.cli.Failure;
-import io.rediacc.gpu.cli.Session;
+import io.rediacc.gpu.cli.machine.MachineNames;
+import io.rediacc.gpu.cli.command.Commands;
+import io.rediacc.gpu.cli.failure.ExitCodes;
+import io.rediacc.gpu.cli.failure.Failure;
+import io.rediacc.gpu.cli.command.Session;
 import io.rediacc.gpu.cli.config.ConfigFile;
 import io.rediacc.gpu.cli.machine.setup.DebPackage;
 import io.rediacc.gpu.cli.machine.setup.SetupRun;

@@ -1,6 +1,6 @@
-package io.rediacc.gpu.cli;
+package io.rediacc.gpu.cli.failure;
 
-import io.rediacc.gpu.cli.client.ServiceError;
+import io.rediacc.gpu.cli.failure.ServiceError;
 
 /**
  * Ends a command with one line on stderr and an exit code; never a stack trace. Under

@@ -1,10 +1,11 @@
-package io.rediacc.gpu.cli;
+package io.rediacc.gpu.cli.command;
 
 import io.rediacc.gpu.cli.client.GrantClient;
 import io.rediacc.gpu.cli.client.InventoryClient;
 import io.rediacc.gpu.cli.client.ServiceClient;
 import io.rediacc.gpu.cli.config.ConnectionSettings;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.rediacc.gpu.cli.failure.ExitCodes;
 import io.rediacc.gpu.cli.output.Documents;
 import io.rediacc.gpu.cli.output.OutputFormat;
 import io.rediacc.gpu.cli.output.Table;
@@ -18,13 +19,13 @@ import java.util.function.Consumer;
 public final class Session {
 
     private final CommandSpec spec;
-    private final RdcCommand root;
+    private final GlobalOptions root;
     private final Map<String, String> env;
     private ConnectionSettings settings;
 
     private Session(CommandSpec spec, Map<String, String> env) {
         this.spec = spec;
-        this.root = (RdcCommand) spec.root().userObject();
+        this.root = (GlobalOptions) spec.root().userObject();
         this.env = env;
     }
 

@@ -1,0 +1,147 @@
+package io.rediacc.gpu.grants.messaging;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.rediacc.gpu.contracts.events.Topics;
+import io.rediacc.gpu.grants.config.GrantsConfig;
+import io.rediacc.gpu.grants.testing.TopicReader;
+import io.rediacc.gpu.testsupport.KafkaTestResource;
+import io.rediacc.gpu.testsupport.PostgresTestResource;
+import jakarta.inject.Inject;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Rule 6: a row any replica commits to the outbox wakes the relay through PostgreSQL's NOTIFY, so an idle
+ * relay need not poll. The rows here are written straight into the table, as another replica would: this
+ * replica's own bell never rings for them, and the poll (60 s in tests) is far beyond the waits.
+ */
+@QuarkusTest
+@WithTestResource(KafkaTestResource.class)
+@WithTestResource(PostgresTestResource.class)
+class OutboxWakeupsTest {
+
+    /** Well below the test profile's poll interval: only a notification can wake the relay in time. */
+    private static final Duration IN_TIME = Duration.ofSeconds(15);
+
+    @Inject
+    OutboxWakeups wakeups;
+    @Inject
+    OutboxRelay relay;
+    @Inject
+    MeterRegistry metrics;
+    @Inject
+    GrantsConfig config;
+
+    @BeforeEach
+    void relayIsIdleAndListening() {
+        assertThat(config.relay().pollInterval()).as("the poll must not be what publishes in time")
+                .isGreaterThan(IN_TIME.multipliedBy(2));
+        await("the relay listens and is idle").atMost(Duration.ofSeconds(30)).until(() -> wakeups.listening()
+                && relay.state().pendingSeen() == 0 && relay.state().lastError() == null);
+    }
+
+    @Test
+    void aRowAnotherReplicaCommitsIsPublishedByItsNotificationWellBeforeThePoll() throws Exception {
+        double notified = counter("grants.outbox.notifications");
+        String key = "notified-" + UUID.randomUUID();
+        Instant committed = Instant.now();
+        insertOutboxRow(key);
+
+        List<ConsumerRecord<String, byte[]>> published = TopicReader.readUntil(kafka(), Topics.GRANT_EVENTS, key,
+                read -> !read.isEmpty(), IN_TIME);
+
+        assertThat(new String(published.get(0).value(), StandardCharsets.UTF_8)).contains(key);
+        assertThat(Duration.between(committed, Instant.now())).isLessThan(IN_TIME);
+        assertThat(counter("grants.outbox.notifications")).isGreaterThan(notified);
+        awaitEmptyOutbox(key);
+    }
+
+    @Test
+    void aDroppedListenConnectionIsTakenAgainAndStillWakesTheRelay() throws Exception {
+        List<Integer> before = listeningBackends();
+        assertThat(before).as("one connection LISTENs on grants_outbox").hasSize(1);
+        double connects = counter("grants.outbox.listen.connects");
+        try (Connection c = PostgresTestResource.current().connect();
+             PreparedStatement kill = c.prepareStatement("select pg_terminate_backend(?)")) {
+            kill.setInt(1, before.get(0));
+            kill.executeQuery().close();
+        }
+
+        await("another connection LISTENs").atMost(Duration.ofSeconds(20))
+                .until(() -> counter("grants.outbox.listen.connects") > connects && wakeups.listening());
+        List<Integer> after = listeningBackends();
+        assertThat(after).hasSize(1).doesNotContainAnyElementsOf(before);
+
+        double notified = counter("grants.outbox.notifications");
+        String key = "after-reconnect-" + UUID.randomUUID();
+        insertOutboxRow(key);
+        TopicReader.readUntil(kafka(), Topics.GRANT_EVENTS, key, read -> !read.isEmpty(), IN_TIME);
+        assertThat(counter("grants.outbox.notifications")).isGreaterThan(notified);
+        awaitEmptyOutbox(key);
+    }
+
+    /** An outbox row as another replica's change writes it (the relay signs it as it leaves). */
+    private static void insertOutboxRow(String key) throws SQLException {
+        try (Connection c = PostgresTestResource.current().connect();
+             PreparedStatement s = c.prepareStatement("insert into outbox (topic, record_key, payload, headers, created_at)"
+                     + " values (?, ?, ?, ?, now())")) {
+            s.setString(1, Topics.GRANT_EVENTS);
+            s.setString(2, key);
+            s.setString(3, "{\"machine\":\"" + key + "\"}");
+            s.setString(4, "{\"ce_specversion\":\"1.0\",\"ce_id\":\"" + UUID.randomUUID() + "\",\"ce_type\":\""
+                    + Topics.GRANT_EVENTS_TOPIC.cloudEventType() + "\",\"ce_source\":\"/grant-service/other\"}");
+            s.executeUpdate();
+        }
+    }
+
+    private static List<Integer> listeningBackends() throws SQLException {
+        try (Connection c = PostgresTestResource.current().connect();
+             PreparedStatement s = c.prepareStatement("select pid from pg_stat_activity"
+                     + " where datname = current_database() and query = 'LISTEN grants_outbox' order by pid");
+             ResultSet rs = s.executeQuery()) {
+            List<Integer> pids = new ArrayList<>();
+            while (rs.next()) {
+                pids.add(rs.getInt(1));
+            }
+            return pids;
+        }
+    }
+
+    private static void awaitEmptyOutbox(String key) {
+        await("the published row deleted").atMost(Duration.ofSeconds(20)).until(() -> {
+            try (Connection c = PostgresTestResource.current().connect();
+                 PreparedStatement s = c.prepareStatement("select count(*) from outbox where record_key = ?")) {
+                s.setString(1, key);
+                try (ResultSet rs = s.executeQuery()) {
+                    rs.next();
+                    return rs.getLong(1) == 0;
+                }
+            }
+        });
+    }
+
+    private double counter(String name) {
+        return metrics.get(name).counter().count();
+    }
+
+    private static String kafka() {
+        return KafkaTestResource.broker().bootstrapServers();
+    }
+}
