@@ -60,7 +60,8 @@ public final class Gate implements AutoCloseable {
         String machine = manifest.machine();
         String gateId = settings.gateId();
         String clientId = "gate-" + machine + "-" + gateId;
-        this.grants = new GrantStore(machine, new GrantSnapshotFile(settings.stateDir(), machine));
+        SignedSnapshots signedSnapshots = new SignedSnapshots(grantsKey(settings.grantsKey()), registry);
+        this.grants = new GrantStore(machine, new GrantSnapshotFile(settings.stateDir(), machine), signedSnapshots);
         this.metrics = new GateMetrics(registry, grants);
         KeyPairFile.Loaded key = KeyPairFile.ensure(settings.signingKey());
         this.producer = new GateEventsProducer(settings.kafka(), clientId, "/docker-gate/" + machine + "/" + gateId,
@@ -80,7 +81,7 @@ public final class Gate implements AutoCloseable {
                 settings.daemonInspectTimeout(), settings.connections());
         this.server = new GateServer(plane);
         this.feed = new GrantsFeed(grants, settings.kafka(), clientId, settings.kafkaApiTimeout(),
-                new SignedSnapshots(grantsKey(settings.grantsKey()), registry));
+                signedSnapshots);
         metrics.watch(feed);
     }
 
