@@ -45,6 +45,14 @@ public final class GrantStore implements GrantLookup {
         public List<Grant> grants() {
             return snapshot == null ? List.of() : snapshot.grants();
         }
+
+        /**
+         * Whether the held snapshot's newest signature is older than {@code bound} at {@code now}: grant-service
+         * re-signs it on a cadence, so the gate is being kept from newer grants (a frozen topic, a feed cut off).
+         */
+        public boolean frozen(Instant now, java.time.Duration bound) {
+            return snapshot != null && (signedAt == null || signedAt.isBefore(now.minus(bound)));
+        }
     }
 
     private final String machine;

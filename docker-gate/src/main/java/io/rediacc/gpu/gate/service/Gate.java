@@ -69,7 +69,9 @@ public final class Gate implements AutoCloseable {
         this.daemons = new DaemonChecks(transport, settings.daemonCheck(), settings.daemonConnectTimeout(),
                 settings.daemonInspectTimeout(), registry, this::daemonStateChanged);
         this.status = new GateStatusPublisher(producer, grants, gateId, settings.heartbeat(),
-                () -> this.manifest.repoInfos(), settings.statusMaxGrants(), daemons::statuses);
+                () -> this.manifest.repoInfos(), settings.statusMaxGrants(), daemons::statuses,
+                io.rediacc.gpu.gate.messaging.StatusEpoch.next(settings.stateDir(), gateId, java.time.Clock.systemUTC()),
+                settings.grantsFreezeAfter(), java.time.Clock.systemUTC());
         DecisionPublisher decisions = new DecisionPublisher(producer, settings.decisionsBurst(),
                 settings.decisionsPerSecond());
         // The policy production runs: what repos may reach on the host comes from the manifest and the gate's own paths.
@@ -219,6 +221,11 @@ public final class Gate implements AutoCloseable {
     /** Each repo daemon's verification and what it reported (its data root: {@link DaemonFacts}). */
     public DaemonChecks daemons() {
         return daemons;
+    }
+
+    /** The settings this gate started with. */
+    public GateSettings settings() {
+        return settings;
     }
 
     public GrantStore grants() {

@@ -111,6 +111,10 @@ class GateRestartTest {
             assertThat(status).as("a synced gate-status record").isNotNull();
             GateStatus published = EventJson.fromBytes(status.value(), GateStatus.class);
             assertThat(published.appliedVersion()).isEqualTo(7);
+            assertThat(published.epoch()).as("a status carries its signed position").isPositive();
+            assertThat(published.seq()).isPositive();
+            assertThat(published.grantsSignedAt()).as("the held snapshot's signed time").isNotNull();
+            assertThat(published.grantsFrozen()).isFalse();
             assertThat(published.grants()).extracting(g -> g.device()).containsExactly("nvidia.com/gpu=0");
             assertThat(published.repos()).extracting(r -> r.guid()).containsExactly(REPO_GUID);
             assertThat(new String(status.headers().lastHeader("ce_type").value()))

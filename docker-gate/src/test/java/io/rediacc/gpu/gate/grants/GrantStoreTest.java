@@ -292,4 +292,19 @@ class GrantStoreTest {
         assertThat(store.state().signedAt()).isAfter(loaded);
         assertThat(replays()).isZero();
     }
+
+    @Test
+    void aSnapshotWhoseSignatureIsOlderThanTheFreezeBoundIsFrozenUntilGrantServiceReSignsIt() {
+        GrantStore store = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"), verifier);
+        java.time.Duration bound = java.time.Duration.ofMinutes(30);
+        assertThat(store.state().frozen(Instant.now(), bound)).as("no snapshot: nothing to freeze").isFalse();
+
+        GrantSnapshot held = snapshot("m1", 3, grant(A, "nvidia.com/gpu=0"));
+        store.apply(held, GrantsTopic.signed(held, Instant.now().minus(java.time.Duration.ofMinutes(31))));
+        assertThat(store.state().frozen(Instant.now(), bound)).isTrue();
+
+        store.apply(held, GrantsTopic.signed(held)); // the same version re-signed on grant-service's cadence
+        assertThat(store.state().frozen(Instant.now(), bound)).isFalse();
+        assertThat(store.state().version()).isEqualTo(3);
+    }
 }

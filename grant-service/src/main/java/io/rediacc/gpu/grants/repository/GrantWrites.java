@@ -85,8 +85,17 @@ public class GrantWrites {
     private static final String GATE_IDS = "select gate_id from gate_status where machine = $1 order by gate_id";
     private static final String DELETE_GRANT = "delete from grants where machine = $1 and repo_guid = $2 and device = $3";
     private static final String BUMP_VERSION = """
-            insert into machine_versions (machine, version) values ($1, 1)
-            on conflict (machine) do update set version = machine_versions.version + 1
+            insert into machine_versions (machine, version, published_at) values ($1, 1, now())
+            on conflict (machine) do update set version = machine_versions.version + 1, published_at = now()
+            returning version""";
+    /** Machines whose newest snapshot went out before $1 (oldest first): due for re-publication. */
+    private static final String REPUBLISH_DUE = """
+            select machine from machine_versions where published_at is null or published_at < $1
+            order by published_at nulls first limit $2""";
+    /** Claims a machine's re-publication under its lock: no row when another replica did it since. */
+    private static final String CLAIM_REPUBLISH = """
+            update machine_versions set published_at = now()
+            where machine = $1 and (published_at is null or published_at < $2)
             returning version""";
     private static final String APPEND_OUTBOX = """
             insert into outbox (topic, record_key, payload, headers, created_at) values ($1, $2, $3, $4, $5)
@@ -273,6 +282,24 @@ public class GrantWrites {
     }
 
     /** Raises the machine's version by one; the new version. */
+    /** Machines whose newest snapshot was last published before {@code before}, at most {@code limit}, oldest first. */
+    public Uni<List<String>> republishDue(Instant before, int limit) {
+        return pool.preparedQuery(REPUBLISH_DUE).execute(Tuple.of(utc(before), limit)).map(rows -> {
+            List<String> machines = new ArrayList<>();
+            rows.forEach(r -> machines.add(r.getString(0)));
+            return machines;
+        });
+    }
+
+    /**
+     * Marks the machine's newest snapshot as published now if it was last published before {@code before}
+     * (call under the machine's lock); true when this call claimed it.
+     */
+    public Uni<Boolean> claimRepublish(SqlConnection c, String machine, Instant before) {
+        return c.preparedQuery(CLAIM_REPUBLISH).execute(Tuple.of(machine, utc(before)))
+                .map(rows -> rows.rowCount() > 0);
+    }
+
     public Uni<Long> bumpVersion(SqlConnection c, String machine) {
         return c.preparedQuery(BUMP_VERSION).execute(Tuple.of(machine))
                 .map(rows -> rows.iterator().next().getLong(0));
