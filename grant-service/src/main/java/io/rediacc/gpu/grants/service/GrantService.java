@@ -201,7 +201,8 @@ public class GrantService {
     /** Under the machine's lock: the checks in today's order, then the change. */
     private Uni<Outcome<GrantChange>> decide(SqlConnection c, Ask ask, MachineState state) {
         if (!state.known()) {
-            throw Problems.noInventory(ask.machine());
+            throw state.removedAt() != null ? Problems.machineRemoved(ask.machine(), state.removedAt())
+                    : Problems.noInventory(ask.machine());
         }
         if (state.repoGuid() == null) {
             return repoNotOnMachine(c, ask);
@@ -433,7 +434,8 @@ public class GrantService {
         Long newVersion = version;
         Uni<?> bump = current.isEmpty() ? Uni.createFrom().voidItem() : writes.bumpVersion(c, machine);
         return Uni.combine().all().unis(writes.deleteMachineGrants(c, machine), bump, writes.appendOutbox(c, records),
-                        writes.appendHistory(c, history), writes.forgetMachine(c, machine))
+                        writes.appendHistory(c, history), writes.forgetMachine(c, machine),
+                        writes.revokeKeyAndRecordRemoval(c, machine, actor, at, reason == null ? why : why + ": " + reason))
                 .with(results -> new MachineRemoval(machine, current, newVersion == null ? state.version() : newVersion,
                         gates));
     }

@@ -38,8 +38,8 @@ class SchemaMigrationTest {
 
             assertThat(results).extracting(r -> r.success).containsOnly(true);
             assertThat(results.stream().mapToInt(r -> r.migrationsExecuted).sum())
-                    .as("one replica applies V1, V2, V3.33, V3.40 and V3.41, the other finds them applied").isEqualTo(5);
-            assertThat(history(db)).containsExactly("1 success", "2 success", "3.33 success", "3.40 success", "3.41 success");
+                    .as("one replica applies V1, V2, V3.33, V3.40, V3.41 and V3.42, the other finds them applied").isEqualTo(6);
+            assertThat(history(db)).containsExactly("1 success", "2 success", "3.33 success", "3.40 success", "3.41 success", "3.42 success");
             assertThat(tables(db)).contains("grants", "grant_history", "outbox_parked", "machine_keys", "machine_key_history");
         }
     }
@@ -58,7 +58,7 @@ class SchemaMigrationTest {
             MigrateResult result = flyway(db).migrate();
 
             assertThat(result.success).isTrue();
-            assertThat(history(db)).as("baselined at 0, then V1 over the old tables, then V2, V3.33, V3.40 and V3.41").containsExactly("0 success", "1 success", "2 success", "3.33 success", "3.40 success", "3.41 success");
+            assertThat(history(db)).as("baselined at 0, then V1 over the old tables, then V2, V3.33, V3.40, V3.41 and V3.42").containsExactly("0 success", "1 success", "2 success", "3.33 success", "3.40 success", "3.41 success", "3.42 success");
             assertThat(tables(db)).contains("grant_history", "outbox_parked", "machine_keys");
             assertThat(query(db, "select repo_name || ' ' || device || ' ' || granted_by from grants"))
                     .containsExactly("web nvidia.com/gpu=0 alice");
@@ -78,7 +78,7 @@ class SchemaMigrationTest {
             List<MigrateResult> results = migrateConcurrently(db, 2);
 
             assertThat(results).extracting(r -> r.success).containsOnly(true);
-            assertThat(history(db)).containsExactly("0 success", "1 success", "2 success", "3.33 success", "3.40 success", "3.41 success");
+            assertThat(history(db)).containsExactly("0 success", "1 success", "2 success", "3.33 success", "3.40 success", "3.41 success", "3.42 success");
         }
     }
 
