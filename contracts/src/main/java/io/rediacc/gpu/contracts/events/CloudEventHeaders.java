@@ -45,6 +45,23 @@ public final class CloudEventHeaders {
         return of(topic, source, subject, UUID.randomUUID().toString(), Instant.now());
     }
 
+    /**
+     * The record's {@code ce_time} (its last value in {@code headers}); null when absent or not an ISO-8601
+     * instant. On a verified record it is the signed time (the signature covers it): readers take a record's
+     * time from here, never from the Kafka record timestamp, which anyone producing the record sets freely.
+     */
+    public static Instant time(java.util.function.Function<String, byte[]> headers) {
+        byte[] b = headers.apply(TIME);
+        if (b == null) {
+            return null;
+        }
+        try {
+            return Instant.parse(new String(b, StandardCharsets.UTF_8));
+        } catch (java.time.format.DateTimeParseException e) {
+            return null;
+        }
+    }
+
     private static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }

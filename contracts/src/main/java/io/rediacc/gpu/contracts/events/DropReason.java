@@ -16,6 +16,12 @@ public enum DropReason {
     FUTURE("future-time"),
     /** A tombstone not signed by the central services' key (the machine-removal path). */
     FOREIGN_TOMBSTONE("foreign-tombstone"),
+    /**
+     * Signed and valid, but at or below the highest position (snapshot version, status sequence, removal
+     * generation) this reader already accepted for the same producer and key: a replay, a rollback, or
+     * a record from before a machine's removal.
+     */
+    REPLAY("replay"),
     /** Anything else the bounds refuse: names, sizes, numbers, unreadable JSON. */
     INVALID("invalid");
 

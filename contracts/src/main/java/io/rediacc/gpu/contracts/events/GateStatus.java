@@ -22,10 +22,19 @@ import java.util.List;
  * @param grantsDigest {@link #digest(List)} of the enforced grants
  * @param grantsListed whether {@code grants} lists them all
  * @param daemons      each served repo's daemon as last verified (empty in records written before the check existed)
+ * @param epoch        the gate process's start (rises with every start, persisted in its state directory); with
+ *                     {@code seq} the status's position: readers keep the highest (epoch, seq) per gate and drop
+ *                     anything at or below it (a replay); 0 in records written before positions existed
+ * @param seq          rises by one with every status of this epoch, from 1
+ * @param grantsSignedAt the newest signed {@code ce_time} of the grant snapshot the gate holds (grant-service
+ *                     re-signs its newest snapshot on a cadence); null while it holds none
+ * @param grantsFrozen whether that time is older than the gate's freeze bound ({@code gate.grants-freeze-after}):
+ *                     the gate may be kept from newer grants (a frozen topic, a cut-off feed, replays)
  */
 public record GateStatus(String machine, String gateId, long appliedVersion, String state, List<Grant> grants,
                          List<RepoInfo> repos, int heartbeatSeconds, Instant syncedAt, int grantCount,
-                         String grantsDigest, boolean grantsListed, List<DaemonStatus> daemons) {
+                         String grantsDigest, boolean grantsListed, List<DaemonStatus> daemons, long epoch, long seq,
+                         Instant grantsSignedAt, boolean grantsFrozen) {
 
     public static final String LOADING = "loading";
     public static final String SYNCED = "synced";
@@ -40,6 +49,25 @@ public record GateStatus(String machine, String gateId, long appliedVersion, Str
             grantsDigest = digest(grants);
             grantsListed = true;
         }
+    }
+
+    /** A status without position or freshness (the form before they existed). */
+    public GateStatus(String machine, String gateId, long appliedVersion, String state, List<Grant> grants,
+                      List<RepoInfo> repos, int heartbeatSeconds, Instant syncedAt, int grantCount,
+                      String grantsDigest, boolean grantsListed, List<DaemonStatus> daemons) {
+        this(machine, gateId, appliedVersion, state, grants, repos, heartbeatSeconds, syncedAt, grantCount, grantsDigest,
+                grantsListed, daemons, 0, 0, null, false);
+    }
+
+    /** This status at position ({@code epoch}, {@code seq}) with the held snapshot's signed time. */
+    public GateStatus at(long epoch, long seq, Instant grantsSignedAt, boolean grantsFrozen) {
+        return new GateStatus(machine, gateId, appliedVersion, state, grants, repos, heartbeatSeconds, syncedAt, grantCount,
+                grantsDigest, grantsListed, daemons, epoch, seq, grantsSignedAt, grantsFrozen);
+    }
+
+    /** Whether this status comes after one at ({@code epoch}, {@code seq}): a later epoch, or a higher seq in the same. */
+    public boolean after(long epoch, long seq) {
+        return this.epoch > epoch || this.epoch == epoch && this.seq > seq;
     }
 
     /** A status that lists every grant (the form before the count, digest and cap existed). */
@@ -61,7 +89,7 @@ public record GateStatus(String machine, String gateId, long appliedVersion, Str
                                 List<RepoInfo> repos, int heartbeatSeconds, Instant syncedAt, int maxListed) {
         boolean listed = enforced.size() <= maxListed;
         return new GateStatus(machine, gateId, appliedVersion, state, listed ? enforced : List.of(), repos,
-                heartbeatSeconds, syncedAt, enforced.size(), digest(enforced), listed, List.of());
+                heartbeatSeconds, syncedAt, enforced.size(), digest(enforced), listed, List.of(), 0, 0, null, false);
     }
 
     /**

@@ -75,6 +75,11 @@ public final class RecordVerifier {
         return null;
     }
 
+    /** {@link #verify(String, String, Function, byte[], PublicKey, String, Instant)} of a kept record (a state file's copy). */
+    public RecordRefusal verify(SignedRecord record, PublicKey expected, String expectedWho, Instant now) {
+        return verify(record.topic(), record.key(), record::header, record.value(), expected, expectedWho, now);
+    }
+
     private static boolean valid(PublicKey key, byte[] bytes, byte[] signature) {
         try {
             return Ed25519Math.verify(key, bytes, signature);

@@ -46,6 +46,15 @@ public interface GateConfig {
     @WithDefault("gate")
     String id();
 
+    /**
+     * How old the held grant snapshot's signature ({@code ce_time}) may grow before the gate reports its grants as
+     * frozen ({@code grantsFrozen} in its status, {@code /q/health/ready} data): grant-service re-signs every
+     * machine's newest snapshot each {@code grants.republish-interval} (10 min), so an older one means the gate is
+     * being kept from newer grants (a frozen or replayed topic, a feed cut off).
+     */
+    @WithDefault("30m")
+    Duration grantsFreezeAfter();
+
     /** Interval of the gate-status heartbeat; a gate silent for 3 heartbeats counts as gone. */
     @WithDefault("30s")
     Duration heartbeat();

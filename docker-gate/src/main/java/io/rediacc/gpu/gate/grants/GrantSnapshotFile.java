@@ -1,7 +1,8 @@
 package io.rediacc.gpu.gate.grants;
 
 import io.rediacc.gpu.contracts.events.EventJson;
-import io.rediacc.gpu.contracts.events.GrantSnapshot;
+import io.rediacc.gpu.contracts.json.StrictJson;
+import io.rediacc.gpu.contracts.signing.SignedRecord;
 import org.jboss.logging.Logger;
 
 import java.io.IOException;
@@ -14,21 +15,31 @@ import java.nio.file.StandardCopyOption;
 import java.util.Optional;
 
 /**
- * The last applied grant snapshot on disk. Written to a temporary file and renamed over the old
- * one, so a crash mid-write leaves either the previous or the new snapshot, never half of one.
+ * The last applied grant snapshot on disk, as the record grant-service signed: topic, key, {@code ce_time},
+ * key id, signature and the value's exact bytes ({@link SignedRecord}), so the copy verifies itself at the
+ * next start and nobody who can write the state directory can grant a device by editing it. Written to a
+ * temporary file and renamed over the old one, so a crash mid-write leaves either the previous or the new
+ * copy, never half of one. The file is one line of JSON naming the signature's parts ({@link Stored}), a
+ * newline, then the value's bytes as received (no copy of them in another encoding: the file stays the size
+ * of the record). A file of an older release (the bare snapshot, unsigned) reads as no copy.
  */
 public final class GrantSnapshotFile {
 
     private static final Logger LOG = Logger.getLogger(GrantSnapshotFile.class);
 
+    /** The file's first line: {@code format} names the form, the rest are {@link SignedRecord}'s parts. */
+    record Stored(String format, String topic, String key, String ceTime, String keyId, String signature) {
+    }
+
+    static final String FORMAT = "rediacc.gate.signed-grant-snapshot.v1";
+
     /**
      * The largest snapshot file read at start. The file only ever holds a copy of a grant snapshot record of
      * {@code gpu.grants.v1}, and grant-service writes no record over 1,000,000 bytes (docs/EVENTS.md,
-     * {@code grants.relay.max-record-bytes}); twice that leaves room for a raised limit. A larger file cannot be
-     * one of those records (an older release's 100,000-grant file, or not the gate's): it is not read, so the
-     * unit's small heap (deploy/systemd/docker-gate.service) is never spent on it — at 100,000 grants reading it
-     * needs ~20 MB live, and an out-of-memory gate would restart into the same file forever. The gate then waits
-     * for the topic, which decides what is granted (device requests get 503 until it has been read).
+     * {@code grants.relay.max-record-bytes}); twice that leaves room for a raised limit. A larger file cannot be one of those records (an older release's 100,000-grant file,
+     * or not the gate's): it is not read, so the unit's small heap (deploy/systemd/docker-gate.service) is never
+     * spent on it. The gate then waits for the topic, which decides what is granted (device requests get 503
+     * until it has been read).
      */
     static final long MAX_FILE_BYTES = 2_000_000;
 
@@ -42,7 +53,8 @@ public final class GrantSnapshotFile {
         return file;
     }
 
-    public Optional<GrantSnapshot> read() {
+    /** The signed record kept on disk, not verified yet ({@link GrantStore#loadFromDisk()} verifies it). */
+    public Optional<SignedRecord> read() {
         try {
             long size = Files.size(file);
             if (size > MAX_FILE_BYTES) {
@@ -51,10 +63,21 @@ public final class GrantSnapshotFile {
                         MAX_FILE_BYTES);
                 return Optional.empty();
             }
-            // streamed, not read whole (GrantSnapshotDecoder: repeated values shared as read)
-            try (var in = Files.newInputStream(file)) {
-                return Optional.of(GrantSnapshotDecoder.read(in));
+            byte[] bytes = Files.readAllBytes(file);
+            int newline = 0;
+            while (newline < bytes.length && bytes[newline] != '\n') {
+                newline++;
             }
+            Stored stored = newline == bytes.length ? null
+                    : StrictJson.events().readValue(bytes, 0, newline, Stored.class);
+            if (stored == null || !FORMAT.equals(stored.format())) {
+                LOG.warnf("ignoring the grant snapshot %s: not a signed copy (format %s, expected %s; an older release"
+                        + " wrote the bare snapshot); the grants topic decides what is granted once it has been read",
+                        file, stored == null ? "none" : stored.format(), FORMAT);
+                return Optional.empty();
+            }
+            return Optional.of(new SignedRecord(stored.topic(), stored.key(), stored.ceTime(), stored.keyId(),
+                    stored.signature(), java.util.Arrays.copyOfRange(bytes, newline + 1, bytes.length)));
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException | UncheckedIOException e) {
@@ -63,7 +86,7 @@ public final class GrantSnapshotFile {
         }
     }
 
-    /** Removes the file (the topic holds no snapshot for this machine). */
+    /** Removes the file. */
     public void delete() {
         try {
             Files.deleteIfExists(file);
@@ -72,14 +95,17 @@ public final class GrantSnapshotFile {
         }
     }
 
-    public void write(GrantSnapshot snapshot) {
+    /** Keeps {@code record} (a verified snapshot record of version {@code version}) as the copy on disk. */
+    public void write(SignedRecord record, long version) {
         try {
             Files.createDirectories(file.getParent());
             Path tmp = Files.createTempFile(file.getParent(), file.getFileName().toString(), ".tmp");
             try {
-                // streamed, not built as one byte[] first: the gate's heap is sized for the snapshot, not two copies
                 try (var out = new java.io.BufferedOutputStream(Files.newOutputStream(tmp))) {
-                    EventJson.mapper().writeValue(out, snapshot);
+                    out.write(EventJson.toBytes(new Stored(FORMAT, record.topic(), record.key(), record.ceTime(),
+                            record.keyId(), record.signature())));
+                    out.write('\n');
+                    out.write(record.value());
                 }
                 try (var channel = java.nio.channels.FileChannel.open(tmp, java.nio.file.StandardOpenOption.WRITE)) {
                     channel.force(true);
@@ -100,7 +126,7 @@ public final class GrantSnapshotFile {
             }
         } catch (IOException e) {
             // Enforcement goes on from memory; only a restart during a Kafka outage would miss this version.
-            LOG.errorf("cannot keep grant snapshot version %d in %s: %s", snapshot.version(), file, e.getMessage());
+            LOG.errorf("cannot keep grant snapshot version %d in %s: %s", version, file, e.getMessage());
         }
     }
 }

@@ -2,6 +2,8 @@ package io.rediacc.gpu.gate.grants;
 
 import io.rediacc.gpu.contracts.events.Grant;
 import io.rediacc.gpu.contracts.events.GrantSnapshot;
+import io.rediacc.gpu.contracts.events.Topics;
+import io.rediacc.gpu.contracts.signing.SignedRecord;
 import io.rediacc.gpu.gate.policy.GrantLookup;
 import org.jboss.logging.Logger;
 
@@ -18,14 +20,24 @@ import java.util.function.Consumer;
 /**
  * The grants this gate enforces: the newest snapshot of this machine, as an immutable map from
  * repo GUID to granted CDI names that is swapped atomically, so a request sees one version whole.
+ *
+ * <p>Versions never go back (issue 31). The copy on disk is the record grant-service signed, verified
+ * at start; a topic whose newest snapshot for this machine is older than that copy (a replayed old
+ * record that compaction left as the newest offset, or a topic rolled back) does not replace it: the
+ * gate keeps its copy and counts the topic's as a replay ({@code gate_grants_dropped_total{reason="replay"}}).
  */
 public final class GrantStore implements GrantLookup {
 
     private static final Logger LOG = Logger.getLogger(GrantStore.class);
 
-    /** One consistent view; {@code caughtUp} means the grants topic was read to its end offsets. */
+    /**
+     * One consistent view; {@code caughtUp} means the grants topic was read to its end offsets.
+     *
+     * @param signedAt the newest signed {@code ce_time} of the held version (grant-service re-signs its
+     *                 newest snapshot on a cadence); null with no snapshot
+     */
     public record State(GrantSnapshot snapshot, Map<String, Set<String>> byRepo, boolean fromDisk, boolean caughtUp,
-                        Instant syncedAt) {
+                        Instant syncedAt, Instant signedAt) {
         public long version() {
             return snapshot == null ? 0 : snapshot.version();
         }
@@ -33,19 +45,30 @@ public final class GrantStore implements GrantLookup {
         public List<Grant> grants() {
             return snapshot == null ? List.of() : snapshot.grants();
         }
+
+        /**
+         * Whether the held snapshot's newest signature is older than {@code bound} at {@code now}: grant-service
+         * re-signs it on a cadence, so the gate is being kept from newer grants (a frozen topic, a feed cut off).
+         */
+        public boolean frozen(Instant now, java.time.Duration bound) {
+            return snapshot != null && (signedAt == null || signedAt.isBefore(now.minus(bound)));
+        }
     }
 
     private final String machine;
     private final GrantSnapshotFile file;
+    private final SignedSnapshots signed;
     private final List<Consumer<State>> listeners = new CopyOnWriteArrayList<>();
-    private volatile State state = new State(null, Map.of(), false, false, null);
+    private volatile State state = new State(null, Map.of(), false, false, null, null);
     private volatile boolean diskInForce;
     /** The newest of this machine's snapshots read from the topic (until caught up: the topic's own truth). */
     private GrantSnapshot topicLatest;
 
-    public GrantStore(String machine, GrantSnapshotFile file) {
+    /** @param signed verifies the copy on disk and counts replays */
+    public GrantStore(String machine, GrantSnapshotFile file, SignedSnapshots signed) {
         this.machine = machine;
         this.file = file;
+        this.signed = signed;
     }
 
     public String machine() {
@@ -62,27 +85,48 @@ public final class GrantStore implements GrantLookup {
     }
 
     /**
-     * Loads the snapshot kept on disk, if any. It is not enforced yet: a gate that was down may hold a
-     * grant revoked meanwhile, so device requests wait for the topic to be read to its end, and the disk
-     * snapshot is enforced only if Kafka cannot be reached ({@link #kafkaUnreachable()}).
+     * Loads the snapshot kept on disk if it verifies as grant-service's record of this machine. It is not
+     * enforced yet: a gate that was down may hold a grant revoked meanwhile, so device requests wait for the
+     * topic to be read to its end, and the disk snapshot is enforced only if Kafka cannot be reached
+     * ({@link #kafkaUnreachable()}). A copy that does not verify is ignored (logged as tampering).
      */
     public synchronized void loadFromDisk() {
-        file.read().map(GrantStore::shareRepeats).ifPresent(snapshot -> {
+        file.read().ifPresent(copy -> {
+            String refused = signed.refuseCopy(copy, machine);
+            if (refused != null) {
+                LOG.errorf("TAMPERING: the grant snapshot on disk (%s) is not a record grant-service signed for machine"
+                        + " %s (%s); ignoring it, the grants topic decides once it has been read", file.path(), machine,
+                        refused);
+                return;
+            }
+            GrantSnapshot snapshot;
+            try {
+                snapshot = GrantSnapshotDecoder.read(copy.value());
+            } catch (RuntimeException e) {
+                LOG.errorf("ignoring the grant snapshot on disk (%s): signed, but not a strict grant snapshot: %s",
+                        file.path(), e.getMessage());
+                return;
+            }
             if (!machine.equals(snapshot.machine())) {
                 LOG.warnf("ignoring the grant snapshot on disk: it is for machine %s, this gate serves %s",
                         snapshot.machine(), machine);
                 return;
             }
             if (snapshot.version() > state.version()) {
-                state = new State(snapshot, index(snapshot), true, state.caughtUp(), Instant.now());
-                LOG.infof("loaded grant snapshot version %d of %s from disk (%d grant(s))", snapshot.version(), machine,
-                        snapshot.grants().size());
+                state = new State(snapshot, index(snapshot), true, state.caughtUp(), Instant.now(), signedAt(copy));
+                LOG.infof("loaded grant snapshot version %d of %s from disk (%d grant(s), verified)", snapshot.version(),
+                        machine, snapshot.grants().size());
             }
         });
     }
 
-    /** Applies a snapshot if it is this machine's and newer than the one held; returns whether it did. */
-    public boolean apply(GrantSnapshot received) {
+    /**
+     * Applies a snapshot, whose signed record is {@code record} (verified by the caller), if it is this
+     * machine's and newer than the one held; returns whether it did. Once caught up, an older snapshot, or
+     * one of the held version with other grants, is counted as a replay; the held version re-signed
+     * (grant-service's cadence) only refreshes {@link State#signedAt()}.
+     */
+    public boolean apply(GrantSnapshot received, SignedRecord record) {
         State next;
         GrantSnapshot snapshot;
         synchronized (this) {
@@ -92,13 +136,27 @@ public final class GrantStore implements GrantLookup {
             if (topicLatest == null || received.version() > topicLatest.version()) {
                 topicLatest = received;
             }
-            if (received.version() <= state.version()) {
+            State held = state;
+            if (received.version() <= held.version()) {
+                if (received.version() == held.version() && sameSnapshot(held.snapshot(), received)) {
+                    Instant at = signedAt(record);
+                    if (held.signedAt() == null || at.isAfter(held.signedAt())) {
+                        state = new State(held.snapshot(), held.byRepo(), held.fromDisk(), held.caughtUp(),
+                                held.syncedAt(), at);
+                    }
+                } else if (held.caughtUp()) {
+                    // while catching up, older records are the topic's history; markCaughtUp judges the newest
+                    signed.replayed("version " + received.version() + " of " + machine + " (signed " + record.ceTime()
+                            + ") arrived while version " + held.version() + " is held"
+                            + (received.version() == held.version() ? " with other grants" : "")
+                            + "; dropped, the gate keeps version " + held.version());
+                }
                 return false;
             }
             snapshot = shareRepeats(received);
-            next = new State(snapshot, index(snapshot), false, state.caughtUp(), Instant.now());
+            next = new State(snapshot, index(snapshot), false, held.caughtUp(), Instant.now(), signedAt(record));
             state = next;
-            file.write(snapshot);
+            file.write(record, snapshot.version());
         }
         LOG.infof("applied grant snapshot version %d of %s (%d grant(s))", snapshot.version(), machine,
                 snapshot.grants().size());
@@ -107,11 +165,10 @@ public final class GrantStore implements GrantLookup {
     }
 
     /**
-     * Marks the grants topic as read to the end offsets seen at start. From here the topic is the
-     * only truth: a snapshot from disk that the topic does not hold exactly as its newest one for
-     * this machine (a higher version, or the same version with other grants) was not written by
-     * this gate from the topic, so it is logged as tampering, replaced by the topic's newest
-     * snapshot (none: no grants) and the file is overwritten.
+     * Marks the grants topic as read to the end offsets seen at start. A verified copy from disk that the
+     * topic's newest snapshot for this machine does not outrank stays in force: a topic holding an older
+     * version (or none, or the same version with other grants) was replayed or rolled back, which is
+     * counted and logged; the copy on disk is never overwritten with it.
      */
     public void markCaughtUp() {
         State next;
@@ -121,20 +178,13 @@ public final class GrantStore implements GrantLookup {
             }
             if (state.fromDisk() && !sameSnapshot(state.snapshot(), topicLatest)) {
                 GrantSnapshot disk = state.snapshot();
-                LOG.errorf("TAMPERING: the grant snapshot on disk (%s: version %d, %d grant(s)) is not what %s holds"
-                                + " for machine %s (newest: %s); enforcing the topic's and overwriting the file",
-                        file.path(), disk.version(), disk.grants().size(), io.rediacc.gpu.contracts.events.Topics.GRANTS,
-                        machine, topicLatest == null ? "none" : "version " + topicLatest.version() + ", "
-                                + topicLatest.grants().size() + " grant(s)");
-                GrantSnapshot truth = topicLatest == null ? null : shareRepeats(topicLatest);
-                state = new State(truth, truth == null ? Map.of() : index(truth), false, state.caughtUp(), Instant.now());
-                if (truth == null) {
-                    file.delete();
-                } else {
-                    file.write(truth);
-                }
+                signed.replayed("the newest snapshot " + Topics.GRANTS + " holds for machine " + machine + " is "
+                        + (topicLatest == null ? "none" : "version " + topicLatest.version()
+                        + (topicLatest.version() == disk.version() ? " with other grants" : ""))
+                        + ", while the verified copy on disk (" + file.path() + ") is version " + disk.version()
+                        + "; enforcing the copy on disk (a replayed or rolled-back topic never takes a gate back)");
             }
-            next = new State(state.snapshot(), state.byRepo(), state.fromDisk(), true, Instant.now());
+            next = new State(state.snapshot(), state.byRepo(), state.fromDisk(), true, Instant.now(), state.signedAt());
             state = next;
         }
         LOG.infof("grants of %s are in sync at version %d", machine, next.version());
@@ -157,6 +207,14 @@ public final class GrantStore implements GrantLookup {
         }
     }
 
+    private static Instant signedAt(SignedRecord record) {
+        try {
+            return Instant.parse(record.ceTime());
+        } catch (RuntimeException e) { // verified records carry an ISO-8601 ce_time; a test's unsigned one may not
+            return null;
+        }
+    }
+
     @Override
     public boolean loaded() {
         State s = state;
@@ -169,7 +227,7 @@ public final class GrantStore implements GrantLookup {
         return names != null && names.contains(cdiName);
     }
 
-    /** Same machine, version and grants (the timestamps of a snapshot are part of what was published). */
+    /** Same version and grants (the timestamps of a snapshot are part of what was published). */
     private static boolean sameSnapshot(GrantSnapshot disk, GrantSnapshot topic) {
         return disk != null && topic != null && disk.version() == topic.version()
                 && new HashSet<>(disk.grants()).equals(new HashSet<>(topic.grants()));

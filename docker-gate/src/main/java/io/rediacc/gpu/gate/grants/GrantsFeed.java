@@ -170,7 +170,7 @@ public final class GrantsFeed implements AutoCloseable {
             return;
         }
         try {
-            store.apply(snapshot);
+            store.apply(snapshot, SignedSnapshots.signedParts(record));
         } catch (RuntimeException e) {
             LOG.errorf("skipping grant snapshot at %s-%d@%d: %s", record.topic(), record.partition(), record.offset(),
                     e.getMessage());

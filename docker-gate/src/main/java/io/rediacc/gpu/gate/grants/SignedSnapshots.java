@@ -3,7 +3,9 @@ package io.rediacc.gpu.gate.grants;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.rediacc.gpu.contracts.events.DropReason;
 import io.rediacc.gpu.contracts.events.RecordRefusal;
+import io.rediacc.gpu.contracts.events.Topics;
 import io.rediacc.gpu.contracts.signing.RecordVerifier;
+import io.rediacc.gpu.contracts.signing.SignedRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 import org.jboss.logging.Logger;
@@ -47,22 +49,65 @@ public final class SignedSnapshots {
         return false;
     }
 
+    /** The signed parts of a record {@link #trusted} accepted, as the state file keeps them. */
+    static SignedRecord signedParts(ConsumerRecord<String, byte[]> record) {
+        return SignedRecord.of(record.topic(), record.key(), name -> {
+            Header h = record.headers().lastHeader(name);
+            return h == null ? null : h.value();
+        }, record.value());
+    }
+
+    /**
+     * Why the copy kept on disk is not grant-service's snapshot record of {@code machine} (null when it is): a
+     * copy that does not verify was not written by this gate from the topic (edited, or an older release's).
+     */
+    String refuseCopy(SignedRecord copy, String machine) {
+        if (!Topics.GRANTS.equals(copy.topic()) || !machine.equals(copy.key())) {
+            return "it is a record of " + copy.topic() + " key " + copy.key() + ", not of " + Topics.GRANTS + " key " + machine;
+        }
+        RecordRefusal refusal = verifier.verify(copy, grantService, "grant-service", Instant.now());
+        return refusal == null ? null : refusal.reason().tag() + ": " + refusal.detail();
+    }
+
+    /**
+     * Counts and logs a signed snapshot at or below the version this gate holds that is not the same snapshot
+     * (reason {@code replay}): a replayed old record, a topic rolled back, or compaction leaving a replay as the
+     * newest offset. The gate keeps what it holds.
+     */
+    void replayed(String detail) {
+        count(DropReason.REPLAY);
+        if (shouldLog(DropReason.REPLAY)) {
+            LOG.errorf("REPLAY OR ROLLBACK on %s: %s", Topics.GRANTS, detail);
+        }
+    }
+
     /**
      * Counts and logs a snapshot the gate does not apply: refused by its signature, or signed but not
      * strict JSON of a snapshot ({@link io.rediacc.gpu.contracts.json.StrictJson}, reason {@code invalid}).
      */
     void dropped(ConsumerRecord<String, byte[]> record, DropReason reason, String detail) {
+        count(reason);
+        if (shouldLog(reason)) {
+            LOG.errorf("NOT applying grant snapshot at %s-%d@%d (%s): %s", record.topic(), record.partition(),
+                    record.offset(), reason.tag(), detail);
+        }
+    }
+
+    private void count(DropReason reason) {
         io.micrometer.core.instrument.Counter.builder("gate.grants.dropped")
-                .description("Grant snapshots from gpu.grants.v1 the gate did not apply: unsigned, not signed by grant-service's key, dated ahead, or not strict JSON; by reason")
+                .description("Grant snapshots from gpu.grants.v1 the gate did not apply: unsigned, not signed by grant-service's key, dated ahead, not strict JSON, or a replay/rollback below the version held; by reason")
                 .tag("reason", reason.tag())
                 .register(metrics)
                 .increment();
+    }
+
+    private boolean shouldLog(DropReason reason) {
         long now = System.nanoTime();
         Long last = lastLogged.get(reason.tag());
         if (last == null || now - last > 60_000_000_000L) {
             lastLogged.put(reason.tag(), now);
-            LOG.errorf("NOT applying grant snapshot at %s-%d@%d (%s): %s", record.topic(), record.partition(),
-                    record.offset(), reason.tag(), detail);
+            return true;
         }
+        return false;
     }
 }

@@ -33,6 +33,8 @@ public class GrantsLoadedCheck implements HealthCheck {
                 .withData("appliedVersion", state.version())
                 .withData("synced", state.caughtUp())
                 .withData("fromDisk", state.fromDisk())
+                .withData("grantsSignedAt", String.valueOf(state.signedAt()))
+                .withData("grantsFrozen", state.frozen(java.time.Instant.now(), gate.settings().grantsFreezeAfter()))
                 .withData("listeners", gate.listenerCount())
                 .build();
     }

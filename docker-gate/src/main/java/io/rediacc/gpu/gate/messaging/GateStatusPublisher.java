@@ -7,6 +7,9 @@ import io.rediacc.gpu.contracts.events.RepoInfo;
 import io.rediacc.gpu.contracts.events.Topics;
 import io.rediacc.gpu.gate.grants.GrantStore;
 
+import io.rediacc.gpu.gate.service.GateSettings;
+
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -28,6 +31,11 @@ public final class GateStatusPublisher implements AutoCloseable {
     private final ScheduledExecutorService timer;
     private final int maxListedGrants;
     private final Supplier<List<DaemonStatus>> daemons;
+    private final long epoch;
+    private final Duration freezeAfter;
+    private final Clock clock;
+    /** The last status's sequence in this epoch; assigned and sent under the lock, so sequence order is send order. */
+    private long seq;
     /** The digest of the last grants list seen: a heartbeat repeats it without re-hashing 100,000 grants. */
     private volatile Digested lastDigest;
 
@@ -43,6 +51,21 @@ public final class GateStatusPublisher implements AutoCloseable {
     /** @param daemons each served repo's daemon as last verified */
     public GateStatusPublisher(GateEventsProducer producer, GrantStore store, String gateId, Duration heartbeat,
                                Supplier<List<RepoInfo>> repos, int maxListedGrants, Supplier<List<DaemonStatus>> daemons) {
+        this(producer, store, gateId, heartbeat, repos, maxListedGrants, daemons, Clock.systemUTC().millis(),
+                GateSettings.GRANTS_FREEZE_AFTER, Clock.systemUTC());
+    }
+
+    /**
+     * @param epoch       this start's {@link StatusEpoch}: with a sequence rising per status, the position
+     *                    readers use to drop replayed statuses
+     * @param freezeAfter how old the held snapshot's signature may grow before the status says {@code grantsFrozen}
+     */
+    public GateStatusPublisher(GateEventsProducer producer, GrantStore store, String gateId, Duration heartbeat,
+                               Supplier<List<RepoInfo>> repos, int maxListedGrants, Supplier<List<DaemonStatus>> daemons,
+                               long epoch, Duration freezeAfter, Clock clock) {
+        this.epoch = epoch;
+        this.freezeAfter = freezeAfter;
+        this.clock = clock;
         this.daemons = daemons;
         this.maxListedGrants = maxListedGrants;
         this.producer = producer;
@@ -63,14 +86,19 @@ public final class GateStatusPublisher implements AutoCloseable {
         timer.scheduleAtFixedRate(this::publish, 0, ms, TimeUnit.MILLISECONDS);
     }
 
+    /** What the next status would say (its position not assigned yet: epoch and seq as of the last one sent). */
     public GateStatus current() {
+        return current(seq);
+    }
+
+    private GateStatus current(long sequence) {
         GrantStore.State state = store.state();
         List<Grant> grants = state.grants();
         boolean listed = grants.size() <= maxListedGrants;
         return new GateStatus(store.machine(), gateId, state.version(),
                 state.caughtUp() ? GateStatus.SYNCED : GateStatus.LOADING, listed ? grants : List.of(), repos.get(),
                 (int) Math.max(1, heartbeat.toSeconds()), state.syncedAt(), grants.size(), digest(grants), listed,
-                daemons.get());
+                daemons.get(), epoch, sequence, state.signedAt(), state.frozen(clock.instant(), freezeAfter));
     }
 
     private String digest(List<Grant> grants) {
@@ -82,8 +110,8 @@ public final class GateStatusPublisher implements AutoCloseable {
         return last.digest();
     }
 
-    public void publish() {
-        GateStatus status = current();
+    public synchronized void publish() {
+        GateStatus status = current(++seq);
         producer.send(Topics.GATE_STATUS_TOPIC, Topics.gateStatusKey(status.machine(), gateId),
                 status.machine() + "/" + gateId, status);
     }

@@ -60,7 +60,8 @@ public final class Gate implements AutoCloseable {
         String machine = manifest.machine();
         String gateId = settings.gateId();
         String clientId = "gate-" + machine + "-" + gateId;
-        this.grants = new GrantStore(machine, new GrantSnapshotFile(settings.stateDir(), machine));
+        SignedSnapshots signedSnapshots = new SignedSnapshots(grantsKey(settings.grantsKey()), registry);
+        this.grants = new GrantStore(machine, new GrantSnapshotFile(settings.stateDir(), machine), signedSnapshots);
         this.metrics = new GateMetrics(registry, grants);
         KeyPairFile.Loaded key = KeyPairFile.ensure(settings.signingKey());
         this.producer = new GateEventsProducer(settings.kafka(), clientId, "/docker-gate/" + machine + "/" + gateId,
@@ -68,7 +69,9 @@ public final class Gate implements AutoCloseable {
         this.daemons = new DaemonChecks(transport, settings.daemonCheck(), settings.daemonConnectTimeout(),
                 settings.daemonInspectTimeout(), registry, this::daemonStateChanged);
         this.status = new GateStatusPublisher(producer, grants, gateId, settings.heartbeat(),
-                () -> this.manifest.repoInfos(), settings.statusMaxGrants(), daemons::statuses);
+                () -> this.manifest.repoInfos(), settings.statusMaxGrants(), daemons::statuses,
+                io.rediacc.gpu.gate.messaging.StatusEpoch.next(settings.stateDir(), gateId, java.time.Clock.systemUTC()),
+                settings.grantsFreezeAfter(), java.time.Clock.systemUTC());
         DecisionPublisher decisions = new DecisionPublisher(producer, settings.decisionsBurst(),
                 settings.decisionsPerSecond());
         // The policy production runs: what repos may reach on the host comes from the manifest and the gate's own paths.
@@ -80,7 +83,7 @@ public final class Gate implements AutoCloseable {
                 settings.daemonInspectTimeout(), settings.connections());
         this.server = new GateServer(plane);
         this.feed = new GrantsFeed(grants, settings.kafka(), clientId, settings.kafkaApiTimeout(),
-                new SignedSnapshots(grantsKey(settings.grantsKey()), registry));
+                signedSnapshots);
         metrics.watch(feed);
     }
 
@@ -218,6 +221,11 @@ public final class Gate implements AutoCloseable {
     /** Each repo daemon's verification and what it reported (its data root: {@link DaemonFacts}). */
     public DaemonChecks daemons() {
         return daemons;
+    }
+
+    /** The settings this gate started with. */
+    public GateSettings settings() {
+        return settings;
     }
 
     public GrantStore grants() {

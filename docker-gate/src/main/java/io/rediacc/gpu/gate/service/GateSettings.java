@@ -15,10 +15,12 @@ public record GateSettings(Path manifest, Duration manifestPollInterval, Path st
                            Duration daemonInspectTimeout, int decisionsBurst, double decisionsPerSecond,
                            Duration kafkaApiTimeout, Map<String, Object> kafka, int statusMaxGrants,
                            DaemonCheckSettings daemonCheck, ConnectionLimits connections, Path signingKey,
-                           Path grantsKey, Path pinRoot) {
+                           Path grantsKey, Path pinRoot, Duration grantsFreezeAfter) {
 
     /** The default of {@code gate.status.max-grants}. */
     public static final int STATUS_MAX_GRANTS = 1000;
+    /** The default of {@code gate.grants-freeze-after}: three of grant-service's default re-signing cadences (10 min). */
+    public static final Duration GRANTS_FREEZE_AFTER = Duration.ofMinutes(30);
 
     public GateSettings {
         kafka = Map.copyOf(kafka);
@@ -29,13 +31,21 @@ public record GateSettings(Path manifest, Duration manifestPollInterval, Path st
                 : manifest.toAbsolutePath().getParent().resolveSibling("gpu").resolve(Path.of(KeyPairFile.MACHINE_KEY).getFileName());
         grantsKey = grantsKey != null ? grantsKey : manifest.toAbsolutePath().getParent().resolve(GRANTS_KEY_FILE);
         pinRoot = pinRoot != null ? pinRoot : io.rediacc.gpu.gate.pinning.Pins.DEFAULT_ROOT;
+        grantsFreezeAfter = grantsFreezeAfter != null ? grantsFreezeAfter : GRANTS_FREEZE_AFTER;
+    }
+
+    /** The same settings reporting grants frozen once the held snapshot's signature is older than {@code bound}. */
+    public GateSettings withGrantsFreezeAfter(Duration bound) {
+        return new GateSettings(manifest, manifestPollInterval, stateDir, gateId, heartbeat, maxBodyBytes,
+                daemonConnectTimeout, daemonInspectTimeout, decisionsBurst, decisionsPerSecond, kafkaApiTimeout, kafka,
+                statusMaxGrants, daemonCheck, connections, signingKey, grantsKey, pinRoot, bound);
     }
 
     /** The same settings pinning bind sources under {@code dir} ({@code gate.pin-root}). */
     public GateSettings withPinRoot(Path dir) {
         return new GateSettings(manifest, manifestPollInterval, stateDir, gateId, heartbeat, maxBodyBytes,
                 daemonConnectTimeout, daemonInspectTimeout, decisionsBurst, decisionsPerSecond, kafkaApiTimeout, kafka,
-                statusMaxGrants, daemonCheck, connections, signingKey, grantsKey, dir);
+                statusMaxGrants, daemonCheck, connections, signingKey, grantsKey, dir, grantsFreezeAfter);
     }
 
     /** The file name of grant-service's public key beside the manifest, when {@code gate.grants-key} names none. */
@@ -45,7 +55,7 @@ public record GateSettings(Path manifest, Duration manifestPollInterval, Path st
     public GateSettings withGrantsKey(Path file) {
         return new GateSettings(manifest, manifestPollInterval, stateDir, gateId, heartbeat, maxBodyBytes,
                 daemonConnectTimeout, daemonInspectTimeout, decisionsBurst, decisionsPerSecond, kafkaApiTimeout, kafka,
-                statusMaxGrants, daemonCheck, connections, signingKey, file, pinRoot);
+                statusMaxGrants, daemonCheck, connections, signingKey, file, pinRoot, grantsFreezeAfter);
     }
 
     /** Settings with the default status cap ({@value #STATUS_MAX_GRANTS} grants listed), daemon check and connection limits. */
@@ -55,35 +65,35 @@ public record GateSettings(Path manifest, Duration manifestPollInterval, Path st
                         Duration kafkaApiTimeout, Map<String, Object> kafka) {
         this(manifest, manifestPollInterval, stateDir, gateId, heartbeat, maxBodyBytes, daemonConnectTimeout,
                 daemonInspectTimeout, decisionsBurst, decisionsPerSecond, kafkaApiTimeout, kafka, STATUS_MAX_GRANTS,
-                null, null, null, null, null);
+                null, null, null, null, null, null);
     }
 
     /** The same settings listing at most {@code max} grants in the status record. */
     public GateSettings withStatusMaxGrants(int max) {
         return new GateSettings(manifest, manifestPollInterval, stateDir, gateId, heartbeat, maxBodyBytes,
                 daemonConnectTimeout, daemonInspectTimeout, decisionsBurst, decisionsPerSecond, kafkaApiTimeout, kafka, max,
-                daemonCheck, connections, signingKey, grantsKey, pinRoot);
+                daemonCheck, connections, signingKey, grantsKey, pinRoot, grantsFreezeAfter);
     }
 
     /** The same settings with another daemon check (e.g. a test root's CDI spec directory). */
     public GateSettings withDaemonCheck(DaemonCheckSettings check) {
         return new GateSettings(manifest, manifestPollInterval, stateDir, gateId, heartbeat, maxBodyBytes,
                 daemonConnectTimeout, daemonInspectTimeout, decisionsBurst, decisionsPerSecond, kafkaApiTimeout, kafka,
-                statusMaxGrants, check, connections, signingKey, grantsKey, pinRoot);
+                statusMaxGrants, check, connections, signingKey, grantsKey, pinRoot, grantsFreezeAfter);
     }
 
     /** The same settings with other connection limits. */
     public GateSettings withConnections(ConnectionLimits limits) {
         return new GateSettings(manifest, manifestPollInterval, stateDir, gateId, heartbeat, maxBodyBytes,
                 daemonConnectTimeout, daemonInspectTimeout, decisionsBurst, decisionsPerSecond, kafkaApiTimeout, kafka,
-                statusMaxGrants, daemonCheck, limits, signingKey, grantsKey, pinRoot);
+                statusMaxGrants, daemonCheck, limits, signingKey, grantsKey, pinRoot, grantsFreezeAfter);
     }
 
     /** The same settings inspecting bodies of at most {@code bytes}. */
     public GateSettings withMaxBodyBytes(int bytes) {
         return new GateSettings(manifest, manifestPollInterval, stateDir, gateId, heartbeat, bytes,
                 daemonConnectTimeout, daemonInspectTimeout, decisionsBurst, decisionsPerSecond, kafkaApiTimeout, kafka,
-                statusMaxGrants, daemonCheck, connections, signingKey, grantsKey, pinRoot);
+                statusMaxGrants, daemonCheck, connections, signingKey, grantsKey, pinRoot, grantsFreezeAfter);
     }
 
     /**
@@ -97,7 +107,7 @@ public record GateSettings(Path manifest, Duration manifestPollInterval, Path st
                 config.status().maxGrants(), new DaemonCheckSettings(config.daemonCheck().interval(),
                         config.daemonCheck().retryInterval(), config.daemonCheck().cdiSpecDirs()),
                 connections(config.connections()), config.signingKey().orElse(null),
-                config.grantsKey().orElse(null), config.pinRoot().orElse(null));
+                config.grantsKey().orElse(null), config.pinRoot().orElse(null), config.grantsFreezeAfter());
     }
 
     private static ConnectionLimits connections(GateConfig.Connections c) {

@@ -33,8 +33,8 @@ class ForgedSnapshotsTest {
     @Test
     void onlySnapshotsSignedByGrantServiceAreApplied() throws Exception {
         String machine = "forged-" + System.nanoTime();
-        GrantStore store = new GrantStore(machine, new GrantSnapshotFile(dir, machine));
         SimpleMeterRegistry metrics = new SimpleMeterRegistry();
+        GrantStore store = new GrantStore(machine, new GrantSnapshotFile(dir, machine), GrantsTopic.verifier(metrics));
         try (GrantsFeed feed = new GrantsFeed(store, Map.of("bootstrap.servers", KafkaTestResource.broker().bootstrapServers()),
                 "gate-forged-test", Duration.ofSeconds(10), new SignedSnapshots(GrantsTopic.keyPair().getPublic(), metrics))) {
             feed.start();
@@ -72,8 +72,8 @@ class ForgedSnapshotsTest {
     @Test
     void signedValuesThatAreNotStrictJsonAreDroppedAndCounted() throws Exception {
         String machine = "lenient-" + System.nanoTime();
-        GrantStore store = new GrantStore(machine, new GrantSnapshotFile(dir, machine));
         SimpleMeterRegistry metrics = new SimpleMeterRegistry();
+        GrantStore store = new GrantStore(machine, new GrantSnapshotFile(dir, machine), GrantsTopic.verifier(metrics));
         try (GrantsFeed feed = new GrantsFeed(store, Map.of("bootstrap.servers", KafkaTestResource.broker().bootstrapServers()),
                 "gate-lenient-test", Duration.ofSeconds(10), new SignedSnapshots(GrantsTopic.keyPair().getPublic(), metrics))) {
             feed.start();

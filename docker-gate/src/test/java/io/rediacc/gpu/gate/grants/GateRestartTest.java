@@ -111,6 +111,10 @@ class GateRestartTest {
             assertThat(status).as("a synced gate-status record").isNotNull();
             GateStatus published = EventJson.fromBytes(status.value(), GateStatus.class);
             assertThat(published.appliedVersion()).isEqualTo(7);
+            assertThat(published.epoch()).as("a status carries its signed position").isPositive();
+            assertThat(published.seq()).isPositive();
+            assertThat(published.grantsSignedAt()).as("the held snapshot's signed time").isNotNull();
+            assertThat(published.grantsFrozen()).isFalse();
             assertThat(published.grants()).extracting(g -> g.device()).containsExactly("nvidia.com/gpu=0");
             assertThat(published.repos()).extracting(r -> r.guid()).containsExactly(REPO_GUID);
             assertThat(new String(status.headers().lastHeader("ce_type").value()))
@@ -178,7 +182,7 @@ class GateRestartTest {
     }
 
     @Test
-    void aForgedSnapshotOnDiskWithAHigherVersionIsReplacedByTheTopicsOnceCaughtUp() throws Exception {
+    void aForgedSnapshotOnDiskWithAHigherVersionIsIgnoredAndReplacedByTheTopics() throws Exception {
         String machine = "m-forged";
         Path state = dir.resolve("state");
         Path manifest = manifest(machine);
@@ -186,19 +190,22 @@ class GateRestartTest {
             GrantsTopic.publish(machine, 3, GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=0"));
             Await.until("version 3 applied", Duration.ofSeconds(30), () -> first.grants().state().version() == 3);
         }
-        Path file = state.resolve("grants-" + machine + ".json");
-        GrantSnapshot published = EventJson.fromBytes(Files.readAllBytes(file), GrantSnapshot.class);
-        // what a repo that could write the state directory would leave there: every device, a version nothing outranks
+        GrantSnapshotFile file = new GrantSnapshotFile(state, machine);
+        io.rediacc.gpu.contracts.signing.SignedRecord kept = file.read().orElseThrow();
+        GrantSnapshot published = GrantSnapshotDecoder.read(kept.value());
+        // what a repo that could write the state directory would leave there: every device, a version nothing
+        // outranks, beside grant-service's signature (of other bytes)
         GrantSnapshot forged = new GrantSnapshot(machine, 999_999_999_999L, published.updatedAt(), List.of(
                 GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=0"),
                 GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=1")));
-        Files.write(file, EventJson.toBytes(forged));
+        file.write(new io.rediacc.gpu.contracts.signing.SignedRecord(kept.topic(), kept.key(), kept.ceTime(), kept.keyId(),
+                kept.signature(), EventJson.toBytes(forged)), forged.version());
 
         try (Gate second = gates.start(manifest, state, "gate-t", realDockerd.cdiDir())) {
             Await.until("grants caught up", Duration.ofSeconds(30), () -> second.grants().state().caughtUp());
             assertThat(second.grants().state().version()).isEqualTo(3);
             assertThat(second.grants().state().fromDisk()).isFalse();
-            assertThat(EventJson.fromBytes(Files.readAllBytes(file), GrantSnapshot.class).version())
+            assertThat(GrantSnapshotDecoder.read(file.read().orElseThrow().value()).version())
                     .as("the forged file is overwritten with the topic's snapshot").isEqualTo(3);
             DockerCli docker = docker(second);
             DockerCli.Result forgedDevice = docker.run("run", "--device", "nvidia.com/gpu=1", BaseImage.TAG, "true");
@@ -210,5 +217,49 @@ class GateRestartTest {
             GrantsTopic.publish(machine, 4);
             Await.until("version 4 applied", Duration.ofSeconds(30), () -> second.grants().state().version() == 4);
         }
+    }
+
+    /**
+     * Issue 31: a byte-for-byte replay of grant-service's old signed record (version 35: gpu=1 granted) after
+     * the newer one (36: gpu=1 revoked), left by compaction as the machine's only record, does not take a
+     * restarted gate back: its verified copy of 36 outranks the topic's 35, the replay is counted, the file kept.
+     */
+    @Test
+    void aReplayedOldSnapshotThatCompactionLeftAsTheNewestNeverBringsARevokedDeviceBack() throws Exception {
+        String machine = "m-replay-" + Long.toString(System.nanoTime(), 36);
+        Path state = dir.resolve("state");
+        Path manifest = manifest(machine);
+        long v35 = GrantsTopic.nextVersion();
+        GrantsTopic.publish(machine, v35, GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=0"),
+                GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=1"));
+        ConsumerRecord<String, byte[]> old = GrantsTopic.await(Topics.GRANTS, r -> machine.equals(r.key()),
+                Duration.ofSeconds(20));
+        long v36 = GrantsTopic.nextVersion();
+        try (Gate first = gates.start(manifest, state, "gate-p", realDockerd.cdiDir())) {
+            Await.until("version 35 applied", Duration.ofSeconds(30), () -> first.grants().state().version() == v35);
+            GrantsTopic.publish(machine, v36, GrantsTopic.grant(REPO_GUID, "trainer", "nvidia.com/gpu=0"));
+            Await.until("version 36 applied", Duration.ofSeconds(30), () -> first.grants().state().version() == v36);
+        }
+
+        GrantsTopic.replay(old);
+        ConsumerRecord<String, byte[]> left = GrantsTopic.compactUntilOneRecordOf(machine, old.partition(),
+                Duration.ofSeconds(90));
+        assertThat(left.value()).as("the replay is all the topic holds of the machine").isEqualTo(old.value());
+
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry metrics = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        try (Gate second = gates.start(manifest, state, "gate-p", metrics, realDockerd.cdiDir())) {
+            Await.until("grants caught up", Duration.ofSeconds(30), () -> second.grants().state().caughtUp());
+            assertThat(second.grants().state().version()).isEqualTo(v36);
+            DockerCli docker = docker(second);
+            DockerCli.Result revoked = docker.run("run", "--device", "nvidia.com/gpu=1", BaseImage.TAG, "true");
+            assertThat(revoked.ok()).as("the revoked device stays refused: " + revoked).isFalse();
+            assertThat(revoked.stderr()).contains("is not granted to repo trainer");
+            DockerCli.Result granted = docker.run("run", "--device", "nvidia.com/gpu=0", "--name", "still-granted",
+                    BaseImage.TAG, "true");
+            assertThat(granted.ok()).as(granted.toString()).isTrue();
+            assertThat(metrics.find("gate.grants.dropped").tag("reason", "replay").counter().count()).isEqualTo(1);
+        }
+        assertThat(GrantSnapshotDecoder.read(new GrantSnapshotFile(state, machine).read().orElseThrow().value()).version())
+                .as("the copy on disk is never overwritten by the replay").isEqualTo(v36);
     }
 }

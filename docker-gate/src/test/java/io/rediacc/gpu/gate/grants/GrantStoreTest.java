@@ -2,6 +2,8 @@ package io.rediacc.gpu.gate.grants;
 
 import io.rediacc.gpu.contracts.events.Grant;
 import io.rediacc.gpu.contracts.events.GrantSnapshot;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.rediacc.gpu.gate.support.GrantsTopic;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,6 +22,23 @@ class GrantStoreTest {
     @TempDir
     Path dir;
 
+    private final SimpleMeterRegistry metrics = new SimpleMeterRegistry();
+    private final SignedSnapshots verifier = GrantsTopic.verifier(metrics);
+
+    /** What the feed does with a record grant-service signed. */
+    private static boolean apply(GrantStore store, GrantSnapshot snapshot) {
+        return store.apply(snapshot, GrantsTopic.signed(snapshot));
+    }
+
+    private static void keep(GrantSnapshotFile file, GrantSnapshot snapshot) {
+        file.write(GrantsTopic.signed(snapshot), snapshot.version());
+    }
+
+    private double replays() {
+        var c = metrics.find("gate.grants.dropped").tag("reason", "replay").counter();
+        return c == null ? 0 : c.count();
+    }
+
     private static GrantSnapshot snapshot(String machine, long version, Grant... grants) {
         return new GrantSnapshot(machine, version, Instant.now(), List.of(grants));
     }
@@ -30,7 +49,7 @@ class GrantStoreTest {
 
     @Test
     void nothingIsLoadedBeforeKafkaOrDiskSaySo() {
-        GrantStore store = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"));
+        GrantStore store = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"), verifier);
 
         assertThat(store.loaded()).isFalse();
         store.markCaughtUp();
@@ -44,10 +63,10 @@ class GrantStoreTest {
         Grant first = new Grant(new String(A), new String("repo"), new String("nvidia.com/gpu=0"), false, new String("op"), at);
         Grant second = new Grant(new String(A), new String("repo"), new String("nvidia.com/gpu=1"), false, new String("op"),
                 Instant.parse("2026-11-29T10:00:00Z"));
-        GrantStore store = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"));
-        store.apply(new GrantSnapshot("m1", 3, at, List.of(first, second)));
+        GrantStore store = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"), verifier);
+        apply(store, new GrantSnapshot("m1", 3, at, List.of(first, second)));
 
-        GrantStore restarted = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"));
+        GrantStore restarted = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"), verifier);
         restarted.loadFromDisk();
 
         for (GrantStore s : List.of(store, restarted)) {
@@ -62,12 +81,12 @@ class GrantStoreTest {
 
     @Test
     void onlyNewerSnapshotsOfThisMachineApply() {
-        GrantStore store = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"));
+        GrantStore store = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"), verifier);
 
-        assertThat(store.apply(snapshot("m1", 5, grant(A, "nvidia.com/gpu=0")))).isTrue();
-        assertThat(store.apply(snapshot("m1", 4, grant(A, "nvidia.com/gpu=1")))).as("older").isFalse();
-        assertThat(store.apply(snapshot("m1", 5))).as("same version replayed").isFalse();
-        assertThat(store.apply(snapshot("m2", 9, grant(A, "nvidia.com/gpu=1")))).as("other machine").isFalse();
+        assertThat(apply(store, snapshot("m1", 5, grant(A, "nvidia.com/gpu=0")))).isTrue();
+        assertThat(apply(store, snapshot("m1", 4, grant(A, "nvidia.com/gpu=1")))).as("older").isFalse();
+        assertThat(apply(store, snapshot("m1", 5))).as("same version replayed").isFalse();
+        assertThat(apply(store, snapshot("m2", 9, grant(A, "nvidia.com/gpu=1")))).as("other machine").isFalse();
 
         assertThat(store.state().version()).isEqualTo(5);
         assertThat(store.holds(A, "nvidia.com/gpu=0")).isTrue();
@@ -76,8 +95,8 @@ class GrantStoreTest {
 
     @Test
     void grantsBelongToTheGuidAndTheExactName() {
-        GrantStore store = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"));
-        store.apply(snapshot("m1", 1, grant(A, "nvidia.com/gpu=all")));
+        GrantStore store = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"), verifier);
+        apply(store, snapshot("m1", 1, grant(A, "nvidia.com/gpu=all")));
 
         assertThat(store.holds(A, "nvidia.com/gpu=all")).isTrue();
         assertThat(store.holds(A, "nvidia.com/gpu=0")).as("all does not admit card 0").isFalse();
@@ -86,20 +105,20 @@ class GrantStoreTest {
 
     @Test
     void aRevocationReplacesTheWholeSet() {
-        GrantStore store = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"));
-        store.apply(snapshot("m1", 1, grant(A, "nvidia.com/gpu=0")));
-        store.apply(snapshot("m1", 2));
+        GrantStore store = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"), verifier);
+        apply(store, snapshot("m1", 1, grant(A, "nvidia.com/gpu=0")));
+        apply(store, snapshot("m1", 2));
 
         assertThat(store.holds(A, "nvidia.com/gpu=0")).isFalse();
     }
 
     @Test
     void theLastAppliedSnapshotSurvivesARestartThroughTheDisk() throws Exception {
-        GrantStore before = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"));
-        before.apply(snapshot("m1", 3, grant(A, "nvidia.com/gpu=0")));
-        before.apply(snapshot("m1", 4, grant(A, "nvidia.com/gpu=1")));
+        GrantStore before = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"), verifier);
+        apply(before, snapshot("m1", 3, grant(A, "nvidia.com/gpu=0")));
+        apply(before, snapshot("m1", 4, grant(A, "nvidia.com/gpu=1")));
 
-        GrantStore after = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"));
+        GrantStore after = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"), verifier);
         after.loadFromDisk();
         assertThat(after.loaded()).as("not enforced while Kafka may hold a newer snapshot").isFalse();
         after.kafkaUnreachable();
@@ -117,14 +136,14 @@ class GrantStoreTest {
 
     @Test
     void aSnapshotOnDiskIsNotEnforcedWhileKafkaAnswersSoAGrantRevokedMeanwhileIsNeverAdmitted() {
-        GrantStore before = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"));
-        before.apply(snapshot("m1", 1, grant(A, "nvidia.com/gpu=0"), grant(A, "nvidia.com/gpu=1")));
+        GrantStore before = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"), verifier);
+        apply(before, snapshot("m1", 1, grant(A, "nvidia.com/gpu=0"), grant(A, "nvidia.com/gpu=1")));
 
         // restarted; meanwhile version 2 revoked gpu=1 on the topic
-        GrantStore after = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"));
+        GrantStore after = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"), verifier);
         after.loadFromDisk();
         assertThat(after.loaded()).isFalse();
-        after.apply(snapshot("m1", 2, grant(A, "nvidia.com/gpu=0")));
+        apply(after, snapshot("m1", 2, grant(A, "nvidia.com/gpu=0")));
         assertThat(after.loaded()).as("read, but not yet to the end").isFalse();
         after.markCaughtUp();
         after.kafkaUnreachable(); // a later outage changes nothing once caught up
@@ -141,10 +160,10 @@ class GrantStoreTest {
         for (int i = 0; i < many.length; i++) {
             many[i] = grant(java.util.UUID.nameUUIDFromBytes(("repo-" + i).getBytes()).toString(), "nvidia.com/gpu=0");
         }
-        new GrantStore("m1", new GrantSnapshotFile(dir, "m1")).apply(snapshot("m1", 9, many));
+        apply(new GrantStore("m1", new GrantSnapshotFile(dir, "m1"), verifier), snapshot("m1", 9, many));
         assertThat(Files.size(dir.resolve("grants-m1.json"))).isGreaterThan(GrantSnapshotFile.MAX_FILE_BYTES);
 
-        GrantStore after = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"));
+        GrantStore after = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"), verifier);
         after.loadFromDisk();
         after.kafkaUnreachable();
 
@@ -158,9 +177,9 @@ class GrantStoreTest {
         for (int i = 0; i < most.length; i++) {
             most[i] = grant(java.util.UUID.nameUUIDFromBytes(("repo-" + i).getBytes()).toString(), "nvidia.com/gpu=7");
         }
-        new GrantStore("m1", new GrantSnapshotFile(dir, "m1")).apply(snapshot("m1", 9, most));
+        apply(new GrantStore("m1", new GrantSnapshotFile(dir, "m1"), verifier), snapshot("m1", 9, most));
 
-        GrantStore after = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"));
+        GrantStore after = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"), verifier);
         after.loadFromDisk();
         after.kafkaUnreachable();
 
@@ -171,7 +190,7 @@ class GrantStoreTest {
     @Test
     void anUnreadableSnapshotOnDiskIsIgnored() throws Exception {
         Files.writeString(dir.resolve("grants-m1.json"), "{not json");
-        GrantStore store = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"));
+        GrantStore store = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"), verifier);
 
         store.loadFromDisk();
 
@@ -179,62 +198,113 @@ class GrantStoreTest {
     }
 
     @Test
-    void onceCaughtUpTheTopicOutranksADiskSnapshotWithAHigherVersion() throws Exception {
+    void aCopyOnDiskThatDoesNotVerifyIsIgnoredAndTheTopicDecides() throws Exception {
         GrantSnapshotFile file = new GrantSnapshotFile(dir, "m1");
-        file.write(snapshot("m1", 999_999_999_999L, grant(A, "nvidia.com/gpu=0"), grant(A, "nvidia.com/gpu=1")));
-        GrantStore store = new GrantStore("m1", file);
+        keep(file, snapshot("m1", 4, grant(A, "nvidia.com/gpu=0")));
+        // what a repo that could write the state directory would leave there: every device, a version nothing outranks
+        var signed = file.read().orElseThrow();
+        byte[] forged = io.rediacc.gpu.contracts.events.EventJson.toBytes(snapshot("m1", 999_999_999_999L,
+                grant(A, "nvidia.com/gpu=0"), grant(A, "nvidia.com/gpu=1")));
+        file.write(new io.rediacc.gpu.contracts.signing.SignedRecord(signed.topic(), signed.key(), signed.ceTime(),
+                signed.keyId(), signed.signature(), forged), 0);
+        GrantStore store = new GrantStore("m1", file, verifier);
         store.loadFromDisk();
-        assertThat(store.state().version()).isEqualTo(999_999_999_999L);
-
-        assertThat(store.apply(snapshot("m1", 5, grant(A, "nvidia.com/gpu=0")))).isFalse(); // still catching up
-        store.markCaughtUp();
-
-        assertThat(store.state().version()).isEqualTo(5);
-        assertThat(store.holds(A, "nvidia.com/gpu=0")).isTrue();
-        assertThat(store.holds(A, "nvidia.com/gpu=1")).isFalse();
-        assertThat(file.read().orElseThrow().version()).as("the file is overwritten").isEqualTo(5);
-        assertThat(store.apply(snapshot("m1", 6))).as("later real snapshots apply").isTrue();
-    }
-
-    @Test
-    void aDiskSnapshotWithTheTopicsVersionButOtherGrantsIsReplaced() {
-        GrantSnapshotFile file = new GrantSnapshotFile(dir, "m1");
-        GrantSnapshot real = snapshot("m1", 4, grant(A, "nvidia.com/gpu=0"));
-        file.write(snapshot("m1", 4, grant(FORK, "nvidia.com/gpu=0")));
-        GrantStore store = new GrantStore("m1", file);
-        store.loadFromDisk();
-        store.apply(real);
-        store.markCaughtUp();
-
-        assertThat(store.holds(FORK, "nvidia.com/gpu=0")).isFalse();
-        assertThat(store.holds(A, "nvidia.com/gpu=0")).isTrue();
-        assertThat(file.read().orElseThrow().grants()).containsExactlyElementsOf(real.grants());
-    }
-
-    @Test
-    void aDiskSnapshotTheTopicDoesNotHoldAtAllLeavesNoGrants() {
-        GrantSnapshotFile file = new GrantSnapshotFile(dir, "m1");
-        file.write(snapshot("m1", 7, grant(A, "nvidia.com/gpu=0")));
-        GrantStore store = new GrantStore("m1", file);
-        store.loadFromDisk();
-        store.markCaughtUp();
-
+        store.kafkaUnreachable();
+        assertThat(store.loaded()).as("nothing from disk is enforced").isFalse();
         assertThat(store.state().version()).isZero();
-        assertThat(store.holds(A, "nvidia.com/gpu=0")).isFalse();
-        assertThat(file.read()).isEmpty();
+
+        assertThat(apply(store, snapshot("m1", 5, grant(A, "nvidia.com/gpu=0")))).isTrue();
+        store.markCaughtUp();
+        assertThat(store.holds(A, "nvidia.com/gpu=1")).isFalse();
+        assertThat(GrantSnapshotDecoder.read(file.read().orElseThrow().value()).version()).as("the file is overwritten")
+                .isEqualTo(5);
     }
 
     @Test
-    void aDiskSnapshotEqualToTheTopicsNewestIsKept() {
+    void anUnsignedFileOfAnOlderReleaseIsIgnored() throws Exception {
+        Files.write(dir.resolve("grants-m1.json"), io.rediacc.gpu.contracts.events.EventJson.toBytes(
+                snapshot("m1", 7, grant(A, "nvidia.com/gpu=0"))));
+        GrantStore store = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"), verifier);
+        store.loadFromDisk();
+        store.kafkaUnreachable();
+
+        assertThat(store.loaded()).isFalse();
+        assertThat(store.holds(A, "nvidia.com/gpu=0")).isFalse();
+    }
+
+    @Test
+    void aVerifiedCopyOnDiskOutranksAnOlderSnapshotThatIsTheTopicsNewest() {
+        GrantSnapshotFile file = new GrantSnapshotFile(dir, "m1");
+        keep(file, snapshot("m1", 36, grant(A, "nvidia.com/gpu=0")));
+        GrantStore store = new GrantStore("m1", file, verifier);
+        store.loadFromDisk();
+
+        // compaction left a replay of version 35 (gpu=1 granted, since revoked) as the topic's newest offset
+        assertThat(apply(store, snapshot("m1", 35, grant(A, "nvidia.com/gpu=0"), grant(A, "nvidia.com/gpu=1")))).isFalse();
+        store.markCaughtUp();
+
+        assertThat(store.state().version()).isEqualTo(36);
+        assertThat(store.holds(A, "nvidia.com/gpu=1")).isFalse();
+        assertThat(store.holds(A, "nvidia.com/gpu=0")).isTrue();
+        assertThat(replays()).isEqualTo(1);
+        assertThat(GrantSnapshotDecoder.read(file.read().orElseThrow().value()).version()).as("the copy is kept")
+                .isEqualTo(36);
+        // once in sync, a replay is dropped on arrival; grant-service's next version applies
+        assertThat(apply(store, snapshot("m1", 35, grant(A, "nvidia.com/gpu=1")))).isFalse();
+        assertThat(replays()).isEqualTo(2);
+        assertThat(apply(store, snapshot("m1", 37))).isTrue();
+    }
+
+    @Test
+    void aVerifiedCopyOnDiskIsKeptWhenTheTopicHoldsNothingOrOtherGrantsForItsVersion() {
+        GrantSnapshotFile file = new GrantSnapshotFile(dir, "m1");
+        keep(file, snapshot("m1", 7, grant(A, "nvidia.com/gpu=0")));
+        GrantStore store = new GrantStore("m1", file, verifier);
+        store.loadFromDisk();
+        store.markCaughtUp();
+
+        assertThat(store.state().version()).isEqualTo(7);
+        assertThat(store.holds(A, "nvidia.com/gpu=0")).isTrue();
+        assertThat(replays()).as("a topic without this machine's snapshot was rolled back").isEqualTo(1);
+
+        GrantStore other = new GrantStore("m1", file, verifier);
+        other.loadFromDisk();
+        apply(other, snapshot("m1", 7, grant(FORK, "nvidia.com/gpu=0")));
+        other.markCaughtUp();
+        assertThat(other.holds(FORK, "nvidia.com/gpu=0")).isFalse();
+        assertThat(other.holds(A, "nvidia.com/gpu=0")).isTrue();
+        assertThat(replays()).isEqualTo(2);
+    }
+
+    @Test
+    void aDiskSnapshotEqualToTheTopicsNewestIsKeptAndItsResigningRefreshesItsSignedTime() {
         GrantSnapshotFile file = new GrantSnapshotFile(dir, "m1");
         GrantSnapshot real = snapshot("m1", 4, grant(A, "nvidia.com/gpu=0"));
-        file.write(real);
-        GrantStore store = new GrantStore("m1", file);
+        file.write(GrantsTopic.signed(real, Instant.now().minusSeconds(3600)), 4);
+        GrantStore store = new GrantStore("m1", file, verifier);
         store.loadFromDisk();
-        store.apply(real);
+        Instant loaded = store.state().signedAt();
+        apply(store, real);
         store.markCaughtUp();
 
         assertThat(store.state().version()).isEqualTo(4);
         assertThat(store.holds(A, "nvidia.com/gpu=0")).isTrue();
+        assertThat(store.state().signedAt()).isAfter(loaded);
+        assertThat(replays()).isZero();
+    }
+
+    @Test
+    void aSnapshotWhoseSignatureIsOlderThanTheFreezeBoundIsFrozenUntilGrantServiceReSignsIt() {
+        GrantStore store = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"), verifier);
+        java.time.Duration bound = java.time.Duration.ofMinutes(30);
+        assertThat(store.state().frozen(Instant.now(), bound)).as("no snapshot: nothing to freeze").isFalse();
+
+        GrantSnapshot held = snapshot("m1", 3, grant(A, "nvidia.com/gpu=0"));
+        store.apply(held, GrantsTopic.signed(held, Instant.now().minus(java.time.Duration.ofMinutes(31))));
+        assertThat(store.state().frozen(Instant.now(), bound)).isTrue();
+
+        store.apply(held, GrantsTopic.signed(held)); // the same version re-signed on grant-service's cadence
+        assertThat(store.state().frozen(Instant.now(), bound)).isFalse();
+        assertThat(store.state().version()).isEqualTo(3);
     }
 }

@@ -28,7 +28,7 @@ class GrantsFeedIdleTest {
     @Test
     void anIdleFeedFetchesRarelyYetStillSeesANewSnapshotAtOnce() throws Exception {
         String machine = "idle-" + System.nanoTime();
-        GrantStore store = new GrantStore(machine, new GrantSnapshotFile(dir, machine));
+        GrantStore store = new GrantStore(machine, new GrantSnapshotFile(dir, machine), GrantsTopic.verifier());
         // The gate's default Kafka API timeout (gate.kafka-api-timeout=10s).
         try (GrantsFeed feed = new GrantsFeed(store, Map.of("bootstrap.servers", KafkaTestResource.broker().bootstrapServers()),
                 "gate-idle-test", Duration.ofSeconds(10),

@@ -48,7 +48,7 @@ class GateStatusSizeTest {
         // Too big for the grants topic as well: the gate takes it from its state directory, as after a restart.
         Path state = dir.resolve("state");
         Files.createDirectories(state);
-        new GrantSnapshotFile(state, machine).write(new GrantSnapshot(machine, version, at, grants));
+        new GrantSnapshotFile(state, machine).write(GrantsTopic.signed(new GrantSnapshot(machine, version, at, grants)), version);
         StandInDockerd daemon = StandInDockerd.startTcp();
         Path manifest = dir.resolve("repos.yaml");
         Files.writeString(manifest, """

@@ -26,13 +26,15 @@ class GateMetricsTest {
     @Test
     void everyGateMeterSaysWhatItIsAndTheFeedLagIsUnknownUntilTheFeedKnowsIt() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        GrantStore store = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"));
+        GrantStore store = new GrantStore("m1", new GrantSnapshotFile(dir, "m1"),
+                io.rediacc.gpu.gate.support.GrantsTopic.verifier(registry));
         GateMetrics metrics = new GateMetrics(registry, store);
         GrantsFeed feed = new GrantsFeed(store, Map.of("bootstrap.servers", "127.0.0.1:1"), "gate-m1-test", Duration.ofSeconds(1),
                 new io.rediacc.gpu.gate.grants.SignedSnapshots(io.rediacc.gpu.contracts.signing.SigningKeys.generate().getPublic(), registry));
         metrics.watch(feed); // never started: no poll yet
 
-        store.apply(new GrantSnapshot("m1", 7, Instant.now(), List.of()));
+        GrantSnapshot seven = new GrantSnapshot("m1", 7, Instant.now(), List.of());
+        store.apply(seven, io.rediacc.gpu.gate.support.GrantsTopic.signed(seven));
         metrics.refused("cdi-not-granted", "gpu-a");
         metrics.decisionNotPublished();
 

@@ -74,8 +74,13 @@ public final class StandaloneGates implements AutoCloseable {
 
     /** Starts a gate on {@code settings} through {@link Gate#start}, the application's own start-up path. */
     public Gate start(GateSettings settings) {
+        return start(settings, new SimpleMeterRegistry());
+    }
+
+    /** As {@link #start(GateSettings)}, the gate's meters in {@code registry}. */
+    public Gate start(GateSettings settings, io.micrometer.core.instrument.MeterRegistry registry) {
         pinRoots.add(settings.pinRoot());
-        return Gate.start(settings, NettyTransport.of(vertx), new SimpleMeterRegistry());
+        return Gate.start(settings, NettyTransport.of(vertx), registry);
     }
 
     private final java.util.Set<Path> pinRoots = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -85,11 +90,17 @@ public final class StandaloneGates implements AutoCloseable {
      * /etc/cdi, with the default intervals.
      */
     public Gate start(Path manifest, Path stateDir, String gateId, Path... cdiSpecDirs) {
+        return start(manifest, stateDir, gateId, new SimpleMeterRegistry(), cdiSpecDirs);
+    }
+
+    /** As {@link #start(Path, Path, String, Path...)}, the gate's meters in {@code registry}. */
+    public Gate start(Path manifest, Path stateDir, String gateId, io.micrometer.core.instrument.MeterRegistry registry,
+                      Path... cdiSpecDirs) {
         io.rediacc.gpu.gate.daemon.DaemonCheckSettings check = new io.rediacc.gpu.gate.daemon.DaemonCheckSettings(
                 io.rediacc.gpu.gate.daemon.DaemonCheckSettings.DEFAULTS.interval(),
                 io.rediacc.gpu.gate.daemon.DaemonCheckSettings.DEFAULTS.retryInterval(),
                 java.util.Arrays.stream(cdiSpecDirs).map(Path::toString).toList());
-        return start(settings(manifest, stateDir, gateId).withDaemonCheck(check));
+        return start(settings(manifest, stateDir, gateId).withDaemonCheck(check), registry);
     }
 
     @Override

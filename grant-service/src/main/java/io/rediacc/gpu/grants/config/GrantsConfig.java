@@ -69,6 +69,19 @@ public interface GrantsConfig {
         @WithDefault("10000")
         int maxGates();
     }
+    /**
+     * How often each machine's newest grant snapshot is re-signed and re-published though nothing changed (issue
+     * 31): compaction keeps the last offset per machine, so a replayed old record could otherwise stay the newest
+     * for ever; gates report their grants frozen when their snapshot's signature is older than
+     * {@code gate.grants-freeze-after} (30 min by default: keep this well under it).
+     */
+    @WithDefault("10m")
+    Duration republishInterval();
+
+    /** Most machines re-published in one pass (the next pass takes the rest). */
+    @WithDefault("200")
+    int republishBatch();
+
     /** How often each replica looks for grants whose expiry passed (they are revoked as {@code expired}). */
     @WithDefault("5s")
     Duration expiryInterval();

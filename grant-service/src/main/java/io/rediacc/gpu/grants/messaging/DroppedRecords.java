@@ -62,7 +62,7 @@ public class DroppedRecords {
     }
 
     /**
-     * A record's value as {@code type}, published at its Kafka timestamp (now when it has none) and
+     * A record's value as {@code type}, published at its signed {@code ce_time} and
      * within {@code bounds}; null after dropping it as not {@code what}, JSON null or out of bounds.
      */
     <T> Admitted<T> admit(ConsumerRecord<String, byte[]> record, Class<T> type, String what, Bounds<T> bounds) {
@@ -78,13 +78,27 @@ public class DroppedRecords {
             return null;
         }
         Instant now = Instant.now();
-        Instant publishedAt = record.timestamp() > 0 ? Instant.ofEpochMilli(record.timestamp()) : now;
+        // the signed ce_time (SignedRecords verified it), never the Kafka timestamp: whoever produces a record
+        // sets that freely, and a replayed status stamped "now" would keep a dead gate live
+        Instant publishedAt = signedTime(record);
+        if (publishedAt == null) {
+            drop(record, new RecordRefusal(DropReason.UNSIGNED, "the record carries no readable " + io.rediacc.gpu.contracts.events.CloudEventHeaders.TIME));
+            return null;
+        }
         RecordRefusal refused = bounds.refusal(record.key(), value, publishedAt, now);
         if (refused != null) {
             drop(record, refused);
             return null;
         }
         return new Admitted<>(value, publishedAt);
+    }
+
+    /** The record's signed {@code ce_time}; null when it has none. */
+    static Instant signedTime(ConsumerRecord<String, byte[]> record) {
+        return io.rediacc.gpu.contracts.events.CloudEventHeaders.time(name -> {
+            org.apache.kafka.common.header.Header h = record.headers().lastHeader(name);
+            return h == null ? null : h.value();
+        });
     }
 
     /** Drops, counts by its reason and logs (at most once a minute per reason and machine) a refused record. */

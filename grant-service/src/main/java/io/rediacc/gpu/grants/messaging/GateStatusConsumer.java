@@ -32,8 +32,11 @@ public class GateStatusConsumer {
     private final DroppedRecords dropped;
     private final SignedRecords signed;
 
+    private final io.rediacc.gpu.grants.service.GatePositions positions;
+
     public GateStatusConsumer(GateRegistry registry, GateStatusTable table, GrantsConfig config, DroppedRecords dropped,
-                              SignedRecords signed) {
+                              SignedRecords signed, io.rediacc.gpu.grants.service.GatePositions positions) {
+        this.positions = positions;
         this.signed = signed;
         this.registry = registry;
         this.table = table;
@@ -47,7 +50,7 @@ public class GateStatusConsumer {
         return signed.check(record).onFailure().recoverWithItem(e -> {
             LOG.warnf("cannot look up the key of %s (%s); the gate's next heartbeat is checked again", record.key(), e.getMessage());
             return new RecordRefusal(DropReason.UNREGISTERED, "key lookup failed: " + e.getMessage());
-        }).chain(refusal -> dropped.readUnlessRefused(record, refusal, this::read));
+        }).chain(refusal -> positions.loaded().chain(() -> dropped.readUnlessRefused(record, refusal, this::read)));
     }
 
     private Uni<Void> read(ConsumerRecord<String, byte[]> record) {
@@ -66,11 +69,21 @@ public class GateStatusConsumer {
             return Uni.createFrom().voidItem();
         }
         GateStatus status = admitted.value();
-        Instant publishedAt = admitted.publishedAt();
+        Instant publishedAt = admitted.publishedAt(); // signed
+        var verdict = positions.judge(status, publishedAt);
+        if (verdict == io.rediacc.gpu.grants.service.GatePositions.Verdict.REPLAY) {
+            dropped.drop(record, new RecordRefusal(DropReason.REPLAY, "gate " + record.key()
+                    + " status at position (" + status.epoch() + ", " + status.seq() + "), signed " + publishedAt
+                    + ", is below the one already accepted: a replay, changes nothing"));
+            return Uni.createFrom().voidItem();
+        }
         if (!registry.record(status, publishedAt, config.input().maxGates())) {
             dropped.drop(record, RecordRefusal.invalid("the registry holds " + config.input().maxGates()
                     + " gates already (grants.input.max-gates); gate " + record.key() + " is not added"));
             return Uni.createFrom().voidItem();
+        }
+        if (verdict == io.rediacc.gpu.grants.service.GatePositions.Verdict.SAME) {
+            return Uni.createFrom().voidItem(); // stored already
         }
         return table.save(status, publishedAt)
                 .onFailure().recoverWithItem(e -> {
@@ -83,6 +96,7 @@ public class GateStatusConsumer {
         int slash = key == null ? -1 : key.indexOf('/');
         if (slash > 0) {
             registry.forget(key.substring(0, slash), key.substring(slash + 1));
+            positions.forget(key.substring(0, slash), key.substring(slash + 1));
         }
     }
 }

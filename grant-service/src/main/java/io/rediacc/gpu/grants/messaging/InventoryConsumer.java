@@ -67,7 +67,10 @@ public class InventoryConsumer {
             return Uni.createFrom().voidItem();
         }
         MachineInventory inventory = admitted.value();
-        return inventories.apply(inventory)
+        org.apache.kafka.common.header.Header keyId = record.headers().lastHeader(
+                io.rediacc.gpu.contracts.signing.RecordSignature.KEY_ID);
+        return inventories.apply(inventory, admitted.publishedAt(),
+                        new String(keyId.value(), java.nio.charset.StandardCharsets.US_ASCII)) // present: verified
                 .onFailure().retry().withBackOff(Duration.ofMillis(200), Duration.ofSeconds(5)).atMost(8)
                 .onFailure().recoverWithItem(e -> {
                     LOG.errorf("could not store the inventory of %s (%s); it is applied with the next one",

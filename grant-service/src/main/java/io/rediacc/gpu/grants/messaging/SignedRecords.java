@@ -35,17 +35,43 @@ public class SignedRecords {
 
     /** Null when the record may be read; else why it is dropped. */
     public Uni<RecordRefusal> check(ConsumerRecord<String, byte[]> record) {
+        String machine = machineOf(record.key());
         if (record.value() == null) {
             RecordRefusal r = verify(record, serviceKey.publicKey(), "grant-service (the machine-removal path)");
-            return Uni.createFrom().item(r == null ? null : new RecordRefusal(DropReason.FOREIGN_TOMBSTONE,
-                    "a tombstone not written by the machine-removal path: " + r.detail()));
+            if (r != null) {
+                return Uni.createFrom().item(new RecordRefusal(DropReason.FOREIGN_TOMBSTONE,
+                        "a tombstone not written by the machine-removal path: " + r.detail()));
+            }
+            if (machine == null) {
+                return Uni.createFrom().item(null); // the consumer refuses the key itself
+            }
+            // a removal signed before the machine's current registration is an old one replayed (issue 31)
+            return keys.lookup(machine).map(found -> found.map(k -> signedBefore(record, k.registeredAt(), false,
+                    "a removal of machine " + machine, "the machine's key registration")).orElse(null));
         }
-        String machine = machineOf(record.key());
         if (machine == null) {
             return Uni.createFrom().item(new RecordRefusal(DropReason.KEY_MISMATCH,
                     "the record key is not a machine name (machine, or machine/gateId for gate status)"));
         }
-        return keys.lookup(machine).map(key -> verify(record, key.orElse(null), "machine " + machine));
+        return keys.lookup(machine).map(found -> {
+            RecordRefusal r = verify(record, found.map(MachineKeys.Registered::key).orElse(null), "machine " + machine);
+            return r != null || found.get().fence() == null ? r : signedBefore(record, found.get().fence(), true,
+                    "a record of machine " + machine, "the machine's removal and new registration");
+        });
+    }
+
+    /**
+     * Refuses a verified record signed ({@code ce_time}) before {@code fence} (or at it, when {@code inclusive}):
+     * it is from before the machine's removal and changes nothing now (issue 31).
+     */
+    private static RecordRefusal signedBefore(ConsumerRecord<String, byte[]> record, Instant fence,
+                                                       boolean inclusive, String what, String fenceName) {
+        Instant signedAt = DroppedRecords.signedTime(record);
+        if (signedAt != null && (signedAt.isAfter(fence) || !inclusive && signedAt.equals(fence))) {
+            return null;
+        }
+        return new RecordRefusal(DropReason.REPLAY, what + " signed at " + signedAt + ", before " + fenceName
+                + " at " + fence + ": from before the removal, it changes nothing");
     }
 
     private RecordRefusal verify(ConsumerRecord<String, byte[]> record, java.security.PublicKey key, String who) {

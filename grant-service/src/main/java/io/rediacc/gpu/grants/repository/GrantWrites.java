@@ -51,11 +51,13 @@ public class GrantWrites {
                 union all
                 select guid, name, $3::text, $4::boolean, $5::text, $6::timestamptz, null::timestamptz, true
                 from machine_repos where machine = $1 and name = $2)
-            select h.known, h.version, h.repo_guid, h.device_names, h.device_nodes, h.device_cards,
+            select h.known, h.removed_at, h.version, h.repo_guid, h.device_names, h.device_nodes, h.device_cards,
                    g.repo_guid as g_repo_guid, g.repo_name as g_repo_name, g.device as g_device,
                    g.exclusive as g_exclusive, g.granted_by as g_granted_by, g.granted_at as g_granted_at,
                    g.expires_at as g_expires_at, g.candidate as g_candidate
             from (select exists (select 1 from machines where machine = $1) as known,
+                         (select r.removed_at from machine_removals r where r.machine = $1
+                          and not exists (select 1 from machine_keys k where k.machine = $1)) as removed_at,
                          coalesce((select version from machine_versions where machine = $1), 0) as version,
                          (select guid from machine_repos where machine = $1 and name = $2) as repo_guid,
                          array(select name from machine_devices where machine = $1 order by name) as device_names,
@@ -82,11 +84,37 @@ public class GrantWrites {
             "delete from machine_repos where machine = $1",
             "delete from gate_status where machine = $1",
             "delete from machines where machine = $1");
+    /**
+     * Deletes the key, keeps its revocation in the key history and the audit trail, raises the removal generation
+     * (PostgreSQL runs every data-modifying CTE to completion, referenced or not).
+     */
+    private static final String REVOKE_KEY = """
+            with gone as (delete from machine_keys where machine = $1 returning key_id),
+                 kept as (insert into machine_key_history (machine, key_id, previous_key_id, actor, at, reason, kind)
+                          select $1, key_id, key_id, $2, $3, $4, 'revoked' from gone returning key_id),
+                 audited as (insert into grant_history (event_id, at, event, machine, repo_name, device, exclusive, actor,
+                                                        reason)
+                             select $5, $3, 'key-revoked', $1, '', '', false, $2,
+                                    'key ' || key_id || ' revoked: ' || $4 from gone)
+            insert into machine_removals (machine, generation, removed_at, removed_by)
+            values ($1, 1, $3, $2)
+            on conflict (machine) do update set generation = machine_removals.generation + 1,
+                removed_at = excluded.removed_at, removed_by = excluded.removed_by
+            returning generation""";
     private static final String GATE_IDS = "select gate_id from gate_status where machine = $1 order by gate_id";
     private static final String DELETE_GRANT = "delete from grants where machine = $1 and repo_guid = $2 and device = $3";
     private static final String BUMP_VERSION = """
-            insert into machine_versions (machine, version) values ($1, 1)
-            on conflict (machine) do update set version = machine_versions.version + 1
+            insert into machine_versions (machine, version, published_at) values ($1, 1, now())
+            on conflict (machine) do update set version = machine_versions.version + 1, published_at = now()
+            returning version""";
+    /** Machines whose newest snapshot went out before $1 (oldest first): due for re-publication. */
+    private static final String REPUBLISH_DUE = """
+            select machine from machine_versions where published_at is null or published_at < $1
+            order by published_at nulls first limit $2""";
+    /** Claims a machine's re-publication under its lock: no row when another replica did it since. */
+    private static final String CLAIM_REPUBLISH = """
+            update machine_versions set published_at = now()
+            where machine = $1 and (published_at is null or published_at < $2)
             returning version""";
     private static final String APPEND_OUTBOX = """
             insert into outbox (topic, record_key, payload, headers, created_at) values ($1, $2, $3, $4, $5)
@@ -122,9 +150,10 @@ public class GrantWrites {
      * @param devices  the machine's CDI names (by name) with their device nodes
      * @param cards    the machine's CDI names (by name) with the PCI addresses of the cards they reach
      */
+    /** @param removedAt when the machine was removed, while it has not registered a key again; else null */
     public record MachineState(boolean locked, boolean known, long version, String repoGuid,
                                Map<String, List<String>> devices, Map<String, List<String>> cards,
-                               List<GrantRow> grants) {
+                               List<GrantRow> grants, Instant removedAt) {
     }
 
     /** A record for the outbox, written in the change's transaction. */
@@ -243,6 +272,19 @@ public class GrantWrites {
         return c.preparedQuery(INSERT_HISTORY).executeBatch(tuples).replaceWithVoid();
     }
 
+    /**
+     * Revokes the machine's key and records the removal (its generation rises), in the removal's transaction
+     * under the machine's lock: an inventory or status the machine signed before it is refused from the moment
+     * this commits (no key, then a registration later than its signature), on every replica whatever its key
+     * cache (the inventory path reads the key under the lock). The revocation is kept in the key history and
+     * the audit trail; the removal's generation is returned.
+     */
+    public Uni<Long> revokeKeyAndRecordRemoval(SqlConnection c, String machine, String actor, Instant at, String reason) {
+        return c.preparedQuery(REVOKE_KEY).execute(Tuple.tuple().addString(machine).addString(actor)
+                        .addOffsetDateTime(utc(at)).addString(reason).addString(java.util.UUID.randomUUID().toString()))
+                .map(rows -> rows.iterator().next().getLong(0));
+    }
+
     /** Forgets what the machine's inventory and gates told (grants and the version stay). */
     public Uni<Void> forgetMachine(SqlConnection c, String machine) {
         Uni<Void> chain = Uni.createFrom().voidItem();
@@ -273,6 +315,24 @@ public class GrantWrites {
     }
 
     /** Raises the machine's version by one; the new version. */
+    /** Machines whose newest snapshot was last published before {@code before}, at most {@code limit}, oldest first. */
+    public Uni<List<String>> republishDue(Instant before, int limit) {
+        return pool.preparedQuery(REPUBLISH_DUE).execute(Tuple.of(utc(before), limit)).map(rows -> {
+            List<String> machines = new ArrayList<>();
+            rows.forEach(r -> machines.add(r.getString(0)));
+            return machines;
+        });
+    }
+
+    /**
+     * Marks the machine's newest snapshot as published now if it was last published before {@code before}
+     * (call under the machine's lock); true when this call claimed it.
+     */
+    public Uni<Boolean> claimRepublish(SqlConnection c, String machine, Instant before) {
+        return c.preparedQuery(CLAIM_REPUBLISH).execute(Tuple.of(machine, utc(before)))
+                .map(rows -> rows.rowCount() > 0);
+    }
+
     public Uni<Long> bumpVersion(SqlConnection c, String machine) {
         return c.preparedQuery(BUMP_VERSION).execute(Tuple.of(machine))
                 .map(rows -> rows.iterator().next().getLong(0));
@@ -330,8 +390,9 @@ public class GrantWrites {
                     row.getOffsetDateTime("g_granted_at").toInstant()), row.getBoolean("g_candidate"),
                     row.getOffsetDateTime("g_expires_at") == null ? null : row.getOffsetDateTime("g_expires_at").toInstant()));
         }
+        OffsetDateTime removedAt = head.getOffsetDateTime("removed_at");
         return new MachineState(locked, head.getBoolean("known"), head.getLong("version"), head.getString("repo_guid"),
-                devices, cards, grants);
+                devices, cards, grants, removedAt == null ? null : removedAt.toInstant());
     }
 
     private static OffsetDateTime utc(Instant at) {

@@ -34,7 +34,10 @@ public class MachineRemovalResource {
     private final GrantService grants;
     private final ApiAuthConfig auth;
 
-    public MachineRemovalResource(GrantService grants, ApiAuthConfig auth) {
+    private final io.rediacc.gpu.grants.service.MachineKeys keys;
+
+    public MachineRemovalResource(GrantService grants, ApiAuthConfig auth, io.rediacc.gpu.grants.service.MachineKeys keys) {
+        this.keys = keys;
         this.grants = grants;
         this.auth = auth;
     }
@@ -49,7 +52,8 @@ public class MachineRemovalResource {
     @Operation(operationId = "removeMachine", summary = "Remove a machine from the fleet",
             description = "Refused while the machine holds grants unless revokeGrants=true; then revokes them "
                     + "(each audited), tombstones its inventory and gate-status records so every service forgets it, "
-                    + "and forgets what its inventory told this service. Its grant version is kept.")
+                    + "forgets what its inventory told this service, and revokes its key: nothing it signed before comes back,"
+                    + " and grants are refused until it registers again. Its grant version is kept.")
     @APIResponse(responseCode = "200", description = "removed", content = @Content(schema = @Schema(implementation = RemovalView.class)))
     @APIResponse(responseCode = "400", description = "invalid machine name, reason or revokeGrants (true or false)", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
     @APIResponse(responseCode = "404", description = "unknown machine", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
@@ -63,6 +67,7 @@ public class MachineRemovalResource {
                                    @Context SecurityContext security) {
         String who = Actor.of(security, actor, auth.mode());
         return grants.removeMachine(machine, QueryFlag.parse("revokeGrants", revokeGrants), who, GrantTerms.reason(reason))
+                .invoke(removed -> keys.forget(machine)) // the removal revoked its key
                 .map(r -> new RemovalView(r.machine(), r.revoked().size(), r.revoked(), r.version(), r.gates()));
     }
 }

@@ -45,13 +45,22 @@ public class GateRegistry {
             return false;
         }
         gatesByMachine.computeIfAbsent(status.machine(), m -> new ConcurrentHashMap<>())
-                .merge(status.gateId(), new KnownGate(status, publishedAt),
-                        (old, fresh) -> fresh.publishedAt().isBefore(old.publishedAt()) ? old : fresh);
+                .merge(status.gateId(), new KnownGate(status, publishedAt), GateRegistry::later);
         if (isNew) {
             gateCount.incrementAndGet();
         }
         notifyMachine(status.machine());
         return true;
+    }
+
+    /** The later of two statuses of one gate: by signed position, or the signed time for gates without one. */
+    private static KnownGate later(KnownGate old, KnownGate fresh) {
+        GateStatus a = old.status();
+        GateStatus b = fresh.status();
+        if (a.epoch() > 0 || b.epoch() > 0) {
+            return b.after(a.epoch(), a.seq()) || b.epoch() == a.epoch() && b.seq() == a.seq() ? fresh : old;
+        }
+        return fresh.publishedAt().isBefore(old.publishedAt()) ? old : fresh;
     }
 
     /** Forgets a gate (its compacted status was deleted). */

@@ -201,7 +201,8 @@ public class GrantService {
     /** Under the machine's lock: the checks in today's order, then the change. */
     private Uni<Outcome<GrantChange>> decide(SqlConnection c, Ask ask, MachineState state) {
         if (!state.known()) {
-            throw Problems.noInventory(ask.machine());
+            throw state.removedAt() != null ? Problems.machineRemoved(ask.machine(), state.removedAt())
+                    : Problems.noInventory(ask.machine());
         }
         if (state.repoGuid() == null) {
             return repoNotOnMachine(c, ask);
@@ -433,9 +434,37 @@ public class GrantService {
         Long newVersion = version;
         Uni<?> bump = current.isEmpty() ? Uni.createFrom().voidItem() : writes.bumpVersion(c, machine);
         return Uni.combine().all().unis(writes.deleteMachineGrants(c, machine), bump, writes.appendOutbox(c, records),
-                        writes.appendHistory(c, history), writes.forgetMachine(c, machine))
+                        writes.appendHistory(c, history), writes.forgetMachine(c, machine),
+                        writes.revokeKeyAndRecordRemoval(c, machine, actor, at, reason == null ? why : why + ": " + reason))
                 .with(results -> new MachineRemoval(machine, current, newVersion == null ? state.version() : newVersion,
                         gates));
+    }
+
+    /** Who the audit trail would name for a re-publication (none is audited: nothing changes). */
+    static final String REPUBLISH_ACTOR = "grant-service (republish)";
+
+    /**
+     * Re-publishes the machine's newest grant snapshot, re-signed now, if it was last published before
+     * {@code before}: same version and grants, a new {@code ce_time}. Under the machine's lock, so it is never
+     * queued behind a newer version's record (the relay sends a machine's rows in commit order). True when it did.
+     */
+    public Uni<Boolean> republish(String machine, Instant before) {
+        Instant at = now();
+        return writes.inTransaction(c -> writes.lockAndRead(c, machine, "", new Candidate("-", false, REPUBLISH_ACTOR, at))
+                        .chain(state -> writes.claimRepublish(c, machine, before).chain(claimed -> {
+                            if (!claimed || state.version() == 0) {
+                                return Uni.createFrom().item(false);
+                            }
+                            GrantSnapshot snapshot = new GrantSnapshot(machine, state.version(), at, currentGrants(state));
+                            // the same ce_id as the version's first publication: a consumer deduplicating by id loses nothing
+                            return writes.appendOutbox(c, List.of(new OutboxRecord(Topics.GRANTS_TOPIC, machine, machine,
+                                    machine + "/v" + state.version(), at, snapshot))).replaceWith(true);
+                        })))
+                .invoke(done -> {
+                    if (done) {
+                        outboxSignal.committed();
+                    }
+                });
     }
 
     /** Takes the machine's lock (without queueing when it is free) and reads its state under it. */

@@ -55,8 +55,22 @@ public class InventoryService {
                   Map<String, List<String>> cards, Map<String, RepoInfo> repos) {
     }
 
-    /** Applies an inventory unless a newer one of the same machine was applied already; true if applied. */
-    public Uni<Boolean> apply(MachineInventory inventory) {
+    /**
+     * Whether, under the machine's lock, key {@code keyId} is still the machine's registered key and a record it
+     * signed at {@code signedAt} is after the machine's last removal and new registration. Read in the
+     * inventory's transaction, not from the key cache: a removal revokes the key under the same lock, so an
+     * inventory signed before the removal and arriving after it never brings the machine back (issue 31).
+     */
+    private static final String STILL_REGISTERED = """
+            select exists (select 1 from machine_keys k left join machine_removals r on r.machine = k.machine
+                           where k.machine = :machine and k.key_id = :keyId
+                             and (r.removed_at is null or :signedAt > greatest(k.registered_at, r.removed_at)))""";
+
+    /**
+     * Applies an inventory, signed at {@code signedAt} with key {@code keyId}, unless a newer one of the same
+     * machine was applied already or the key no longer speaks for the machine; true if applied.
+     */
+    public Uni<Boolean> apply(MachineInventory inventory, Instant signedAt, String keyId) {
         Usable usable;
         try {
             usable = usable(inventory);
@@ -65,22 +79,34 @@ public class InventoryService {
             return Uni.createFrom().item(false);
         }
         return Panache.withTransaction(() -> lock.lock(usable.machine())
-                .chain(() -> machines.findById(usable.machine()))
-                .chain(known -> {
-                    if (known != null && usable.generatedAt().isBefore(known.generatedAt)) {
-                        return Uni.createFrom().item(false); // an older inventory replayed or delayed
+                .chain(() -> Panache.getSession()).chain(session -> session.createNativeQuery(STILL_REGISTERED, Boolean.class)
+                        .setParameter("machine", usable.machine()).setParameter("keyId", keyId)
+                        .setParameter("signedAt", java.time.OffsetDateTime.ofInstant(signedAt, java.time.ZoneOffset.UTC))
+                        .getSingleResult())
+                .chain(registered -> {
+                    if (!Boolean.TRUE.equals(registered)) {
+                        LOG.warnf("ignoring an inventory of %s signed at %s with key %s: the machine was removed (its key"
+                                + " revoked) or re-registered since", usable.machine(), signedAt, keyId);
+                        return Uni.createFrom().item(false);
                     }
-                    MachineEntity machine = known != null ? known : new MachineEntity();
-                    machine.machine = usable.machine();
-                    machine.platform = usable.platform();
-                    machine.generatedAt = usable.generatedAt();
-                    machine.receivedAt = Instant.now().truncatedTo(ChronoUnit.MICROS);
-                    Uni<?> saved = known != null ? Uni.createFrom().voidItem() : machines.persist(machine);
-                    return saved.chain(() -> replaceDevices(usable)).chain(() -> replaceRepos(usable))
-                            .invoke(() -> LOG.debugf("inventory of %s applied (%d devices, %d repos)",
-                                    usable.machine(), usable.devices().size(), usable.repos().size()))
-                            .replaceWith(true);
+                    return machines.findById(usable.machine()).chain(known -> applyUnderLock(usable, known));
                 }));
+    }
+
+    private Uni<Boolean> applyUnderLock(Usable usable, MachineEntity known) {
+        if (known != null && usable.generatedAt().isBefore(known.generatedAt)) {
+            return Uni.createFrom().item(false); // an older inventory replayed or delayed
+        }
+        MachineEntity machine = known != null ? known : new MachineEntity();
+        machine.machine = usable.machine();
+        machine.platform = usable.platform();
+        machine.generatedAt = usable.generatedAt();
+        machine.receivedAt = Instant.now().truncatedTo(ChronoUnit.MICROS);
+        Uni<?> saved = known != null ? Uni.createFrom().voidItem() : machines.persist(machine);
+        return saved.chain(() -> replaceDevices(usable)).chain(() -> replaceRepos(usable))
+                .invoke(() -> LOG.debugf("inventory of %s applied (%d devices, %d repos)",
+                        usable.machine(), usable.devices().size(), usable.repos().size()))
+                .replaceWith(true);
     }
 
     private Uni<Void> replaceDevices(Usable usable) {

@@ -6,8 +6,9 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * The last status a gate published, with the time it was published (the Kafka record's
- * timestamp, so a status replayed at start-up is as old as it really is).
+ * The last status a gate published, with the time it was published: its signed {@code ce_time}, never the
+ * Kafka record timestamp (unsigned), so a replayed status is as old as it really is and cannot keep a dead
+ * gate live.
  */
 public record KnownGate(GateStatus status, Instant publishedAt) {
 

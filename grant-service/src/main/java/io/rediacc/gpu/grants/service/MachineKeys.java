@@ -13,6 +13,7 @@ import org.jboss.logging.Logger;
 
 import java.security.PublicKey;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -27,9 +28,18 @@ import java.util.concurrent.ConcurrentHashMap;
 public class MachineKeys {
 
     private static final Logger LOG = Logger.getLogger(MachineKeys.class);
-    static final Duration CACHE_FOR = Duration.ofSeconds(30);
+    static final long CACHE_SECONDS = 30;
+    static final Duration CACHE_FOR = Duration.ofSeconds(CACHE_SECONDS);
 
-    private record Cached(PublicKey key, long until) {
+    private record Cached(Registered registered, long until) {
+    }
+
+    /**
+     * A machine's registered key, when it was registered, and its fence: once a machine was removed, a record
+     * it signed (its {@code ce_time}) at or before the later of that removal and its new registration is from
+     * before the removal and changes nothing (null: never removed).
+     */
+    public record Registered(PublicKey key, Instant registeredAt, Instant fence) {
     }
 
     private final MachineKeyStore store;
@@ -39,17 +49,25 @@ public class MachineKeys {
         this.store = store;
     }
 
-    /** The machine's registered key, or empty. */
-    public Uni<Optional<PublicKey>> lookup(String machine) {
+    /**
+     * The machine's registered key, or empty; cached {@value #CACHE_SECONDS} s. A removal revokes the key at once
+     * where it matters: the inventory path reads the key under the machine's lock, whatever this cache holds.
+     */
+    public Uni<Optional<Registered>> lookup(String machine) {
         Cached c = cache.get(machine);
         if (c != null && c.until() > System.nanoTime()) {
-            return Uni.createFrom().item(Optional.of(c.key()));
+            return Uni.createFrom().item(Optional.of(c.registered()));
         }
         return store.find(machine).map(found -> found.map(k -> {
-            PublicKey key = SigningKeys.parsePublic(k.publicKeyPem());
-            cache.put(machine, new Cached(key, System.nanoTime() + CACHE_FOR.toNanos()));
-            return key;
+            Registered registered = new Registered(SigningKeys.parsePublic(k.publicKeyPem()), k.registeredAt(), k.fence());
+            cache.put(machine, new Cached(registered, System.nanoTime() + CACHE_FOR.toNanos()));
+            return registered;
         }));
+    }
+
+    /** Forgets the cached key of a machine (removed: its key was revoked). */
+    public void forget(String machine) {
+        cache.remove(machine);
     }
 
     public Uni<RegisteredMachineKey> show(String machine) {

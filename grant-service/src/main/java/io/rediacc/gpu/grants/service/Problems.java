@@ -26,6 +26,15 @@ public final class Problems {
                 Map.of("machine", machine));
     }
 
+    /** A grant on a removed machine: refused until it rejoins with a new key registration (issue 31). */
+    public static ApiProblem machineRemoved(String machine, java.time.Instant removedAt) {
+        return new ApiProblem(ProblemType.NO_INVENTORY, "machine " + machine + " was removed from the fleet at " + removedAt
+                        + " and its key revoked; nothing can be granted on it until it rejoins",
+                "register the machine again (rdc machine setup " + machine + ", which registers its key), let its"
+                        + " node-agent publish a new inventory, then retry",
+                Map.of("machine", machine, "removedAt", removedAt.toString()));
+    }
+
     public static ApiProblem unknownMachine(String machine) {
         return new ApiProblem(ProblemType.UNKNOWN_MACHINE, "machine " + machine + " is unknown: it has sent no inventory and holds no grants",
                 "check the machine name (GET /api/v1/machines on the inventory service lists them), or run the GPU setup on it",

@@ -82,7 +82,7 @@ public class InventoryConsumer {
     }
 
     private InventoryChange decode(ConsumerRecord<String, byte[]> record) {
-        Instant recordTime = Instant.ofEpochMilli(record.timestamp());
+        Instant recordTime = RecordIngest.recordTime(record);
         if (record.value() == null) {
             if (record.key() == null) {
                 throw new RejectedRecordException("tombstone without a key");

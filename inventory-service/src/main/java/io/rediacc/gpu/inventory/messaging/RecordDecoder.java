@@ -81,7 +81,8 @@ final class RecordDecoder {
                 .filter(g -> g != null && validDevice(status.machine(), g.device()))
                 .toList();
         return new GateStatus(status.machine(), status.gateId(), status.appliedVersion(), status.state(), grants,
-                status.repos(), status.heartbeatSeconds(), status.syncedAt(), 0, null, true, status.daemons());
+                status.repos(), status.heartbeatSeconds(), status.syncedAt(), 0, null, true, status.daemons(), status.epoch(),
+                status.seq(), status.grantsSignedAt(), status.grantsFrozen());
     }
 
     /**

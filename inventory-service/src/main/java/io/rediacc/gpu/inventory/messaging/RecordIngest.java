@@ -65,6 +65,19 @@ final class RecordIngest {
                 });
     }
 
+    /**
+     * A record's time: its {@code ce_time}, which the signature covers on every verified topic; never the Kafka
+     * record timestamp, which whoever produces the record sets (a replay stamped now would look fresh). A record
+     * without one (an unsigned dashboard topic) is as old as its arrival.
+     */
+    static Instant recordTime(ConsumerRecord<String, byte[]> record) {
+        Instant signed = io.rediacc.gpu.contracts.events.CloudEventHeaders.time(name -> {
+            org.apache.kafka.common.header.Header h = record.headers().lastHeader(name);
+            return h == null ? null : h.value();
+        });
+        return signed != null ? signed : Instant.now();
+    }
+
     /** Counts and logs (rate-limited) a record dropped before it was applied. */
     static void dropped(IngestMetrics metrics, String topic, ConsumerRecord<String, byte[]> record, DropReason reason,
                         String why) {
@@ -74,7 +87,7 @@ final class RecordIngest {
     /** {@code what} names the record in logs, e.g. "inventory" or "gate status". */
     static Uni<Void> ingest(ConsumerRecord<String, byte[]> record, String topic, String what, IngestMetrics metrics,
                             Remove remove, Apply apply) {
-        Instant recordTime = Instant.ofEpochMilli(record.timestamp());
+        Instant recordTime = recordTime(record);
         Uni<IngestOutcome> applied;
         try {
             if (record.value() == null) {
@@ -90,7 +103,14 @@ final class RecordIngest {
             return Uni.createFrom().voidItem();
         }
         return applied
-                .invoke(outcome -> metrics.ingested(topic, outcome))
+                .invoke(outcome -> {
+                    if (outcome == IngestOutcome.REPLAY) {
+                        dropped(metrics, topic, record, DropReason.REPLAY, what + " " + record.key()
+                                + " is at or below the position already accepted: a replay, changes nothing");
+                    } else {
+                        metrics.ingested(topic, outcome);
+                    }
+                })
                 .onFailure().recoverWithItem(e -> {
                     LOG.errorf(e, "giving up on %s %s (partition %d offset %d); the next heartbeat replaces it",
                             what, record.key(), record.partition(), record.offset());

@@ -58,6 +58,14 @@ public class Gate {
     @Column(name = "daemons_json")
     public String daemonsJson;
 
+    /** The last accepted status's position: the gate's start ({@code GateStatus.epoch}), 0 for an older gate. */
+    @Column(name = "epoch")
+    public long epoch;
+
+    /** The last accepted status's sequence within its epoch. */
+    @Column(name = "seq")
+    public long seq;
+
     public boolean liveAt(Instant now) {
         return liveUntil != null && liveUntil.isAfter(now);
     }

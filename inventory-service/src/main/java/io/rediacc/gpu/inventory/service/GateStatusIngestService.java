@@ -17,9 +17,11 @@ import java.util.Comparator;
 import java.util.Objects;
 
 /**
- * Applies gate status reports: the grant set each gate enforces now. A report older than the held
- * one — by {@code syncedAt} (the record's timestamp when the gate sent none), then
- * {@code appliedVersion} — is ignored, so a replay changes nothing. A report of the same version,
+ * Applies gate status reports: the grant set each gate enforces now. A report at or below the held one's
+ * signed position ({@code epoch}, {@code seq}) is a replay and changes nothing ({@link IngestOutcome#REPLAY});
+ * between reports of an older gate without positions, the older one — by {@code syncedAt} (the record's signed
+ * {@code ce_time} when the gate sent none), then {@code appliedVersion} — is ignored. Times are signed ones
+ * only, never the Kafka record timestamp, so a replay cannot make a dead gate live. A report of the same version,
  * state and repos is a heartbeat: it only extends how long the gate counts as live. Anything else
  * (a new version, a restarted gate loading again) replaces the gate's report and grant set.
  */
@@ -45,9 +47,21 @@ public class GateStatusIngestService {
         Gate incoming = toGate(status, Timestamps.stored(recordTime));
         return gates.findForUpdate(incoming.key).chain(held -> {
             if (held != null) {
-                int order = REPORT_ORDER.compare(incoming, held);
-                if (order < 0) {
-                    return Uni.createFrom().item(IngestOutcome.NOT_NEWER);
+                int order;
+                if (incoming.epoch > 0 || held.epoch > 0) {
+                    // the gate's signed position decides (issue 31): a status at or below the held one is a replay
+                    if (incoming.epoch == held.epoch && incoming.seq == held.seq) {
+                        return Uni.createFrom().item(IngestOutcome.NOT_NEWER); // the same status read again
+                    }
+                    if (!(incoming.epoch > held.epoch || incoming.epoch == held.epoch && incoming.seq > held.seq)) {
+                        return Uni.createFrom().item(IngestOutcome.REPLAY);
+                    }
+                    order = 1;
+                } else {
+                    order = REPORT_ORDER.compare(incoming, held);
+                    if (order < 0) {
+                        return Uni.createFrom().item(IngestOutcome.NOT_NEWER);
+                    }
                 }
                 boolean sameVersion = held.appliedVersion == incoming.appliedVersion;
                 boolean sameReport = sameVersion && Objects.equals(held.state, incoming.state)
@@ -65,6 +79,8 @@ public class GateStatusIngestService {
                     held.lastSeenAt = Timestamps.latest(held.lastSeenAt, incoming.lastSeenAt);
                     held.liveUntil = liveUntil(held.lastSeenAt, held.heartbeatSeconds);
                     held.daemonsJson = incoming.daemonsJson; // a daemon's state changes without a new version
+                    held.epoch = incoming.epoch;
+                    held.seq = incoming.seq;
                     return Uni.createFrom().item(IngestOutcome.REFRESHED);
                 }
                 // otherwise something changed (version, or a restarted gate "loading" again): replace
@@ -80,6 +96,8 @@ public class GateStatusIngestService {
                 gate.liveUntil = liveUntil(gate.lastSeenAt, gate.heartbeatSeconds);
                 gate.reposJson = incoming.reposJson;
                 gate.daemonsJson = incoming.daemonsJson;
+                gate.epoch = incoming.epoch;
+                gate.seq = incoming.seq;
             }
             // A new gate row is flushed first: its grant rows reference it.
             Uni<?> saved = held == null ? gates.persistAndFlush(gate) : Uni.createFrom().voidItem();
@@ -118,6 +136,8 @@ public class GateStatusIngestService {
         gate.liveUntil = liveUntil(gate.lastSeenAt, gate.heartbeatSeconds);
         gate.reposJson = JsonText.write(status.repos());
         gate.daemonsJson = JsonText.write(status.daemons());
+        gate.epoch = status.epoch();
+        gate.seq = status.seq();
         return gate;
     }
 

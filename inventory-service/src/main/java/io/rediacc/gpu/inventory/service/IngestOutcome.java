@@ -8,6 +8,11 @@ public enum IngestOutcome {
     REFRESHED,
     /** The record was not newer than what is held (a replay or a late duplicate): nothing changed. */
     NOT_NEWER,
+    /**
+     * Signed, but at or below the position already accepted for its key (a gate status's epoch and seq): a
+     * replay, dropped and counted with reason {@code replay}.
+     */
+    REPLAY,
     /** A tombstone removed the machine or gate. */
     REMOVED;
 

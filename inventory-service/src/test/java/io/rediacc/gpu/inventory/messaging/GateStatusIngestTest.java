@@ -93,6 +93,62 @@ class GateStatusIngestTest {
                 .body("cdiDevices.find { it.name == 'nvidia.com/gpu=0' }.holders", empty());
     }
 
+    private double replays() {
+        var c = registry.find("inventory.input.dropped").tags("topic", Topics.GATE_STATUS, "reason", "replay").counter();
+        return c == null ? 0 : c.count();
+    }
+
+    /**
+     * Issue 31: a gate's statuses are ordered by their signed position (epoch, seq): a byte-for-byte replay of its
+     * "loading v0" after "synced v7" is dropped as a replay, whatever its Kafka timestamp, and the gate stays synced.
+     */
+    @Test
+    void aReplayedOldStatusDoesNotRollTheGateBackToLoading() {
+        String machine = Inventories.uniqueMachine("gate-replay");
+        FleetTopics.inventory(Inventories.nvidiaHost(machine, Inventories.now()));
+        long epoch = System.currentTimeMillis();
+        io.rediacc.gpu.contracts.events.GateStatus loading = new io.rediacc.gpu.contracts.events.GateStatus(machine, "gate-1",
+                0, io.rediacc.gpu.contracts.events.GateStatus.LOADING, java.util.List.of(), java.util.List.of(), 10, null)
+                .at(epoch, 1, null, false);
+        String key = Topics.gateStatusKey(machine, "gate-1");
+        byte[] loadingBytes = io.rediacc.gpu.contracts.events.EventJson.toBytes(loading);
+        var loadingHeaders = FleetTopics.signedHeaders(Topics.GATE_STATUS_TOPIC, key, loadingBytes, Inventories.now().minusSeconds(2));
+        FleetTopics.withHeaders(Topics.GATE_STATUS_TOPIC, key, loadingBytes, loadingHeaders);
+        FleetTopics.gateStatus(gate(machine, "gate-1", 7, Inventories.now(), grant("gpu-a", GPU_A_GUID, "nvidia.com/gpu=0", true))
+                .at(epoch, 2, null, false));
+        awaitMachine(machine);
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> machine(machine).body("gates[0].appliedVersion", equalTo(7)));
+        double before = replays();
+
+        FleetTopics.withHeaders(Topics.GATE_STATUS_TOPIC, key, loadingBytes, loadingHeaders); // byte for byte, stamped now
+        await().atMost(Duration.ofSeconds(20)).until(() -> replays() > before);
+
+        machine(machine)
+                .body("gates[0].appliedVersion", equalTo(7))
+                .body("gates[0].state", equalTo("synced"))
+                .body("gates[0].live", equalTo(true))
+                .body("cdiDevices.find { it.name == 'nvidia.com/gpu=0' }.holders.repo", contains("gpu-a"));
+    }
+
+    /** Issue 31: liveness is the signed ce_time's: a status signed 40 s ago (heartbeat 10 s) and produced now is a dead gate's. */
+    @Test
+    void aStatusSignedLongAgoDoesNotMakeADeadGateLiveWhateverItsKafkaTimestamp() {
+        String machine = Inventories.uniqueMachine("gate-dead");
+        FleetTopics.inventory(Inventories.nvidiaHost(machine, Inventories.now()));
+        io.rediacc.gpu.contracts.events.GateStatus old = gate(machine, "gate-1", 4, Inventories.now().minusSeconds(40),
+                grant("gpu-a", GPU_A_GUID, "nvidia.com/gpu=0", true)).at(System.currentTimeMillis(), 1, null, false);
+        String key = Topics.gateStatusKey(machine, "gate-1");
+        byte[] bytes = io.rediacc.gpu.contracts.events.EventJson.toBytes(old);
+        // withHeaders leaves the Kafka timestamp to the producer: now
+        FleetTopics.withHeaders(Topics.GATE_STATUS_TOPIC, key, bytes,
+                FleetTopics.signedHeaders(Topics.GATE_STATUS_TOPIC, key, bytes, Inventories.now().minusSeconds(40)));
+        awaitMachine(machine);
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> machine(machine).body("gates", hasSize(1)));
+        machine(machine)
+                .body("gates[0].live", equalTo(false))
+                .body("cdiDevices.find { it.name == 'nvidia.com/gpu=0' }.holders", empty());
+    }
+
     @Test
     void aHeartbeatOfTheSameVersionKeepsItsGrantsAndKeepsTheGateLive() throws Exception {
         String machine = Inventories.uniqueMachine("gate-beat");

@@ -32,7 +32,7 @@ public final class FleetTopics {
         gateStatus(status, null);
     }
 
-    /** A gate status whose record carries {@code recordTime} (a gate that spoke then and never again). */
+    /** A gate status signed at {@code recordTime} (a gate that spoke then and never again). */
     public static void gateStatus(GateStatus status, Instant recordTime) {
         send(Topics.GATE_STATUS_TOPIC, Topics.gateStatusKey(status.machine(), status.gateId()), EventJson.toBytes(status),
                 recordTime);
@@ -41,6 +41,14 @@ public final class FleetTopics {
     /** Any bytes under any key: replays, hand-written JSON, garbage, tombstones (null). */
     public static void raw(Topics.TopicSpec topic, String key, byte[] value) {
         send(topic, key, value, null);
+    }
+
+    /** {@code value} signed by the machine its key names at {@code ceTime}: the headers, to produce it (again) with {@link #withHeaders}. */
+    public static Map<String, byte[]> signedHeaders(Topics.TopicSpec topic, String key, byte[] value, Instant ceTime) {
+        Map<String, byte[]> headers = new java.util.LinkedHashMap<>(CloudEventHeaders.of(topic, "/inventory-service-tests", key,
+                java.util.UUID.randomUUID().toString(), ceTime));
+        TestKeys.sign(topic.name(), key, headers, value);
+        return headers;
     }
 
     /** A record with exactly these headers (a forger's). */
@@ -57,7 +65,9 @@ public final class FleetTopics {
     private static synchronized void send(Topics.TopicSpec topic, String key, byte[] value, Instant recordTime) {
         ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic.name(), null,
                 recordTime == null ? null : recordTime.toEpochMilli(), key, value);
-        Map<String, byte[]> headers = new java.util.LinkedHashMap<>(CloudEventHeaders.of(topic, "/inventory-service-tests", key));
+        // the producer signs its time (ce_time): the one a reader goes by; the Kafka timestamp is the same here
+        Map<String, byte[]> headers = new java.util.LinkedHashMap<>(CloudEventHeaders.of(topic, "/inventory-service-tests", key,
+                java.util.UUID.randomUUID().toString(), recordTime == null ? Instant.now() : recordTime));
         TestKeys.sign(topic.name(), key, headers, value);
         headers.forEach((name, bytes) -> record.headers().add(name, bytes));
         try {
