@@ -17,7 +17,7 @@ import java.util.Set;
  * replicas on a fresh database both see no history table, the first creates it, and the second then finds
  * a schema that is not empty — "Unable to baseline schema history table … as it already exists, and is
  * empty" with baseline-on-migrate, "Found non-empty schema(s) … without schema history table" without it —
- * and fails to start. This callback takes a session advisory lock on a connection of its own before
+ * and fails to start. This callback takes a session advisory lock on Flyway's connection before
  * anything is read ({@link Event#BEFORE_VALIDATE}, the first event of a migrate with validate-on-migrate,
  * Flyway's default) and releases it when the migrate ends, either way. A replica that dies while holding
  * it releases it with its session.
@@ -27,15 +27,14 @@ public final class MigrationTurns implements Callback {
     /** The advisory lock key: "rediacc-migrate" folded into a bigint, distinct from Flyway's own keys. */
     static final long LOCK_KEY = 0x7265646961636300L | 'm';
 
-    /** The first event of a migrate that ends it, whichever comes first. */
-    private static final Set<Event> RELEASE = EnumSet.of(Event.AFTER_MIGRATE, Event.AFTER_MIGRATE_OPERATION_FINISH,
-            Event.AFTER_MIGRATE_ERROR, Event.AFTER_VALIDATE_ERROR, Event.AFTER_VALIDATE_OPERATION_FINISH, Event.AFTER_BASELINE_ERROR);
-
     /**
-     * The lock's own connection, taken from Flyway's data source: the lock is a session's, and Flyway may hand
-     * callbacks another pooled connection at the end than at the start (an unlock there is a no-op, and the lock
-     * stayed on an idle pooled connection, holding the next replica for minutes).
+     * The events that end a migrate, whichever comes first; all fire while Flyway's connections are still open
+     * ({@code AFTER_MIGRATE_OPERATION_FINISH} fires after they were handed back, too late to unlock).
      */
+    private static final Set<Event> RELEASE = EnumSet.of(Event.AFTER_MIGRATE, Event.AFTER_MIGRATE_ERROR,
+            Event.AFTER_VALIDATE_ERROR, Event.AFTER_BASELINE_ERROR);
+
+    /** The connection holding the lock: a lock is its session's, so it is released on that one. */
     private Connection holder;
 
     @Override
@@ -53,19 +52,16 @@ public final class MigrationTurns implements Callback {
         try {
             if (event == Event.BEFORE_VALIDATE) {
                 if (holder == null) {
-                    Connection connection = context.getConfiguration().getDataSource().getConnection();
+                    Connection connection = context.getConnection();
                     try (Statement statement = connection.createStatement()) {
-                        connection.setAutoCommit(true);
                         statement.execute("select pg_advisory_lock(" + LOCK_KEY + ")");
-                    } catch (SQLException e) {
-                        connection.close();
-                        throw e;
                     }
                     holder = connection;
                 }
             } else if (holder != null) {
-                try (Connection connection = holder; Statement statement = connection.createStatement()) {
-                    holder = null;
+                Connection connection = holder;
+                holder = null;
+                try (Statement statement = connection.createStatement()) {
                     statement.execute("select pg_advisory_unlock(" + LOCK_KEY + ")");
                 }
             }
