@@ -126,8 +126,10 @@ public final class RefusalMessages {
         String instead = DeviceSuggestions.cliFlags(names) + " instead (compose: " + DeviceSuggestions.composeDevices(names)
                 + ", not gpus: or deploy.resources.reservations.devices)";
         if (driver.equals("nvidia")) {
-            return "compose deploy.resources.reservations.devices (driver \"nvidia\"" + capabilitiesText(capabilities)
-                    + ") is refused: GPUs are attached only as granted CDI devices; write "
+            // compose's long-form gpus: key and deploy.resources.reservations.devices send the same request: name the key first
+            return "compose gpus: (driver \"nvidia\"" + capabilitiesText(capabilities)
+                    + ", or the same under deploy.resources.reservations.devices) is refused: GPUs are attached only as granted "
+                    + "CDI devices; remove the gpus: key and write the granted CDI names as "
                     + DeviceSuggestions.composeDevices(names) + " in the service instead (docker run: "
                     + DeviceSuggestions.cliFlags(names) + ")";
         }
