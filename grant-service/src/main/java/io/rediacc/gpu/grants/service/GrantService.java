@@ -390,17 +390,23 @@ public class GrantService {
         return writes.inTransaction(c -> writes.lockAndRead(c, machine, "", new Candidate("-", false, actor, at))
                         .chain(state -> {
                             List<Grant> current = currentGrants(state);
-                            if (!state.known() && current.isEmpty() && state.version() == 0) {
-                                throw Problems.unknownMachine(machine);
-                            }
-                            if (!current.isEmpty() && !revokeGrants) {
-                                throw Problems.machineHasGrants(machine, current);
-                            }
-                            return writes.gateIds(c, machine).chain(stored -> {
-                                // the gates this replica heard of, too (a status it could not store)
-                                java.util.TreeSet<String> gates = new java.util.TreeSet<>(stored);
-                                gateRegistry.gates(machine).forEach(g -> gates.add(g.gateId()));
-                                return removeIn(c, machine, state, current, List.copyOf(gates), actor, reason, at);
+                            Uni<Boolean> known = state.known() || !current.isEmpty() || state.version() != 0
+                                    ? Uni.createFrom().item(true)
+                                    // set up (its key registered) but never published: still a machine to remove
+                                    : writes.hasKey(c, machine);
+                            return known.chain(isKnown -> {
+                                if (!isKnown) {
+                                    throw Problems.unknownMachine(machine);
+                                }
+                                if (!current.isEmpty() && !revokeGrants) {
+                                    throw Problems.machineHasGrants(machine, current);
+                                }
+                                return writes.gateIds(c, machine).chain(stored -> {
+                                    // the gates this replica heard of, too (a status it could not store)
+                                    java.util.TreeSet<String> gates = new java.util.TreeSet<>(stored);
+                                    gateRegistry.gates(machine).forEach(g -> gates.add(g.gateId()));
+                                    return removeIn(c, machine, state, current, List.copyOf(gates), actor, reason, at);
+                                });
                             });
                         }))
                 .invoke(removal -> outboxSignal.committed())

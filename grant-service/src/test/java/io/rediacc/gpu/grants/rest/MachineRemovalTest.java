@@ -106,4 +106,20 @@ class MachineRemovalTest {
         assertThat(unknown.statusCode()).isEqualTo(404);
         assertThat(unknown.<String>path("error")).isEqualTo("unknown-machine");
     }
+
+    @Test
+    void aMachineSetUpButNeverPublishedCanBeRemoved() throws Exception {
+        // rdc machine setup registers the machine's key before its agent publishes anything
+        String machine = Fleet.uniqueMachine("setup-only");
+        java.security.KeyPair pair = io.rediacc.gpu.contracts.signing.SigningKeys.generate();
+        assertThat(api.request().contentType(io.restassured.http.ContentType.JSON)
+                .body(java.util.Map.of("publicKey", io.rediacc.gpu.contracts.signing.SigningKeys.publicPem(pair.getPublic())))
+                .put("/api/v1/machines/{m}/key", machine).statusCode()).isEqualTo(200);
+
+        Response removed = api.request().delete("/api/v1/machines/{m}", machine);
+
+        assertThat(removed.statusCode()).as(removed.asString()).isEqualTo(200);
+        assertThat(removed.<String>path("machine")).isEqualTo(machine);
+        assertThat(removed.<Integer>path("revokedCount")).isZero();
+    }
 }
