@@ -24,6 +24,7 @@ public final class RefusalMessages {
     // Grants (403 / 503)
     public static final String RULE_NOT_GRANTED = "cdi-not-granted";
     public static final String RULE_GRANTS_NOT_LOADED = "grants-not-loaded";
+    public static final String RULE_CDI_ORPHANED = "cdi-orphaned";
     // Hardware paths (403)
     public static final String RULE_GPUS = "gpus-request";
     public static final String RULE_DEVICE_DRIVER = "device-driver";
@@ -84,6 +85,13 @@ public final class RefusalMessages {
         return "device " + device + " is not granted to repo " + repo.name() + " on machine " + repo.machine()
                 + "; an operator can grant it with: rdc repo gpu grant " + repo.name() + "@" + repo.machine()
                 + " --device " + device;
+    }
+
+    static String orphaned(String device, RepoIdentity repo) {
+        return "device " + device + " is granted to repo " + repo.name() + ", but machine " + repo.machine()
+                + "'s CDI specs no longer define it (a setup removed it, so the grant is orphaned); once the device is back, "
+                + "rerun setup to define it again: rdc machine setup " + repo.machine() + "; or free the grant: rdc repo gpu revoke "
+                + repo.name() + "@" + repo.machine() + " --device " + device;
     }
 
     static String grantsNotLoaded(String device, RepoIdentity repo) {
