@@ -119,6 +119,25 @@ class DashboardTest {
     }
 
     @Test
+    void aGrantWhoseDeviceSetupRemovedIsShownOrphanedInRestAndOnTheMachinePage() {
+        String machine = Inventories.uniqueMachine("orphan");
+        FleetTopics.inventory(Inventories.nvidiaHost(machine, Inventories.now(), 1, "NVIDIA model of " + machine));
+        // the gate still enforces a grant of a name the inventory no longer lists (setup --force removed it)
+        FleetTopics.gateStatus(gate(machine, "gate-1", 4, Inventories.now(),
+                grant("gpu-a", GPU_A_GUID, "nvidia.com/gpu=0", false),
+                grant("gpu-a", GPU_A_GUID, "nvidia.com/gpu=7", false)));
+        awaitMachine(machine);
+
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> FleetApi.asViewer().get("/api/v1/machines/{m}", machine)
+                .then().statusCode(200).body("orphaned.name", org.hamcrest.Matchers.contains("nvidia.com/gpu=7"))
+                .body("orphaned[0].holders.repo", org.hamcrest.Matchers.contains("gpu-a")));
+        FleetApi.asViewer().get("/api/v1/dashboard/machines/" + machine).then().statusCode(200).body(allOf(
+                containsString("<code>nvidia.com/gpu=7</code> <span class=\"badge bad\">orphaned</span>"),
+                containsString("<code>rdc machine setup " + machine + "</code> brings it back"),
+                not(containsString("<code>nvidia.com/gpu=0</code> <span class=\"badge bad\">orphaned</span>"))));
+    }
+
+    @Test
     void aRepoPageIsTheRepoOnOneMachineNotEverySameNamedRepo() {
         String here = Inventories.uniqueMachine("here");
         String there = Inventories.uniqueMachine("there");
