@@ -1,5 +1,6 @@
 package io.rediacc.gpu.gate.grants;
 
+import io.rediacc.gpu.contracts.cdi.CdiSpecDirectory;
 import io.rediacc.gpu.contracts.events.EventJson;
 import io.rediacc.gpu.contracts.events.MachineInventory;
 
@@ -7,40 +8,57 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * The CDI names the machine's inventory defines ({@code /etc/rediacc/gpu/inventory.json}, which setup writes
- * from what it read back from the CDI spec directory). A granted name missing there is orphaned: a setup
- * removed its device. Read again whenever the file changes (size or modification time); when there is no
- * inventory, or it cannot be read, nothing is called orphaned (the daemon resolves the name or refuses it).
+ * The CDI names the machine defines: those of its inventory ({@code /etc/rediacc/gpu/inventory.json}, which
+ * setup writes from what it read back from the CDI spec directory) and, for a name missing there, those the
+ * CDI spec directories define now (a spec regenerated or added without setup). A granted name missing from
+ * both is orphaned: a setup removed its device. The inventory is read again whenever it changes (size or
+ * modification time); when there is none, or it cannot be read, nothing is called orphaned (the daemon
+ * resolves the name or refuses it).
  */
 public final class DefinedDevices {
 
     private final Path file;
+    private final List<Path> specDirs;
     private volatile Snapshot last;
 
     private record Snapshot(long modified, long size, Set<String> names) {
     }
 
-    public DefinedDevices(Path file) {
+    public DefinedDevices(Path file, List<Path> specDirs) {
         this.file = file;
+        this.specDirs = List.copyOf(specDirs);
     }
 
-    /** The inventory beside the gate's directory: /etc/rediacc/gate/repos.yaml → /etc/rediacc/gpu/inventory.json. */
-    public static DefinedDevices besideManifest(Path manifest) {
-        return new DefinedDevices(manifest.toAbsolutePath().getParent().resolveSibling("gpu").resolve("inventory.json"));
+    /**
+     * The inventory beside the gate's directory (/etc/rediacc/gate/repos.yaml → /etc/rediacc/gpu/inventory.json)
+     * and the spec directories the repo daemons read (gate.daemon-check.cdi-spec-dirs).
+     */
+    public static DefinedDevices besideManifest(Path manifest, List<String> specDirs) {
+        return new DefinedDevices(manifest.toAbsolutePath().getParent().resolveSibling("gpu").resolve("inventory.json"),
+                specDirs.stream().map(Path::of).toList());
     }
 
     public Path file() {
         return file;
     }
 
-    /** True when the inventory can be read and does not define {@code cdiName}. */
+    /** True when the inventory can be read and neither it nor the spec directories define {@code cdiName}. */
     public boolean orphaned(String cdiName) {
         Set<String> names = names();
-        return names != null && !names.contains(cdiName);
+        if (names == null || names.contains(cdiName)) {
+            return false;
+        }
+        for (Path dir : specDirs) {
+            if (CdiSpecDirectory.load(dir).devices().containsKey(cdiName)) {
+                return false; // defined since setup (a regenerated or added spec): the runtime resolves it
+            }
+        }
+        return true;
     }
 
     /** The defined names, or null when no inventory can say. */

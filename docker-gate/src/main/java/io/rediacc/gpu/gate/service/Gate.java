@@ -76,7 +76,8 @@ public final class Gate implements AutoCloseable {
         this.pins = new io.rediacc.gpu.gate.pinning.Pins(settings.pinRoot(), settings.stateDir(), hostAccess);
         this.pinWatch = new io.rediacc.gpu.gate.pinning.PinWatch(pins, repo -> GateServer.identity(machine, repo));
         DataPlane plane = new DataPlane(new GatePolicy(settings.maxBodyBytes(), hostAccess, pins), verifiedGrants(grants, daemons,
-                io.rediacc.gpu.gate.grants.DefinedDevices.besideManifest(settings.manifest())),
+                io.rediacc.gpu.gate.grants.DefinedDevices.besideManifest(settings.manifest(),
+                        settings.daemonCheck().cdiSpecDirs())),
                 new RefusalLog(gateId, metrics, decisions), transport, settings.daemonConnectTimeout(),
                 settings.daemonInspectTimeout(), settings.connections());
         this.server = new GateServer(plane);

@@ -28,7 +28,8 @@ class DefinedDevicesTest {
     void aNameTheInventoryNoLongerDefinesIsOrphanedUntilSetupDefinesItAgain(@TempDir Path dir) throws Exception {
         Path gate = Files.createDirectories(dir.resolve("etc/rediacc/gate"));
         Path gpu = Files.createDirectories(dir.resolve("etc/rediacc/gpu"));
-        DefinedDevices defined = DefinedDevices.besideManifest(gate.resolve("repos.yaml"));
+        Path cdi = Files.createDirectories(dir.resolve("etc/cdi"));
+        DefinedDevices defined = DefinedDevices.besideManifest(gate.resolve("repos.yaml"), List.of(cdi.toString()));
         assertThat(defined.file()).isEqualTo(gpu.resolve("inventory.json"));
         assertThat(defined.orphaned("nvidia.com/gpu=0")).as("no inventory: nothing to compare with").isFalse();
 
@@ -38,6 +39,19 @@ class DefinedDevicesTest {
 
         write(defined.file(), Instant.parse("2026-01-01T00:01:00Z"), "rediacc.io/dri=renderD128", "nvidia.com/gpu=0");
         assertThat(defined.orphaned("nvidia.com/gpu=0")).as("setup brought the device back").isFalse();
+
+        // a spec added or regenerated without setup defines a name the inventory lacks: the runtime resolves it
+        assertThat(defined.orphaned("example.com/fpga=0")).isTrue();
+        Files.writeString(cdi.resolve("fpga.yaml"), """
+                cdiVersion: "0.6.0"
+                kind: example.com/fpga
+                devices:
+                  - name: "0"
+                    containerEdits:
+                      deviceNodes:
+                        - path: /dev/fpga0
+                """);
+        assertThat(defined.orphaned("example.com/fpga=0")).isFalse();
 
         Files.writeString(defined.file(), "{half");
         assertThat(defined.orphaned("nvidia.com/gpu=0")).as("an unreadable inventory says nothing").isFalse();
