@@ -171,7 +171,7 @@ class DashboardIT {
     @Test
     @Order(6)
     void theRepoPageShowsItsGrantsAndTheirHistory() throws Exception {
-        browser.get(env.get("DASHBOARD_URL") + "/repos/gpu-a-fork");
+        browser.get(env.get("DASHBOARD_URL") + "/repos/gpu-a-fork@" + MACHINE); // a repo is its name on one machine
         awaitText(By.id("repo-grants"), "nvidia.com/gpu=1", "rediacc.io/dri=renderD130 exclusive");
         awaitText(By.id("repo-history"), "granted " + MACHINE + " rediacc.io/dri=renderD130 yes",
                 "granted " + MACHINE + " nvidia.com/gpu=1 no");

@@ -12,6 +12,15 @@ public interface GrantLookup {
     boolean holds(String repoGuid, String cdiName);
 
     /**
+     * True when this name is granted on the machine but its inventory (written by setup, beside the gate's
+     * directory) no longer defines it: a setup removed the CDI device (--force), and the runtime cannot resolve
+     * it. False when it is defined, or when no inventory can say (the daemon then resolves it or refuses).
+     */
+    default boolean orphaned(String cdiName) {
+        return false;
+    }
+
+    /**
      * What the gate last found about the daemon of the repo with this GUID ({@code GET /info}); device
      * requests wait (503) unless it is {@code ok}. Null when nothing verifies daemons (policy tests).
      */

@@ -32,6 +32,14 @@ final class GrantRules {
         }
         List<String> missing = requested.stream().filter(name -> !grants.holds(repo.guid(), name)).toList();
         if (missing.isEmpty()) {
+            // granted, but a setup removed the device: say so (and name setup) instead of the runtime's "unresolvable CDI devices"
+            List<String> orphaned = requested.stream().filter(grants::orphaned).toList();
+            if (!orphaned.isEmpty()) {
+                throw PolicyRefusal.forbidden(RefusalMessages.RULE_CDI_ORPHANED, orphaned.get(0),
+                        RefusalMessages.orphaned(orphaned.get(0), repo) + (orphaned.size() > 1
+                                ? " (also orphaned: " + String.join(", ", orphaned.subList(1, orphaned.size())) + ")" : "")
+                                + suffix);
+            }
             return;
         }
         String message = RefusalMessages.notGranted(missing.get(0), repo);

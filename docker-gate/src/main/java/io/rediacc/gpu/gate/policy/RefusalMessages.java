@@ -27,6 +27,7 @@ public final class RefusalMessages {
     // Grants (403 / 503)
     public static final String RULE_NOT_GRANTED = "cdi-not-granted";
     public static final String RULE_GRANTS_NOT_LOADED = "grants-not-loaded";
+    public static final String RULE_CDI_ORPHANED = "cdi-orphaned";
     // Hardware paths (403)
     public static final String RULE_GPUS = "gpus-request";
     public static final String RULE_DEVICE_DRIVER = "device-driver";
@@ -95,6 +96,13 @@ public final class RefusalMessages {
                 + " --device " + device;
     }
 
+    static String orphaned(String device, RepoIdentity repo) {
+        return "device " + device + " is granted to repo " + repo.name() + ", but machine " + repo.machine()
+                + "'s CDI specs no longer define it (a setup removed it, so the grant is orphaned); once the device is back, "
+                + "rerun setup to define it again: rdc machine setup " + repo.machine() + "; or free the grant: rdc repo gpu revoke "
+                + repo.name() + "@" + repo.machine() + " --device " + device;
+    }
+
     static String grantsNotLoaded(String device, RepoIdentity repo) {
         return "grants not loaded yet, retry: the gate on machine " + repo.machine()
                 + " is still reading its grants, so device " + device + " cannot be checked yet; retry in a few seconds";
@@ -135,8 +143,10 @@ public final class RefusalMessages {
         String instead = DeviceSuggestions.cliFlags(names) + " instead (compose: " + DeviceSuggestions.composeDevices(names)
                 + ", not gpus: or deploy.resources.reservations.devices)";
         if (driver.equals("nvidia")) {
-            return "compose deploy.resources.reservations.devices (driver \"nvidia\"" + capabilitiesText(capabilities)
-                    + ") is refused: GPUs are attached only as granted CDI devices; write "
+            // compose's long-form gpus: key and deploy.resources.reservations.devices send the same request: name the key first
+            return "compose gpus: (driver \"nvidia\"" + capabilitiesText(capabilities)
+                    + ", or the same under deploy.resources.reservations.devices) is refused: GPUs are attached only as granted "
+                    + "CDI devices; remove the gpus: key and write the granted CDI names as "
                     + DeviceSuggestions.composeDevices(names) + " in the service instead (docker run: "
                     + DeviceSuggestions.cliFlags(names) + ")";
         }

@@ -78,7 +78,9 @@ public final class Gate implements AutoCloseable {
         this.hostAccess = new ManifestHostAccess(settings.manifest(), settings.stateDir(), settings.pinRoot(), manifest);
         this.pins = new io.rediacc.gpu.gate.pinning.Pins(settings.pinRoot(), settings.stateDir(), hostAccess);
         this.pinWatch = new io.rediacc.gpu.gate.pinning.PinWatch(pins, repo -> GateServer.identity(machine, repo));
-        DataPlane plane = new DataPlane(new GatePolicy(settings.maxBodyBytes(), hostAccess, pins), verifiedGrants(grants, daemons),
+        DataPlane plane = new DataPlane(new GatePolicy(settings.maxBodyBytes(), hostAccess, pins), verifiedGrants(grants, daemons,
+                io.rediacc.gpu.gate.grants.DefinedDevices.besideManifest(settings.manifest(),
+                        settings.daemonCheck().cdiSpecDirs())),
                 new RefusalLog(gateId, metrics, decisions), transport, settings.daemonConnectTimeout(),
                 settings.daemonInspectTimeout(), settings.connections());
         this.server = new GateServer(plane);
@@ -184,7 +186,8 @@ public final class Gate implements AutoCloseable {
      * The grants as the policy sees them: a repo's device requests also wait (503) until its
      * daemon is verified ({@link DaemonChecks}).
      */
-    private static GrantLookup verifiedGrants(GrantStore grants, DaemonChecks daemons) {
+    private static GrantLookup verifiedGrants(GrantStore grants, DaemonChecks daemons,
+                                              io.rediacc.gpu.gate.grants.DefinedDevices defined) {
         return new GrantLookup() {
             @Override
             public boolean loaded() {
@@ -194,6 +197,11 @@ public final class Gate implements AutoCloseable {
             @Override
             public boolean holds(String repoGuid, String cdiName) {
                 return grants.holds(repoGuid, cdiName);
+            }
+
+            @Override
+            public boolean orphaned(String cdiName) {
+                return defined.orphaned(cdiName);
             }
 
             @Override

@@ -151,7 +151,16 @@ class HostConfigRulesTest {
     void composeDeployReservationIsRefusedAndSaysToWriteDevices() {
         Refusal r = refused("\"DeviceRequests\":[{\"Driver\":\"nvidia\",\"Count\":-1,\"DeviceIDs\":null,\"Capabilities\":[[\"gpu\"]],\"Options\":{}}]");
         assertThat(r.rule()).isEqualTo("gpus-request");
-        assertThat(r.message()).startsWith("compose deploy.resources.reservations.devices").contains("write devices: [nvidia.com/gpu=all]");
+        assertThat(r.message()).contains("deploy.resources.reservations.devices").contains("devices: [nvidia.com/gpu=all]");
+    }
+
+    @Test
+    void composeLongFormGpusIsRefusedInTermsOfTheGpusKey() {
+        // gpus: [{driver: nvidia, count: 1}] reaches the daemon as driver nvidia with capabilities [gpu] (compose appends it)
+        Refusal r = refused("\"DeviceRequests\":[{\"Driver\":\"nvidia\",\"Count\":1,\"DeviceIDs\":null,\"Capabilities\":[[\"gpu\"]],\"Options\":null}]");
+        assertThat(r.rule()).isEqualTo("gpus-request");
+        assertThat(r.message()).startsWith("compose gpus: (driver \"nvidia\"")
+                .contains("remove the gpus: key and write the granted CDI names as devices: [nvidia.com/gpu=0]");
     }
 
     @Test

@@ -66,6 +66,37 @@ class GrantEnforcementTest {
         return version;
     }
 
+    /** Issue 33: setup --force removed the device of a live grant; the gate says so and names setup, not the runtime. */
+    @Test
+    void aGrantWhoseDeviceSetupRemovedIsRefusedNamingSetup() throws Exception {
+        // the inventory setup wrote beside the gate's directory no longer lists nvidia.com/gpu=7
+        java.nio.file.Path inventory = GateTestResource.manifest().toAbsolutePath().getParent().resolveSibling("gpu")
+                .resolve("inventory.json");
+        java.nio.file.Files.createDirectories(inventory.getParent());
+        java.nio.file.Files.write(inventory, EventJson.toBytes(new io.rediacc.gpu.contracts.events.MachineInventory(
+                io.rediacc.gpu.contracts.events.MachineInventory.SCHEMA_VERSION, MACHINE,
+                io.rediacc.gpu.contracts.events.MachineInventory.PLATFORM_LOCAL, "test", java.time.Instant.now(), java.util.List.of(),
+                java.util.List.of(new io.rediacc.gpu.contracts.events.MachineInventory.CdiDeviceInfo("rediacc.io/dri=renderD128",
+                        java.util.List.of("/dev/dri/renderD128"), "/etc/cdi/rediacc-dri.yaml", "sha256:00", java.util.List.of())),
+                null, null, java.util.List.of(), java.util.List.of())));
+        try {
+            publishAndAwaitEnforced(GrantsTopic.grant(REPO_GUID, REPO, "nvidia.com/gpu=7"),
+                    GrantsTopic.grant(REPO_GUID, REPO, "rediacc.io/dri=renderD128"));
+            DockerCli.Result refused = docker.run("run", "--device", "nvidia.com/gpu=7", "busybox", "true");
+
+            assertThat(refused.ok()).isFalse();
+            assertThat(refused.stderr()).contains("device nvidia.com/gpu=7 is granted to repo " + REPO + ", but machine "
+                    + MACHINE + "'s CDI specs no longer define it").contains("rdc machine setup " + MACHINE)
+                    .contains("rdc repo gpu revoke " + REPO + "@" + MACHINE + " --device nvidia.com/gpu=7");
+            assertThat(daemon.received()).as("no create reached the daemon")
+                    .noneMatch(r -> r.path().endsWith("/containers/create"));
+            DockerCli.Result defined = docker.run("run", "--device", "rediacc.io/dri=renderD128", "--name", "g-dri", "busybox", "true");
+            assertThat(defined.ok()).as(defined.toString()).isTrue();
+        } finally {
+            java.nio.file.Files.deleteIfExists(inventory);
+        }
+    }
+
     @Test
     void grantTakesEffectOnTheNextRequestAndRevocationToo() {
         publishAndAwaitEnforced(GrantsTopic.grant(REPO_GUID, REPO, "nvidia.com/gpu=0"));

@@ -101,6 +101,7 @@ public class GrantWrites {
             on conflict (machine) do update set generation = machine_removals.generation + 1,
                 removed_at = excluded.removed_at, removed_by = excluded.removed_by
             returning generation""";
+    private static final String HAS_KEY = "select exists (select 1 from machine_keys where machine = $1)";
     private static final String GATE_IDS = "select gate_id from gate_status where machine = $1 order by gate_id";
     private static final String DELETE_GRANT = "delete from grants where machine = $1 and repo_guid = $2 and device = $3";
     private static final String BUMP_VERSION = """
@@ -298,6 +299,11 @@ public class GrantWrites {
     public Uni<Void> lockAndForget(SqlConnection c, String machine) {
         String timeout = Math.max(1, config.lockTimeout().toMillis()) + "ms";
         return c.preparedQuery(LOCK).execute(Tuple.of(timeout, key(machine))).chain(() -> forgetMachine(c, machine));
+    }
+
+    /** Whether the machine has a registered key: {@code rdc machine setup} ran, even if its agent never published. */
+    public Uni<Boolean> hasKey(SqlConnection c, String machine) {
+        return c.preparedQuery(HAS_KEY).execute(Tuple.of(machine)).map(rows -> rows.iterator().next().getBoolean(0));
     }
 
     /** The ids of the gates that reported for the machine. */

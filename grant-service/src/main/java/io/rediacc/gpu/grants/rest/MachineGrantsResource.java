@@ -48,7 +48,7 @@ public class MachineGrantsResource {
                     .map(g -> new MachineGrantsView.GateView(g.gateId(), g.appliedVersion(), g.status().state(),
                             gates.live(g, now), g.status().syncedAt(), g.status().grants(), g.status().grantCount(),
                             g.status().grantsDigest(), g.status().grantsListed()))
-                    .toList());
+                    .toList(), held.orphaned());
         });
     }
 }

@@ -9,10 +9,14 @@ import java.util.List;
 /**
  * A machine's grants as the database holds them, and what each of its gates reported it enforces.
  *
- * @param gates every gate that has reported; {@code live} is false for one silent for 3 heartbeats
+ * @param gates    every gate that has reported; {@code live} is false for one silent for 3 heartbeats
+ * @param orphaned granted names the machine's last inventory no longer defines (a setup removed their CDI devices):
+ *                 the gate refuses them, naming setup; {@code rdc machine setup <machine>} brings them back once the
+ *                 device is there, {@code rdc repo gpu revoke} frees them
  */
-@Schema(requiredProperties = {"machine", "version", "grants", "gates"})
-public record MachineGrantsView(String machine, long version, List<Grant> grants, List<GateView> gates) {
+@Schema(requiredProperties = {"machine", "version", "grants", "gates", "orphaned"})
+public record MachineGrantsView(String machine, long version, List<Grant> grants, List<GateView> gates,
+                                List<String> orphaned) {
 
     /**
      * One gate's last status.

@@ -54,10 +54,13 @@ public class GrantService {
     private final GrantMetrics metrics;
     private final GrantsConfig config;
     private final GateRegistry gateRegistry;
+    private final io.rediacc.gpu.grants.repository.MachineDeviceRepository devices;
 
     public GrantService(GrantWrites writes, RepoResolver resolver, MachineRepository machines,
                         MachineRepoRepository repos, GrantRepository grants, MachineVersionRepository versions,
-                        OutboxSignal outboxSignal, GrantMetrics metrics, GateRegistry gateRegistry, GrantsConfig config) {
+                        OutboxSignal outboxSignal, GrantMetrics metrics, GateRegistry gateRegistry, GrantsConfig config,
+                        io.rediacc.gpu.grants.repository.MachineDeviceRepository devices) {
+        this.devices = devices;
         this.gateRegistry = gateRegistry;
         this.config = config;
         this.writes = writes;
@@ -169,8 +172,16 @@ public class GrantService {
                     if (known == null && version == 0) {
                         throw Problems.unknownMachine(machine);
                     }
-                    return grants.forMachine(machine).map(list -> new MachineGrants(machine, version,
-                            list.stream().map(GrantEntity::toGrant).toList()));
+                    Uni<java.util.Set<String>> defined = known == null ? Uni.createFrom().item((java.util.Set<String>) null)
+                            : devices.forMachine(machine).map(rows -> rows.stream().map(d -> d.name)
+                                    .collect(java.util.stream.Collectors.toSet()));
+                    return defined.chain(names -> grants.forMachine(machine).map(list -> {
+                        List<Grant> held = list.stream().map(GrantEntity::toGrant).toList();
+                        // orphaned: granted, but the machine's last inventory no longer defines the name (setup removed it)
+                        List<String> orphaned = names == null ? List.of() : held.stream().map(Grant::device)
+                                .filter(d -> !names.contains(d)).distinct().sorted().toList();
+                        return new MachineGrants(machine, version, held, orphaned);
+                    }));
                 })));
     }
 
@@ -391,17 +402,23 @@ public class GrantService {
         return writes.inTransaction(c -> writes.lockAndRead(c, machine, "", new Candidate("-", false, actor, at))
                         .chain(state -> {
                             List<Grant> current = currentGrants(state);
-                            if (!state.known() && current.isEmpty() && state.version() == 0) {
-                                throw Problems.unknownMachine(machine);
-                            }
-                            if (!current.isEmpty() && !revokeGrants) {
-                                throw Problems.machineHasGrants(machine, current);
-                            }
-                            return writes.gateIds(c, machine).chain(stored -> {
-                                // the gates this replica heard of, too (a status it could not store)
-                                java.util.TreeSet<String> gates = new java.util.TreeSet<>(stored);
-                                gateRegistry.gates(machine).forEach(g -> gates.add(g.gateId()));
-                                return removeIn(c, machine, state, current, List.copyOf(gates), actor, reason, at);
+                            Uni<Boolean> known = state.known() || !current.isEmpty() || state.version() != 0
+                                    ? Uni.createFrom().item(true)
+                                    // set up (its key registered) but never published: still a machine to remove
+                                    : writes.hasKey(c, machine);
+                            return known.chain(isKnown -> {
+                                if (!isKnown) {
+                                    throw Problems.unknownMachine(machine);
+                                }
+                                if (!current.isEmpty() && !revokeGrants) {
+                                    throw Problems.machineHasGrants(machine, current);
+                                }
+                                return writes.gateIds(c, machine).chain(stored -> {
+                                    // the gates this replica heard of, too (a status it could not store)
+                                    java.util.TreeSet<String> gates = new java.util.TreeSet<>(stored);
+                                    gateRegistry.gates(machine).forEach(g -> gates.add(g.gateId()));
+                                    return removeIn(c, machine, state, current, List.copyOf(gates), actor, reason, at);
+                                });
                             });
                         }))
                 .invoke(removal -> outboxSignal.committed())

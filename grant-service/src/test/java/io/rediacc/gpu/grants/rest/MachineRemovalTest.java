@@ -192,5 +192,19 @@ class MachineRemovalTest {
         Response audit = api.request().queryParam("machine", m.name).get("/api/v1/audit");
         assertThat(audit.<List<String>>path("entries.event")).containsSubsequence("key-registered", "granted", "revoked",
                 "key-revoked", "key-registered", "granted");
+    @Test
+    void aMachineSetUpButNeverPublishedCanBeRemoved() throws Exception {
+        // rdc machine setup registers the machine's key before its agent publishes anything
+        String machine = Fleet.uniqueMachine("setup-only");
+        java.security.KeyPair pair = io.rediacc.gpu.contracts.signing.SigningKeys.generate();
+        assertThat(api.request().contentType(io.restassured.http.ContentType.JSON)
+                .body(java.util.Map.of("publicKey", io.rediacc.gpu.contracts.signing.SigningKeys.publicPem(pair.getPublic())))
+                .put("/api/v1/machines/{m}/key", machine).statusCode()).isEqualTo(200);
+
+        Response removed = api.request().delete("/api/v1/machines/{m}", machine);
+
+        assertThat(removed.statusCode()).as(removed.asString()).isEqualTo(200);
+        assertThat(removed.<String>path("machine")).isEqualTo(machine);
+        assertThat(removed.<Integer>path("revokedCount")).isZero();
     }
 }

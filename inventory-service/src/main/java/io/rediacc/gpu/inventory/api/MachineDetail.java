@@ -10,5 +10,5 @@ import java.util.List;
 public record MachineDetail(String machine, String platform, Instant generatedAt, long ageSeconds, boolean stale,
                             String agentVersion, List<MachineInventory.Gpu> gpus, List<CdiDeviceView> cdiDevices,
                             List<RepoInfo> repos, List<GateView> gates, MachineInventory.ToolkitState toolkit,
-                            String persistencedSocket, List<String> specProblems) {
+                            String persistencedSocket, List<String> specProblems, List<OrphanedDevice> orphaned) {
 }

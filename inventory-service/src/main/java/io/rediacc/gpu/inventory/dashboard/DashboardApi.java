@@ -6,6 +6,7 @@ import io.quarkus.security.identity.SecurityIdentity;
 import io.rediacc.gpu.api.security.Roles;
 import io.rediacc.gpu.contracts.identity.Identifiers;
 import io.rediacc.gpu.contracts.identity.InvalidIdentifierException;
+import io.rediacc.gpu.contracts.identity.RepoRef;
 import io.rediacc.gpu.inventory.dashboard.DashboardViews.FleetPage;
 import io.rediacc.gpu.inventory.dashboard.DashboardViews.FleetRow;
 import io.rediacc.gpu.inventory.dashboard.DashboardViews.MachineView;
@@ -124,15 +125,23 @@ public class DashboardApi {
     @GET
     @Path("repos/{repo}")
     @Produces(MediaType.TEXT_HTML)
-    @Operation(operationId = "dashboardRepo", summary = "One repo's view across machines (HTML fragment)")
+    @Operation(operationId = "dashboardRepo", summary = "One repo's view (HTML fragment): name@machine shows its grants, "
+            + "history and refusals; a bare name lists the machines with a repo of that name")
     public Uni<String> repo(@PathParam("repo") String repo) {
-        String name = repoName(repo);
+        RepoRef ref = repoRef(repo);
+        String name = ref.name();
+        String machine = ref.machine();
+        if (machine == null) {
+            // a name alone is no repo: each machine's repo of that name is another repo, with its own history
+            return queries.placements(name, null).map(placements -> repoTemplate.data("view",
+                    new RepoView(name, null, placements, List.of(), List.of(), List.of())).render());
+        }
         Instant now = Instant.now();
-        return queries.placements(name).chain(placements -> queries.grants(name, now)
-                .chain(grants -> queries.history(name, config.recentPerRepo())
-                        .chain(history -> queries.refusals(name, null, REFUSAL_GROUPS)
+        return queries.placements(name, machine).chain(placements -> queries.grants(name, machine, now)
+                .chain(grants -> queries.history(name, machine, config.recentPerRepo())
+                        .chain(history -> queries.refusals(name, machine, REFUSAL_GROUPS)
                                 .map(refusals -> repoTemplate.data("view",
-                                        new RepoView(name, placements, grants, history, refusals)).render()))));
+                                        new RepoView(name, machine, placements, grants, history, refusals)).render()))));
     }
 
     @GET
@@ -161,6 +170,14 @@ public class DashboardApi {
         Multi<OutboundSseEvent> pings = Multi.createFrom().ticks().every(config.keepalive())
                 .map(tick -> sse.newEventBuilder().name("ping").data(Long.toString(tick)).build());
         return Multi.createBy().merging().streams(ready, live, pings);
+    }
+
+    private static RepoRef repoRef(String raw) {
+        try {
+            return RepoRef.parse(raw);
+        } catch (InvalidIdentifierException e) {
+            throw new InvalidParameterException(e.getMessage(), "name the repo as name@machine, e.g. gpu-a@gpu-host-1");
+        }
     }
 
     private static String repoName(String raw) {

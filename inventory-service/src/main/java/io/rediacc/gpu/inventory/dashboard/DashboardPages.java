@@ -59,11 +59,15 @@ public class DashboardPages {
     @Path("repos/{repo}")
     @Operation(hidden = true)
     public TemplateInstance repo(@PathParam("repo") String repo) {
-        if (!Identifiers.isRepoName(repo)) {
+        io.rediacc.gpu.contracts.identity.RepoRef ref;
+        try {
+            ref = io.rediacc.gpu.contracts.identity.RepoRef.parse(repo); // name@machine, or a bare name (its machines)
+        } catch (io.rediacc.gpu.contracts.identity.InvalidIdentifierException e) {
             throw new NotFoundException();
         }
+        // name@machine changes only with its machine: live updates of other machines leave the page alone
         return page.data("title", "Repo " + repo).data("view", "repo")
-                .data("fragment", "/api/v1/dashboard/repos/" + repo).data("machine", null);
+                .data("fragment", "/api/v1/dashboard/repos/" + repo).data("machine", ref.machine());
     }
 
     @GET

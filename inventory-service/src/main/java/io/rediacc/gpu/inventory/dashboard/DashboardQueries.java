@@ -56,12 +56,14 @@ public class DashboardQueries {
     private static final String LATEST_VERSION = "SELECT version FROM machine_grant_version WHERE machine = $1";
     // a fork's parent by name: the parent's row on the same machine, when it is still there
     private static final String REPO_PLACEMENTS = "SELECT r.machine, r.guid, r.fork_of, p.name FROM machine_repo r"
-            + " LEFT JOIN machine_repo p ON p.machine = r.machine AND p.guid = r.fork_of WHERE r.name = $1 ORDER BY r.machine";
+            + " LEFT JOIN machine_repo p ON p.machine = r.machine AND p.guid = r.fork_of WHERE r.name = $1"
+            + " AND ($2::text IS NULL OR r.machine = $2) ORDER BY r.machine";
     private static final String REPO_GRANTS = "SELECT gg.machine, gg.device, bool_or(gg.exclusive),"
             + " string_agg(DISTINCT gg.gate_id, ', ') FROM gate_grant gg JOIN gate gt ON gt.gate_key = gg.gate_key"
-            + " WHERE gg.repo_name = $1 AND gt.live_until > $2 GROUP BY gg.machine, gg.device ORDER BY gg.machine, gg.device";
+            + " WHERE gg.repo_name = $1 AND gg.machine = $2 AND gt.live_until > $3 GROUP BY gg.machine, gg.device"
+            + " ORDER BY gg.machine, gg.device";
     private static final String REPO_HISTORY = "SELECT at, type, machine, device, exclusive, actor, reason, version"
-            + " FROM recent_grant_event WHERE repo_name = $1 ORDER BY at DESC, id DESC LIMIT $2";
+            + " FROM recent_grant_event WHERE repo_name = $1 AND machine = $2 ORDER BY at DESC, id DESC LIMIT $3";
     private static final String REFUSALS = "SELECT repo_name, machine, rule, count(*), max(at),"
             + " (array_agg(device ORDER BY at DESC, id DESC))[1], (array_agg(message ORDER BY at DESC, id DESC))[1]"
             + " FROM recent_refusal WHERE ($1::text IS NULL OR repo_name = $1) AND ($2::text IS NULL OR machine = $2)"
@@ -101,19 +103,21 @@ public class DashboardQueries {
                 .map(rows -> rows.iterator().hasNext() ? rows.iterator().next().getLong(0) : null);
     }
 
-    public Uni<List<RepoPlacement>> placements(String repo) {
-        return pool.preparedQuery(REPO_PLACEMENTS).execute(Tuple.of(repo))
+    /** The machines whose inventory lists a repo of this name; only {@code machine} when it is not null. */
+    public Uni<List<RepoPlacement>> placements(String repo, String machine) {
+        return pool.preparedQuery(REPO_PLACEMENTS).execute(Tuple.tuple().addString(repo).addString(machine))
                 .map(rows -> list(rows, r -> new RepoPlacement(r.getString(0), r.getString(1), r.getString(2), r.getString(3))));
     }
 
-    /** The repo's grants that live gates enforce now, on every machine. */
-    public Uni<List<RepoGrant>> grants(String repo, Instant now) {
-        return pool.preparedQuery(REPO_GRANTS).execute(Tuple.of(repo, utc(now)))
+    /** The grants that live gates of {@code machine} enforce now for the repo of this name there. */
+    public Uni<List<RepoGrant>> grants(String repo, String machine, Instant now) {
+        return pool.preparedQuery(REPO_GRANTS).execute(Tuple.of(repo, machine, utc(now)))
                 .map(rows -> list(rows, r -> new RepoGrant(r.getString(0), r.getString(1), r.getBoolean(2), r.getString(3))));
     }
 
-    public Uni<List<HistoryEntry>> history(String repo, int limit) {
-        return pool.preparedQuery(REPO_HISTORY).execute(Tuple.of(repo, limit))
+    /** The latest grant events of the repo of this name on {@code machine} (another machine's same-named repo is another repo). */
+    public Uni<List<HistoryEntry>> history(String repo, String machine, int limit) {
+        return pool.preparedQuery(REPO_HISTORY).execute(Tuple.of(repo, machine, limit))
                 .map(rows -> list(rows, r -> new HistoryEntry(r.getOffsetDateTime(0).toInstant(), r.getString(1),
                         r.getString(2), r.getString(3), r.getBoolean(4), r.getString(5), r.getString(6), r.getLong(7))));
     }

@@ -67,6 +67,12 @@ public final class DashboardViews {
             return DashboardViews.gateSync(detail.gates(), latestVersion);
         }
 
+        /** The name of this machine's repo with this GUID (a fork's parent), or null when it is gone. */
+        public String repoName(String guid) {
+            return detail.repos().stream().filter(r -> r.guid() != null && r.guid().equals(guid))
+                    .map(io.rediacc.gpu.contracts.events.RepoInfo::name).findFirst().orElse(null);
+        }
+
         public State gateState(GateView gate) {
             return DashboardViews.gateSync(List.of(gate), latestVersion);
         }
@@ -87,8 +93,18 @@ public final class DashboardViews {
     }
 
     /** The repo view: where it is, what it holds now, what happened to its grants, what was refused. */
-    public record RepoView(String repo, List<RepoPlacement> placements, List<RepoGrant> grants, List<HistoryEntry> history,
-                           List<RefusalGroup> refusals) {
+    /**
+     * One repo: {@code name@machine} (a repo is its name on one machine; a same-named repo on another machine
+     * is another repo, with its own grants and history). For a bare name ({@code machine} null) only the
+     * machines with a repo of that name, each linking to its own page.
+     */
+    public record RepoView(String repo, String machine, List<RepoPlacement> placements, List<RepoGrant> grants,
+                           List<HistoryEntry> history, List<RefusalGroup> refusals) {
+
+        /** {@code name@machine}, or the bare name. */
+        public String ref() {
+            return machine == null ? repo : repo + "@" + machine;
+        }
     }
 
     /** Refusals of one repo on one machine by one rule: how many, and the latest one's message and fix. */

@@ -142,7 +142,17 @@ public class FleetQueryService {
                 .toList();
         return new MachineDetail(m.name(), m.platform(), m.generatedAt(), ageSeconds(m.generatedAt(), now),
                 stale(m.generatedAt(), now), m.agentVersion(), m.gpus(), devices, m.repos(), m.gates(),
-                JsonText.toolkit(m.toolkitJson()), m.persistencedSocket(), JsonText.strings(m.specProblemsJson()));
+                JsonText.toolkit(m.toolkitJson()), m.persistencedSocket(), JsonText.strings(m.specProblemsJson()),
+                orphaned(m, grantsByDevice));
+    }
+
+    /** Names the live gates hold grants for that the inventory no longer defines (a setup removed them). */
+    private static List<io.rediacc.gpu.inventory.api.OrphanedDevice> orphaned(MachineDetailQuery.Found m,
+            Map<String, List<MachineDetailQuery.LiveGrant>> grantsByDevice) {
+        java.util.Set<String> defined = m.devices().stream().map(d -> d.name()).collect(Collectors.toSet());
+        return grantsByDevice.entrySet().stream().filter(e -> !defined.contains(e.getKey()))
+                .sorted(Map.Entry.comparingByKey())
+                .map(e -> new io.rediacc.gpu.inventory.api.OrphanedDevice(e.getKey(), holders(e.getValue()))).toList();
     }
 
     /** One holder per repo, merging the reports of several live gates of the machine. */

@@ -106,12 +106,69 @@ class DashboardTest {
                         not(containsString("data-machine=\"" + machine + "\""))));
         FleetApi.asViewer().get("/api/v1/dashboard/fleet?show=some").then().statusCode(400).body("error", equalTo("invalid-parameter"));
         // the page's text is escaped: a name from the topics is never markup
-        FleetApi.asViewer().get("/api/v1/dashboard/repos/gpu-a").then().statusCode(200)
+        FleetApi.asViewer().get("/api/v1/dashboard/repos/gpu-a@" + machine).then().statusCode(200)
                 .body(containsString("<code>nvidia.com/gpu=0</code>"));
-        // a fork is shown by its parent's name, not the parent's GUID
-        FleetApi.asViewer().get("/api/v1/dashboard/repos/gpu-b").then().statusCode(200)
-                .body(allOf(containsString("(fork of <a href=\"/dashboard/repos/gpu-a\">gpu-a</a>)"),
+        // a fork is shown by its parent's name, not the parent's GUID: on its repo page and on the machine's
+        FleetApi.asViewer().get("/api/v1/dashboard/repos/gpu-b@" + machine).then().statusCode(200)
+                .body(allOf(containsString("(fork of <a href=\"/dashboard/repos/gpu-a@" + machine + "\">gpu-a</a>)"),
+                        not(containsString(GPU_A_GUID))));
+        FleetApi.asViewer().get("/api/v1/dashboard/machines/" + machine).then().statusCode(200)
+                .body(allOf(containsString("<a href=\"/dashboard/repos/gpu-b@" + machine + "\">gpu-b</a> <span class=\"muted\">"
+                                + "(fork of <a href=\"/dashboard/repos/gpu-a@" + machine + "\">gpu-a</a>)</span>"),
                         not(containsString("(fork of " + GPU_A_GUID + ")"))));
+    }
+
+    @Test
+    void aGrantWhoseDeviceSetupRemovedIsShownOrphanedInRestAndOnTheMachinePage() {
+        String machine = Inventories.uniqueMachine("orphan");
+        FleetTopics.inventory(Inventories.nvidiaHost(machine, Inventories.now(), 1, "NVIDIA model of " + machine));
+        // the gate still enforces a grant of a name the inventory no longer lists (setup --force removed it)
+        FleetTopics.gateStatus(gate(machine, "gate-1", 4, Inventories.now(),
+                grant("gpu-a", GPU_A_GUID, "nvidia.com/gpu=0", false),
+                grant("gpu-a", GPU_A_GUID, "nvidia.com/gpu=7", false)));
+        awaitMachine(machine);
+
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> FleetApi.asViewer().get("/api/v1/machines/{m}", machine)
+                .then().statusCode(200).body("orphaned.name", org.hamcrest.Matchers.contains("nvidia.com/gpu=7"))
+                .body("orphaned[0].holders.repo", org.hamcrest.Matchers.contains("gpu-a")));
+        FleetApi.asViewer().get("/api/v1/dashboard/machines/" + machine).then().statusCode(200).body(allOf(
+                containsString("<code>nvidia.com/gpu=7</code> <span class=\"badge bad\">orphaned</span>"),
+                containsString("<code>rdc machine setup " + machine + "</code> brings it back"),
+                not(containsString("<code>nvidia.com/gpu=0</code> <span class=\"badge bad\">orphaned</span>"))));
+    }
+
+    @Test
+    void aRepoPageIsTheRepoOnOneMachineNotEverySameNamedRepo() {
+        String here = Inventories.uniqueMachine("here");
+        String there = Inventories.uniqueMachine("there");
+        String repo = "twin-" + UUID.randomUUID().toString().substring(0, 8);
+        for (String machine : List.of(here, there)) {
+            FleetTopics.raw(Topics.GRANT_EVENTS_TOPIC, machine, EventJson.toBytes(new GrantEvent(UUID.randomUUID().toString(),
+                    GrantEvent.Type.GRANTED, machine, UUID.randomUUID().toString(), repo, "nvidia.com/gpu=" + (machine.equals(here) ? 0 : 1),
+                    false, "alice", null, 1L, Instant.now())));
+            FleetTopics.raw(Topics.GATE_DECISIONS_TOPIC, machine, EventJson.toBytes(new GateDecision(machine, "gate-1", repo,
+                    GPU_A_GUID, "POST", "/containers/create", "privileged", null,
+                    "privileged mode is refused on " + machine, Instant.now())));
+        }
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            String html = FleetApi.asViewer().get("/api/v1/dashboard/repos/" + repo + "@" + here).then().statusCode(200)
+                    .extract().asString();
+            assertThat(html).contains("<td>granted</td><td>" + here + "</td><td><code>nvidia.com/gpu=0</code></td>")
+                    .contains("privileged mode is refused on " + here)
+                    .doesNotContain(there);
+        });
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            String other = FleetApi.asViewer().get("/api/v1/dashboard/repos/" + repo + "@" + there).then().statusCode(200)
+                    .extract().asString();
+            assertThat(other).contains("<code>nvidia.com/gpu=1</code>").doesNotContain(here);
+        });
+        // a bare name is no repo: it shows no history, only where repos of that name live
+        assertThat(FleetApi.asViewer().get("/api/v1/dashboard/repos/" + repo).then().statusCode(200).extract().asString())
+                .contains("id=\"pick-machine\"").doesNotContain("nvidia.com/gpu=");
+        FleetApi.asViewer().get("/api/v1/dashboard/repos/" + repo + "@").then().statusCode(400)
+                .body("error", equalTo("invalid-parameter"));
+        given().get("/dashboard/repos/" + repo + "@" + here).then().statusCode(200)
+                .body(allOf(containsString("/api/v1/dashboard/repos/" + repo + "@" + here), containsString("data-machine=\"" + here + "\"")));
     }
 
     @Test
@@ -141,7 +198,8 @@ class DashboardTest {
         FleetTopics.raw(Topics.GRANT_EVENTS_TOPIC, machine, EventJson.toBytes(granted));
         FleetTopics.raw(Topics.GRANT_EVENTS_TOPIC, machine, EventJson.toBytes(granted)); // a replay adds nothing
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
-            String html = FleetApi.asViewer().get("/api/v1/dashboard/repos/" + repo).then().statusCode(200).extract().asString();
+            String html = FleetApi.asViewer().get("/api/v1/dashboard/repos/" + repo + "@" + machine).then().statusCode(200)
+                    .extract().asString();
             assertThat(html).contains("<td>granted</td><td>" + machine + "</td><td><code>nvidia.com/gpu=1</code></td><td>yes</td><td>alice</td>");
             assertThat(html.split("<td>granted</td>", -1)).hasSize(2);
         });

@@ -14,6 +14,14 @@ class FixCommandTest {
     }
 
     @Test
+    void anOrphanedGrantsFixIsSetupOrRevoke() {
+        assertThat(FixCommand.of("device nvidia.com/gpu=0 is granted to repo gpu-a, but machine m1's CDI specs no longer define it"
+                + " (a setup removed it, so the grant is orphaned); once the device is back, rerun setup to define it again:"
+                + " rdc machine setup m1; or free the grant: rdc repo gpu revoke gpu-a@m1 --device nvidia.com/gpu=0"))
+                .isEqualTo("rdc machine setup m1; or free the grant: rdc repo gpu revoke gpu-a@m1 --device nvidia.com/gpu=0");
+    }
+
+    @Test
     void aRefusedSpellingsFixIsWhatToWriteInstead() {
         assertThat(FixCommand.of("--gpus all is refused: GPUs are attached only as granted CDI devices; write --device"
                 + " nvidia.com/gpu=all instead (compose: devices: [nvidia.com/gpu=all])"))
