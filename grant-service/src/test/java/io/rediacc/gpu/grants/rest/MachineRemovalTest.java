@@ -192,6 +192,8 @@ class MachineRemovalTest {
         Response audit = api.request().queryParam("machine", m.name).get("/api/v1/audit");
         assertThat(audit.<List<String>>path("entries.event")).containsSubsequence("key-registered", "granted", "revoked",
                 "key-revoked", "key-registered", "granted");
+    }
+
     @Test
     void aMachineSetUpButNeverPublishedCanBeRemoved() throws Exception {
         // rdc machine setup registers the machine's key before its agent publishes anything
