@@ -7,7 +7,6 @@ import io.rediacc.gpu.contracts.events.RepoInfo;
 import io.rediacc.gpu.contracts.events.Topics;
 import io.rediacc.gpu.gate.grants.GrantStore;
 
-import io.rediacc.gpu.gate.service.GateSettings;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -37,6 +36,9 @@ public final class GateStatusPublisher implements AutoCloseable {
     /** The last status's sequence in this epoch; assigned and sent under the lock, so sequence order is send order. */
     private long seq;
     /** The digest of the last grants list seen: a heartbeat repeats it without re-hashing 100,000 grants. */
+    /** How old the held snapshot's signature may grow before the status says grantsFrozen: three of grant-service's default re-signing cadences (10 min). */
+    public static final Duration DEFAULT_FREEZE_AFTER = Duration.ofMinutes(30);
+
     private volatile Digested lastDigest;
 
     private record Digested(List<Grant> grants, String digest) {
@@ -52,7 +54,7 @@ public final class GateStatusPublisher implements AutoCloseable {
     public GateStatusPublisher(GateEventsProducer producer, GrantStore store, String gateId, Duration heartbeat,
                                Supplier<List<RepoInfo>> repos, int maxListedGrants, Supplier<List<DaemonStatus>> daemons) {
         this(producer, store, gateId, heartbeat, repos, maxListedGrants, daemons, Clock.systemUTC().millis(),
-                GateSettings.GRANTS_FREEZE_AFTER, Clock.systemUTC());
+                DEFAULT_FREEZE_AFTER, Clock.systemUTC());
     }
 
     /**

@@ -3,6 +3,7 @@ package io.rediacc.gpu.gate.service;
 import io.rediacc.gpu.contracts.signing.KeyPairFile;
 import io.rediacc.gpu.gate.config.GateConfig;
 import io.rediacc.gpu.gate.daemon.DaemonCheckSettings;
+import io.rediacc.gpu.gate.messaging.GateStatusPublisher;
 import io.rediacc.gpu.gate.proxy.ConnectionLimits;
 
 import java.nio.file.Path;
@@ -19,8 +20,8 @@ public record GateSettings(Path manifest, Duration manifestPollInterval, Path st
 
     /** The default of {@code gate.status.max-grants}. */
     public static final int STATUS_MAX_GRANTS = 1000;
-    /** The default of {@code gate.grants-freeze-after}: three of grant-service's default re-signing cadences (10 min). */
-    public static final Duration GRANTS_FREEZE_AFTER = Duration.ofMinutes(30);
+    /** The default of {@code gate.grants-freeze-after} (kept with the status it shapes). */
+    public static final Duration GRANTS_FREEZE_AFTER = GateStatusPublisher.DEFAULT_FREEZE_AFTER;
 
     public GateSettings {
         kafka = Map.copyOf(kafka);
