@@ -9,7 +9,6 @@ import io.quarkus.arc.Arc;
 import io.quarkus.security.AuthenticationFailedException;
 import io.quarkus.security.ForbiddenException;
 import io.quarkus.security.UnauthorizedException;
-import io.rediacc.gpu.api.security.TokenPrincipalCheck;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;
@@ -51,7 +50,7 @@ public class ProblemMappers {
 
     @ServerExceptionMapper
     public Response badCredentials(AuthenticationFailedException e, HttpHeaders headers) {
-        String refused = TokenPrincipalCheck.reasonOf(e);
+        String refused = TokenRefused.reasonOf(e);
         if (refused != null) {
             return respond(unauthorized("the bearer token was refused: " + refused), headers);
         }

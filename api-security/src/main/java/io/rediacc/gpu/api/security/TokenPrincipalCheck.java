@@ -4,6 +4,7 @@ import io.quarkus.security.AuthenticationFailedException;
 import io.quarkus.security.identity.AuthenticationRequestContext;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.quarkus.security.identity.SecurityIdentityAugmentor;
+import io.rediacc.gpu.api.problem.TokenRefused;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -105,23 +106,6 @@ public class TokenPrincipalCheck implements SecurityIdentityAugmentor {
         }
         if (value instanceof jakarta.json.JsonNumber n) {
             return n.longValue();
-        }
-        return null;
-    }
-
-    /** Why a token was refused for what it says, not for its signature: the 401 answer names it. */
-    public static final class TokenRefused extends RuntimeException {
-        public TokenRefused(String reason) {
-            super(reason, null, false, false);
-        }
-    }
-
-    /** The reason a token was refused here, found in a failure's causes; null when it was refused elsewhere. */
-    public static String reasonOf(Throwable failure) {
-        for (Throwable e = failure; e != null; e = e.getCause() == e ? null : e.getCause()) {
-            if (e instanceof TokenRefused refused) {
-                return refused.getMessage();
-            }
         }
         return null;
     }
