@@ -342,34 +342,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         ex.held = new ArrayDeque<>();
         pauseForLookup(true);
         Exchange decided = ex;
-        StoredContainerReader.read(lookupPool(), stored.containerId()).addListener(done -> {
-            if (closing || ex != decided) {
-                return;
-            }
-            pauseForLookup(false);
-            if (!done.isSuccess()) {
-                respondLocally(502, "the gate could not read the stored configuration of container "
-                        + stored.containerId() + " from the Docker daemon of repo " + repo.name()
-                        + " to check it before the upload: " + done.cause().getMessage());
-                return;
-            }
-            DaemonLookups.Answer answer = (DaemonLookups.Answer) done.getNow();
-            if (answer.status() != 200) {
-                respondLocally(answer.status() >= 400 ? answer.status() : 502, daemonMessage(answer));
-                return;
-            }
-            String fullId = StoredContainerReader.fullId(answer.body());
-            if (fullId == null) {
-                respondLocally(502, "the Docker daemon of repo " + repo.name() + " described container "
-                        + stored.containerId() + " without a full container ID; the upload was not forwarded");
-                return;
-            }
-            Verdict verdict;
-            try {
-                verdict = plane.policy().onStoredContainer(answer.body(), repo, plane.grants());
-            } catch (RuntimeException e) {
-                verdict = new Verdict.Deny(policyFailure(e));
-            }
+        judgeStoredContainer(decided, true, "to check it before the upload", "upload", (fullId, verdict) -> {
             if (!(verdict instanceof Verdict.Allow)) {
                 refuse(verdict instanceof Verdict.Deny deny ? deny.refusal()
                         : policyFailure(new IllegalStateException("an upload's container uses named volumes")));
@@ -538,39 +511,63 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             }
         }
         Exchange decided = ex;
-        StoredContainerReader.read(lookupPool(), ex.stored.containerId())
-                .addListener(done -> {
-                    if (closing || ex != decided) {
-                        return;
-                    }
-                    if (!done.isSuccess()) {
-                        respondLocally(502, "the gate could not read the stored configuration of container "
-                                + decided.stored.containerId() + " from the Docker daemon of repo " + repo.name()
-                                + " to re-check its devices: " + done.cause().getMessage());
-                        return;
-                    }
-                    DaemonLookups.Answer answer = (DaemonLookups.Answer) done.getNow();
-                    if (answer.status() != 200) {
-                        // Not found and the like: the daemon's own error is the truthful answer.
-                        respondLocally(answer.status() >= 400 ? answer.status() : 502, daemonMessage(answer));
-                        return;
-                    }
-                    String fullId = StoredContainerReader.fullId(answer.body());
-                    if (fullId == null) {
-                        respondLocally(502, "the Docker daemon of repo " + repo.name() + " described container "
-                                + decided.stored.containerId() + " without a full container ID; the start was not forwarded");
-                        return;
-                    }
-                    Verdict verdict;
-                    try {
-                        verdict = plane.policy().onStoredContainer(answer.body(), repo, plane.grants());
-                    } catch (RuntimeException e) {
-                        verdict = new Verdict.Deny(policyFailure(e));
-                    }
-                    // Start what was judged, by its full ID: a rename since the check cannot swap containers.
-                    decided.request.setUri(decided.stored.targetFor(fullId));
-                    conclude(verdict, body);
-                });
+        judgeStoredContainer(decided, false, "to re-check its devices", "start", (fullId, verdict) -> {
+            // Start what was judged, by its full ID: a rename since the check cannot swap containers.
+            decided.request.setUri(decided.stored.targetFor(fullId));
+            conclude(verdict, body);
+        });
+    }
+
+    /** The stored container's full ID and the policy's verdict on it, judged like a start. */
+    private interface StoredContainerJudged {
+        void accept(String fullId, Verdict verdict);
+    }
+
+    /**
+     * Reads the stored container {@code decided} names from the daemon and judges it like a start (binds
+     * pinned, devices granted). When the daemon cannot say, the client gets the answer here (502, or the
+     * daemon's own error such as 404); otherwise {@code then} gets the full ID and the verdict.
+     *
+     * @param resumeReads  whether the client's reads were paused for the lookup (an upload holds its body)
+     * @param beforeWhat   why the gate read the container, for the 502 message
+     * @param notForwarded what was not forwarded when the daemon gave no full ID
+     */
+    private void judgeStoredContainer(Exchange decided, boolean resumeReads, String beforeWhat, String notForwarded,
+                                      StoredContainerJudged then) {
+        String containerId = decided.stored.containerId();
+        StoredContainerReader.read(lookupPool(), containerId).addListener(done -> {
+            if (closing || ex != decided) {
+                return;
+            }
+            if (resumeReads) {
+                pauseForLookup(false);
+            }
+            if (!done.isSuccess()) {
+                respondLocally(502, "the gate could not read the stored configuration of container "
+                        + containerId + " from the Docker daemon of repo " + repo.name()
+                        + " " + beforeWhat + ": " + done.cause().getMessage());
+                return;
+            }
+            DaemonLookups.Answer answer = (DaemonLookups.Answer) done.getNow();
+            if (answer.status() != 200) {
+                // Not found and the like: the daemon's own error is the truthful answer.
+                respondLocally(answer.status() >= 400 ? answer.status() : 502, daemonMessage(answer));
+                return;
+            }
+            String fullId = StoredContainerReader.fullId(answer.body());
+            if (fullId == null) {
+                respondLocally(502, "the Docker daemon of repo " + repo.name() + " described container "
+                        + containerId + " without a full container ID; the " + notForwarded + " was not forwarded");
+                return;
+            }
+            Verdict verdict;
+            try {
+                verdict = plane.policy().onStoredContainer(answer.body(), repo, plane.grants());
+            } catch (RuntimeException e) {
+                verdict = new Verdict.Deny(policyFailure(e));
+            }
+            then.accept(fullId, verdict);
+        });
     }
 
     private void conclude(Verdict verdict, byte[] body) {
