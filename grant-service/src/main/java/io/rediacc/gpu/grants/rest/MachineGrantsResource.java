@@ -27,8 +27,10 @@ public class MachineGrantsResource {
 
     private final GrantService grants;
     private final GateRegistry gates;
+    private final java.time.Clock clock;
 
-    public MachineGrantsResource(GrantService grants, GateRegistry gates) {
+    public MachineGrantsResource(GrantService grants, GateRegistry gates, java.time.Clock clock) {
+        this.clock = clock;
         this.grants = grants;
         this.gates = gates;
     }
@@ -43,7 +45,7 @@ public class MachineGrantsResource {
     @APIResponse(responseCode = "404", description = "unknown machine", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
     public Uni<MachineGrantsView> machineGrants(@PathParam("machine") String machine) {
         return grants.machineGrants(machine).map(held -> {
-            Instant now = Instant.now();
+            Instant now = clock.instant();
             return new MachineGrantsView(held.machine(), held.version(), held.grants(), gates.gates(machine).stream()
                     .map(g -> new MachineGrantsView.GateView(g.gateId(), g.appliedVersion(), g.status().state(),
                             gates.live(g, now), g.status().syncedAt(), g.status().grants(), g.status().grantCount(),

@@ -49,8 +49,11 @@ public class RepoGrantsResource {
     private final EnforcementWaiter enforcement;
     private final GrantsConfig config;
     private final ApiAuthConfig auth;
+    private final java.time.Clock clock;
 
-    public RepoGrantsResource(GrantService grants, EnforcementWaiter enforcement, GrantsConfig config, ApiAuthConfig auth) {
+    public RepoGrantsResource(GrantService grants, EnforcementWaiter enforcement, GrantsConfig config, ApiAuthConfig auth,
+                              java.time.Clock clock) {
+        this.clock = clock;
         this.grants = grants;
         this.enforcement = enforcement;
         this.config = config;
@@ -94,7 +97,7 @@ public class RepoGrantsResource {
         Duration waitFor = waitFor(wait);
         String who = Actor.of(security, actor, auth.mode());
         String reason = GrantTerms.reason(body.reason());
-        java.time.Instant expiresAt = GrantTerms.expiry(body.expiresIn(), body.expiresAt(), java.time.Instant.now());
+        java.time.Instant expiresAt = GrantTerms.expiry(body.expiresIn(), body.expiresAt(), clock.instant());
         return grants.grant(ref, body.machine(), device, exclusive, who, reason, expiresAt)
                 .chain(change -> enforcement.await(change.machine(), change.version(), waitFor).map(enforced -> {
                     int status = !change.changed() ? 200 : !enforced.enforced() ? 202 : change.created() ? 201 : 200;

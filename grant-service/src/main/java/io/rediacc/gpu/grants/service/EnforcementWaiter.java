@@ -21,15 +21,17 @@ public class EnforcementWaiter {
     private final GateRegistry gates;
     private final GrantsConfig config;
     private final GrantMetrics metrics;
+    private final java.time.Clock clock;
 
-    public EnforcementWaiter(GateRegistry gates, GrantsConfig config, GrantMetrics metrics) {
+    public EnforcementWaiter(GateRegistry gates, GrantsConfig config, GrantMetrics metrics, java.time.Clock clock) {
+        this.clock = clock;
         this.gates = gates;
         this.config = config;
         this.metrics = metrics;
     }
 
     public Uni<Enforcement> await(String machine, long version, Duration wait) {
-        Instant started = Instant.now();
+        Instant started = clock.instant();
         Enforcement first = evaluate(machine, version, wait, started);
         // no live gate: nothing will report, so waiting would only delay the same answer
         if (first.enforced() || wait.isZero() || gates.liveGates(machine, started).isEmpty()) {
@@ -37,7 +39,7 @@ public class EnforcementWaiter {
         }
         return Uni.createFrom().<Enforcement>emitter(emitter -> {
                     Runnable check = () -> {
-                        Enforcement now = evaluate(machine, version, wait, Instant.now());
+                        Enforcement now = evaluate(machine, version, wait, clock.instant());
                         if (now.enforced()) {
                             emitter.complete(now);
                         }
@@ -46,12 +48,12 @@ public class EnforcementWaiter {
                     emitter.onTermination(() -> gates.unlisten(machine, check));
                     check.run(); // a status may have arrived between the first look and listening
                 })
-                .ifNoItem().after(wait).recoverWithItem(() -> evaluate(machine, version, wait, Instant.now()))
+                .ifNoItem().after(wait).recoverWithItem(() -> evaluate(machine, version, wait, clock.instant()))
                 .invoke(e -> record(started, e));
     }
 
     private void record(Instant started, Enforcement enforcement) {
-        metrics.enforcementWait(Duration.between(started, Instant.now()), enforcement.enforced());
+        metrics.enforcementWait(Duration.between(started, clock.instant()), enforcement.enforced());
     }
 
     Enforcement evaluate(String machine, long version, Duration wait, Instant now) {

@@ -13,7 +13,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import org.jboss.logging.Logger;
 
-import java.time.Instant;
+import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -38,10 +38,12 @@ public class ExpiryReaper {
     private final Vertx vertx;
     private final GrantService grants;
     private final GrantsConfig config;
+    private final Clock clock;
     private final AtomicBoolean busy = new AtomicBoolean();
     private volatile long timer = -1;
 
-    public ExpiryReaper(Pool pool, Vertx vertx, GrantService grants, GrantsConfig config) {
+    public ExpiryReaper(Pool pool, Vertx vertx, GrantService grants, GrantsConfig config, Clock clock) {
+        this.clock = clock;
         this.pool = pool;
         this.vertx = vertx;
         this.grants = grants;
@@ -70,7 +72,7 @@ public class ExpiryReaper {
 
     /** One pass: revokes what is due now, one grant per transaction; how many expired. */
     public Uni<Integer> reap() {
-        OffsetDateTime now = OffsetDateTime.ofInstant(Instant.now(), ZoneOffset.UTC);
+        OffsetDateTime now = OffsetDateTime.ofInstant(clock.instant(), ZoneOffset.UTC);
         return pool.preparedQuery(DUE).execute(Tuple.of(now, config.expiryBatch()))
                 .chain(rows -> {
                     List<Row> due = new ArrayList<>();

@@ -28,6 +28,7 @@ import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.SqlConnection;
 import jakarta.enterprise.context.ApplicationScoped;
 
+import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -44,6 +45,7 @@ import java.util.UUID;
 @ApplicationScoped
 public class GrantService {
 
+    private final Clock clock;
     private final GrantWrites writes;
     private final RepoResolver resolver;
     private final MachineRepository machines;
@@ -59,8 +61,9 @@ public class GrantService {
     public GrantService(GrantWrites writes, RepoResolver resolver, MachineRepository machines,
                         MachineRepoRepository repos, GrantRepository grants, MachineVersionRepository versions,
                         OutboxSignal outboxSignal, GrantMetrics metrics, GateRegistry gateRegistry, GrantsConfig config,
-                        io.rediacc.gpu.grants.repository.MachineDeviceRepository devices) {
+                        io.rediacc.gpu.grants.repository.MachineDeviceRepository devices, Clock clock) {
         this.devices = devices;
+        this.clock = clock;
         this.gateRegistry = gateRegistry;
         this.config = config;
         this.writes = writes;
@@ -590,7 +593,7 @@ public class GrantService {
     }
 
     /** Micro-second precision: what PostgreSQL stores, so a published snapshot equals the rows read back. */
-    private static Instant now() {
-        return Instant.now().truncatedTo(ChronoUnit.MICROS);
+    private Instant now() {
+        return clock.instant().truncatedTo(ChronoUnit.MICROS);
     }
 }

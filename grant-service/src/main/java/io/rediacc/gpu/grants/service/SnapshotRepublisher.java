@@ -32,11 +32,13 @@ public class SnapshotRepublisher {
     private final io.rediacc.gpu.grants.repository.GrantWrites writes;
     private final Vertx vertx;
     private final GrantsConfig config;
+    private final java.time.Clock clock;
     private final AtomicBoolean busy = new AtomicBoolean();
     private volatile long timer = -1;
 
     public SnapshotRepublisher(GrantService grants, io.rediacc.gpu.grants.repository.GrantWrites writes, Vertx vertx,
-                               GrantsConfig config) {
+                               GrantsConfig config, java.time.Clock clock) {
+        this.clock = clock;
         this.grants = grants;
         this.writes = writes;
         this.vertx = vertx;
@@ -67,7 +69,7 @@ public class SnapshotRepublisher {
 
     /** One pass: re-publishes the snapshots last published more than an interval ago; how many it did. */
     public Uni<Integer> pass() {
-        return pass(Instant.now().minus(config.republishInterval()));
+        return pass(clock.instant().minus(config.republishInterval()));
     }
 
     /** One pass over the machines whose newest snapshot was last published before {@code before}. */

@@ -15,6 +15,9 @@ import io.rediacc.gpu.grants.testing.TopicReader;
 import io.rediacc.gpu.testsupport.KafkaTestResource;
 import io.rediacc.gpu.testsupport.PostgresTestResource;
 import io.restassured.response.Response;
+import io.rediacc.gpu.grants.testing.MovableClock;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -32,17 +35,29 @@ class ExpiryTest {
 
     private final GrantApi api = new GrantApi();
 
+    @Inject
+    MovableClock clock;
+
+    @AfterEach
+    void timeBack() {
+        clock.reset();
+    }
+
     @Test
     void anExpiredGrantIsRevokedAuditedAndPublished() {
         RepoInfo a = Fleet.repo("a");
         TestMachine m = TestMachine.withRepos(api, "expiry", a);
         api.grant(m.ref(a), "nvidia.com/gpu=1", false, "0");
-        Response granted = api.grant(m.ref(a), Map.of("device", "nvidia.com/gpu=0", "expiresIn", "2s"), "0");
+        Response granted = api.grant(m.ref(a), Map.of("device", "nvidia.com/gpu=0", "expiresIn", "1h"), "0");
         assertThat(granted.statusCode()).isEqualTo(202);
         Instant expiresAt = Instant.parse(granted.path("expiresAt"));
-        assertThat(expiresAt).isBetween(Instant.now().plusSeconds(1), Instant.now().plusSeconds(3));
+        assertThat(expiresAt).isBetween(Instant.now().plus(Duration.ofMinutes(59)), Instant.now().plus(Duration.ofMinutes(61)));
         assertThat(api.repoGrants(m.ref(a)).<String>path("grants.find { it.device == 'nvidia.com/gpu=0' }.expiresAt"))
                 .isEqualTo(granted.path("expiresAt"));
+        assertThat(TopicReader.readUntil(KafkaTestResource.broker().bootstrapServers(), Topics.GRANT_EVENTS, m.name,
+                read -> read.size() >= 2, Duration.ofSeconds(20))).as("granted twice, not expired yet").hasSize(2);
+
+        clock.advance(Duration.ofHours(1).plusSeconds(1)); // the reaper (every 300 ms in tests) now finds it due
 
         List<GrantEvent> events = TopicReader.readUntil(KafkaTestResource.broker().bootstrapServers(),
                         Topics.GRANT_EVENTS, m.name, read -> read.size() >= 3, Duration.ofSeconds(20)).stream()
