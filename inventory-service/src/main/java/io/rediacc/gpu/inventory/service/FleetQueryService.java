@@ -38,9 +38,12 @@ public class FleetQueryService {
     private final MachineDetailQuery detailQuery;
     private final GpuListing gpuListing;
     private final InventoryConfig config;
+    private final java.time.Clock clock;
 
     public FleetQueryService(MachineRepository machines, RawInventoryRepository rawInventories, GpuRepository gpus,
-                             MachineDetailQuery detailQuery, GpuListing gpuListing, InventoryConfig config) {
+                             MachineDetailQuery detailQuery, GpuListing gpuListing, InventoryConfig config,
+                             java.time.Clock clock) {
+        this.clock = clock;
         this.machines = machines;
         this.rawInventories = rawInventories;
         this.gpus = gpus;
@@ -51,7 +54,7 @@ public class FleetQueryService {
 
     @WithSession
     public Uni<Page<MachineSummary>> machines(FleetFilter filter, int page, int size) {
-        Instant now = Instant.now();
+        Instant now = clock.instant();
         // one session runs one statement at a time: chain, never combine
         return machines.count(filter, now).chain(total -> machines.page(filter, now, page, size)
                 .chain(list -> gpus.countByMachine(list.stream().map(m -> m.name).toList())
@@ -61,7 +64,7 @@ public class FleetQueryService {
     }
 
     public Uni<MachineDetail> machine(String name) {
-        Instant now = Instant.now();
+        Instant now = clock.instant();
         return detailQuery.find(name, now).map(found -> {
             if (found == null) {
                 throw new UnknownMachineException(name);
