@@ -150,7 +150,9 @@ class BuildAndEnvThroughGateTest {
         boolean chunked = head.contains("Transfer-Encoding: chunked");
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress("127.0.0.1", gate.getPort()), 3000);
-            socket.setSoTimeout(3000);
+            // the read stops at a complete answer; the bound only ends a gate that never answers, so it
+            // can be generous (3 s read nothing back under a CI load of 35 on 2 cores)
+            socket.setSoTimeout(30_000);
             OutputStream out = socket.getOutputStream();
             try {
                 out.write(head.getBytes(StandardCharsets.ISO_8859_1));
