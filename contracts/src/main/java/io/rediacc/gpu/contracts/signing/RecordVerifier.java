@@ -14,9 +14,11 @@ import java.util.Base64;
 import java.util.function.Function;
 
 /**
- * Checks a record's signature against the one key that may speak for it (the machine's registered
- * key, or grant-service's for grants and tombstones), and that its signed {@code ce_time} is not
- * beyond the clock skew ahead. Fails closed: anything missing or unreadable is a refusal.
+ * The one verifier of every reader: checks a record's signature against the one key that may speak for it
+ * ({@link RecordAuthority}: the machine's registered key, or grant-service's for grants, grant events and
+ * tombstones), that its signed {@code ce_time} is not beyond the clock skew ahead, and that a machine's record
+ * or a removal is not from before the machine's removal ({@link RemovalFence}). Fails closed: anything
+ * missing or unreadable is a refusal.
  */
 public final class RecordVerifier {
 
@@ -27,6 +29,39 @@ public final class RecordVerifier {
     }
 
     /**
+     * Null when the record's author ({@link RecordAuthority}) signed exactly this record, not dated ahead, and
+     * not from before its machine's removal ({@link RemovalFence}); else why it is dropped. {@code headers} looks
+     * up a header's last value (null when absent); a tombstone has a null {@code value}.
+     */
+    public RecordRefusal verify(String topic, String key, Function<String, byte[]> headers, byte[] value, SignerKeys keys,
+                                Instant now) {
+        RecordAuthority authority = RecordAuthority.of(topic, key, value == null);
+        if (authority instanceof RecordAuthority.Nobody nobody) {
+            return nobody.refusal();
+        }
+        if (authority instanceof RecordAuthority.Machine machine) {
+            SignerKeys.MachineKey registered = keys.machine(machine.machine());
+            RecordRefusal refusal = verify(topic, key, headers, value, registered == null ? null : registered.key(),
+                    machine.who(), now);
+            return refusal != null ? refusal : RemovalFence.checkRecord(machine, registered, CloudEventHeaders.time(headers));
+        }
+        if (value != null) {
+            return verify(topic, key, headers, value, keys.grantService(), authority.who(), now);
+        }
+        RecordRefusal refusal = verify(topic, key, headers, null, keys.grantService(),
+                authority.who() + " (the machine-removal path)", now);
+        if (refusal != null) {
+            return new RecordRefusal(DropReason.FOREIGN_TOMBSTONE, "a tombstone not written by the machine-removal path: "
+                    + refusal.detail());
+        }
+        String machine = RecordAuthority.machineOf(topic, key);
+        return machine == null ? null : RemovalFence.checkRemoval(machine, keys.machine(machine), CloudEventHeaders.time(headers));
+    }
+
+    /**
+     * The signature check alone, against a key the caller chose. Readers call
+     * {@link #verify(String, String, Function, byte[], SignerKeys, Instant)}, which chooses it by {@link RecordAuthority};
+     * this one serves it and tests of what a signature covers.
      * Null when {@code expected} signed exactly this record (topic, key, {@code ce_time}, value) and
      * {@code ce_time} is at most the skew ahead of {@code now}; else why not. {@code headers} looks
      * up a header's last value (null when absent); {@code expected} null means nobody is registered.
@@ -75,9 +110,9 @@ public final class RecordVerifier {
         return null;
     }
 
-    /** {@link #verify(String, String, Function, byte[], PublicKey, String, Instant)} of a kept record (a state file's copy). */
-    public RecordRefusal verify(SignedRecord record, PublicKey expected, String expectedWho, Instant now) {
-        return verify(record.topic(), record.key(), record::header, record.value(), expected, expectedWho, now);
+    /** {@link #verify(String, String, Function, byte[], SignerKeys, Instant)} of a kept record (a state file's copy). */
+    public RecordRefusal verify(SignedRecord record, SignerKeys keys, Instant now) {
+        return verify(record.topic(), record.key(), record::header, record.value(), keys, now);
     }
 
     private static boolean valid(PublicKey key, byte[] bytes, byte[] signature) {

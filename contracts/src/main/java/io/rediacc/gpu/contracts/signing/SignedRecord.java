@@ -9,7 +9,7 @@ import java.util.function.Function;
  * Exactly what one signature covers and carries, kept apart from Kafka: the topic, record key,
  * {@code ce_time} header, value bytes as received, and the {@link RecordSignature} headers. A reader
  * that keeps a record (the gate's state file) keeps this, so its copy verifies again with
- * {@link RecordVerifier#verify(SignedRecord, java.security.PublicKey, String, java.time.Instant)}.
+ * {@link RecordVerifier#verify(SignedRecord, SignerKeys, java.time.Instant)}.
  *
  * @param signature the {@value RecordSignature#SIGNATURE} header as sent (base64 text)
  * @param value     the value bytes, never re-serialised: the signature is over these

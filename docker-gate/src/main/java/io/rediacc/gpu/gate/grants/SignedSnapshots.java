@@ -6,6 +6,7 @@ import io.rediacc.gpu.contracts.events.RecordRefusal;
 import io.rediacc.gpu.contracts.events.Topics;
 import io.rediacc.gpu.contracts.signing.RecordVerifier;
 import io.rediacc.gpu.contracts.signing.SignedRecord;
+import io.rediacc.gpu.contracts.signing.SignerKeys;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 import org.jboss.logging.Logger;
@@ -26,22 +27,23 @@ public final class SignedSnapshots {
     private static final Logger LOG = Logger.getLogger(SignedSnapshots.class);
     static final Duration SKEW = Duration.ofMinutes(2);
 
-    private final PublicKey grantService;
+    private final SignerKeys keys;
     private final RecordVerifier verifier = new RecordVerifier(SKEW);
     private final MeterRegistry metrics;
     private final java.util.Map<String, Long> lastLogged = new java.util.concurrent.ConcurrentHashMap<>();
 
     public SignedSnapshots(PublicKey grantService, MeterRegistry metrics) {
-        this.grantService = grantService;
+        this.keys = SignerKeys.grantServiceOnly(grantService);
         this.metrics = metrics;
     }
 
     /** Whether the record may be applied; a refusal is counted and logged here. */
     boolean trusted(ConsumerRecord<String, byte[]> record) {
+        // contracts' rule picks the signer: only grant-service's key (the one this gate holds) signs gpu.grants.v1
         RecordRefusal refusal = verifier.verify(record.topic(), record.key(), name -> {
             Header h = record.headers().lastHeader(name);
             return h == null ? null : h.value();
-        }, record.value(), grantService, "grant-service", Instant.now());
+        }, record.value(), keys, Instant.now());
         if (refusal == null) {
             return true;
         }
@@ -65,7 +67,7 @@ public final class SignedSnapshots {
         if (!Topics.GRANTS.equals(copy.topic()) || !machine.equals(copy.key())) {
             return "it is a record of " + copy.topic() + " key " + copy.key() + ", not of " + Topics.GRANTS + " key " + machine;
         }
-        RecordRefusal refusal = verifier.verify(copy, grantService, "grant-service", Instant.now());
+        RecordRefusal refusal = verifier.verify(copy, keys, Instant.now());
         return refusal == null ? null : refusal.reason().tag() + ": " + refusal.detail();
     }
 

@@ -111,7 +111,7 @@ public class DroppedRecords {
                 .tag("reason", reason.tag())
                 .register(metrics)
                 .increment();
-        String machine = SignedRecords.machineOf(record.key());
+        String machine = io.rediacc.gpu.contracts.signing.RecordAuthority.machineOf(record.topic(), record.key());
         String slot = reason.tag() + "|" + (machine == null ? "?" : machine);
         if (lastLogged.size() > 10_000) {
             lastLogged.clear(); // forged keys must not grow this map without bound

@@ -28,10 +28,7 @@ public class MachineKeyStore {
          * this registration, once it has been removed; null for a machine never removed (nothing to fence).
          */
         public Instant fence() {
-            if (lastRemovedAt == null) {
-                return null;
-            }
-            return registeredAt.isAfter(lastRemovedAt) ? registeredAt : lastRemovedAt;
+            return io.rediacc.gpu.contracts.signing.RemovalFence.fence(registeredAt, lastRemovedAt);
         }
     }
 

@@ -6,6 +6,7 @@ import io.rediacc.gpu.contracts.events.MachineInventory;
 import io.rediacc.gpu.contracts.events.RepoInfo;
 import io.rediacc.gpu.contracts.identity.Identifiers;
 import io.rediacc.gpu.contracts.identity.InvalidIdentifierException;
+import io.rediacc.gpu.contracts.signing.RemovalFence;
 import io.rediacc.gpu.grants.repository.DeviceNodes;
 import io.rediacc.gpu.grants.repository.MachineDeviceEntity;
 import io.rediacc.gpu.grants.repository.MachineDeviceRepository;
@@ -61,10 +62,9 @@ public class InventoryService {
      * inventory's transaction, not from the key cache: a removal revokes the key under the same lock, so an
      * inventory signed before the removal and arriving after it never brings the machine back (issue 31).
      */
-    private static final String STILL_REGISTERED = """
-            select exists (select 1 from machine_keys k left join machine_removals r on r.machine = k.machine
-                           where k.machine = :machine and k.key_id = :keyId
-                             and (r.removed_at is null or :signedAt > greatest(k.registered_at, r.removed_at)))""";
+    private static final String REGISTERED_KEY = """
+            select k.key_id, k.registered_at, r.removed_at from machine_keys k
+            left join machine_removals r on r.machine = k.machine where k.machine = :machine""";
 
     /**
      * Applies an inventory, signed at {@code signedAt} with key {@code keyId}, unless a newer one of the same
@@ -79,18 +79,40 @@ public class InventoryService {
             return Uni.createFrom().item(false);
         }
         return Panache.withTransaction(() -> lock.lock(usable.machine())
-                .chain(() -> Panache.getSession()).chain(session -> session.createNativeQuery(STILL_REGISTERED, Boolean.class)
-                        .setParameter("machine", usable.machine()).setParameter("keyId", keyId)
-                        .setParameter("signedAt", java.time.OffsetDateTime.ofInstant(signedAt, java.time.ZoneOffset.UTC))
-                        .getSingleResult())
-                .chain(registered -> {
-                    if (!Boolean.TRUE.equals(registered)) {
+                .chain(() -> Panache.getSession()).chain(session -> session.createNativeQuery(REGISTERED_KEY, Object[].class)
+                        .setParameter("machine", usable.machine()).getResultList())
+                .chain(rows -> {
+                    if (!stillSpeaksFor(rows, keyId, signedAt)) {
                         LOG.warnf("ignoring an inventory of %s signed at %s with key %s: the machine was removed (its key"
                                 + " revoked) or re-registered since", usable.machine(), signedAt, keyId);
                         return Uni.createFrom().item(false);
                     }
                     return machines.findById(usable.machine()).chain(known -> applyUnderLock(usable, known));
                 }));
+    }
+
+    /** The key row (if any) still names {@code keyId}, and the record is after the machine's removal fence. */
+    private static boolean stillSpeaksFor(List<Object[]> rows, String keyId, Instant signedAt) {
+        if (rows.isEmpty() || !keyId.equals(rows.get(0)[0])) {
+            return false;
+        }
+        return RemovalFence.signedAfter(signedAt, RemovalFence.fence(instant(rows.get(0)[1]), instant(rows.get(0)[2])));
+    }
+
+    private static Instant instant(Object column) {
+        if (column == null) {
+            return null;
+        }
+        if (column instanceof java.time.OffsetDateTime t) {
+            return t.toInstant();
+        }
+        if (column instanceof java.time.Instant t) {
+            return t;
+        }
+        if (column instanceof java.sql.Timestamp t) {
+            return t.toInstant();
+        }
+        throw new IllegalStateException("a timestamptz column came back as " + column.getClass().getName());
     }
 
     private Uni<Boolean> applyUnderLock(Usable usable, MachineEntity known) {

@@ -5,6 +5,7 @@ import io.rediacc.gpu.api.problem.ProblemType;
 import io.rediacc.gpu.contracts.api.RegisteredMachineKey;
 import io.rediacc.gpu.contracts.identity.Identifiers;
 import io.rediacc.gpu.contracts.identity.InvalidIdentifierException;
+import io.rediacc.gpu.contracts.signing.SignerKeys;
 import io.rediacc.gpu.contracts.signing.SigningKeys;
 import io.rediacc.gpu.grants.repository.MachineKeyStore;
 import io.smallrye.mutiny.Uni;
@@ -13,7 +14,6 @@ import org.jboss.logging.Logger;
 
 import java.security.PublicKey;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -31,15 +31,7 @@ public class MachineKeys {
     static final long CACHE_SECONDS = 30;
     static final Duration CACHE_FOR = Duration.ofSeconds(CACHE_SECONDS);
 
-    private record Cached(Registered registered, long until) {
-    }
-
-    /**
-     * A machine's registered key, when it was registered, and its fence: once a machine was removed, a record
-     * it signed (its {@code ce_time}) at or before the later of that removal and its new registration is from
-     * before the removal and changes nothing (null: never removed).
-     */
-    public record Registered(PublicKey key, Instant registeredAt, Instant fence) {
+    private record Cached(SignerKeys.MachineKey registered, long until) {
     }
 
     private final MachineKeyStore store;
@@ -53,13 +45,13 @@ public class MachineKeys {
      * The machine's registered key, or empty; cached {@value #CACHE_SECONDS} s. A removal revokes the key at once
      * where it matters: the inventory path reads the key under the machine's lock, whatever this cache holds.
      */
-    public Uni<Optional<Registered>> lookup(String machine) {
+    public Uni<Optional<SignerKeys.MachineKey>> lookup(String machine) {
         Cached c = cache.get(machine);
         if (c != null && c.until() > System.nanoTime()) {
             return Uni.createFrom().item(Optional.of(c.registered()));
         }
         return store.find(machine).map(found -> found.map(k -> {
-            Registered registered = new Registered(SigningKeys.parsePublic(k.publicKeyPem()), k.registeredAt(), k.fence());
+            SignerKeys.MachineKey registered = new SignerKeys.MachineKey(SigningKeys.parsePublic(k.publicKeyPem()), k.registeredAt(), k.fence());
             cache.put(machine, new Cached(registered, System.nanoTime() + CACHE_FOR.toNanos()));
             return registered;
         }));

@@ -2,6 +2,7 @@ package io.rediacc.gpu.inventory.messaging;
 
 import io.rediacc.gpu.contracts.events.DropReason;
 import io.rediacc.gpu.contracts.events.RecordRefusal;
+import io.rediacc.gpu.contracts.events.Topics;
 import io.rediacc.gpu.inventory.metrics.IngestMetrics;
 import io.rediacc.gpu.inventory.service.IngestOutcome;
 import io.rediacc.gpu.inventory.signing.RecordSignatures;
@@ -15,8 +16,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What every consumer of this service does with a record: its signature is checked first ({@link #signed}
- * for the machines' topics), a tombstone removes its key, a value is
+ * What every consumer of this service does with a record: its signature is checked first ({@link #signed},
+ * on every topic), a tombstone removes its key, a value is
  * decoded and applied (both with retries), a record that cannot be read is skipped and counted, and
  * a record that still fails after the retries is logged and counted — the producer's next
  * heartbeat replaces it, so the consumer never stops on one record.
@@ -51,12 +52,18 @@ final class RecordIngest {
                             + " heartbeats replace them", e.getMessage(), topic);
                     return Map.of();
                 })
-                .map(keys -> {
+                .map(looked -> {
+                    Map<String, io.rediacc.gpu.contracts.signing.SignerKeys.MachineKey> keys = new java.util.HashMap<>(looked);
                     List<ConsumerRecord<String, byte[]>> signed = new ArrayList<>(records.size());
                     for (ConsumerRecord<String, byte[]> record : records) {
                         RecordRefusal refusal = signatures.check(record, keys);
                         if (refusal == null) {
                             signed.add(record);
+                            if (record.value() == null && Topics.INVENTORY.equals(record.topic())) {
+                                // the removal revokes the key it was looked up with: the machine's later records in
+                                // this poll are judged as after it (issue 31), not with the key read before it
+                                keys.remove(record.key());
+                            }
                         } else {
                             dropped(metrics, topic, record, refusal.reason(), refusal.detail());
                         }
@@ -67,8 +74,9 @@ final class RecordIngest {
 
     /**
      * A record's time: its {@code ce_time}, which the signature covers on every verified topic; never the Kafka
-     * record timestamp, which whoever produces the record sets (a replay stamped now would look fresh). A record
-     * without one (an unsigned dashboard topic) is as old as its arrival.
+     * record timestamp, which whoever produces the record sets (a replay stamped now would look fresh). Every
+     * record read here was verified first, and the signature covers a {@code ce_time} it requires; the arrival
+     * time stands in only for a caller that did not verify.
      */
     static Instant recordTime(ConsumerRecord<String, byte[]> record) {
         Instant signed = io.rediacc.gpu.contracts.events.CloudEventHeaders.time(name -> {

@@ -5,6 +5,7 @@ import io.rediacc.gpu.contracts.events.RepoInfo;
 import io.rediacc.gpu.inventory.service.InventoryBatchPlan.Held;
 import io.rediacc.gpu.inventory.service.InventoryBatchPlan.MachinePlan;
 import io.rediacc.gpu.inventory.service.InventoryBatchPlan.Write;
+import io.rediacc.gpu.inventory.signing.MachineKeys;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
@@ -87,8 +88,22 @@ public class InventoryIngestService {
                         held.put(row.getString(0), new Held(row.getOffsetDateTime(1).toInstant(), row.getString(2)));
                     }
                     InventoryBatchPlan plan = InventoryBatchPlan.of(changes, held);
-                    return write(conn, plan, received).replaceWith(plan.outcomes());
+                    // a removal (a verified tombstone) revokes the machine's key in the same transaction (issue 31),
+                    // whether or not the read model held the machine: it speaks again only after a new registration
+                    return MachineKeys.revoke(conn, removals(changes))
+                            .chain(() -> write(conn, plan, received)).replaceWith(plan.outcomes());
                 }));
+    }
+
+    /** Each removed machine with the latest signed time of its removals in the batch. */
+    private static Map<String, Instant> removals(List<InventoryChange> changes) {
+        Map<String, Instant> removed = new HashMap<>();
+        for (InventoryChange c : changes) {
+            if (c.isTombstone()) {
+                removed.merge(c.machine(), c.recordTime(), (a, b) -> a.isAfter(b) ? a : b);
+            }
+        }
+        return removed;
     }
 
     private static Uni<Void> write(SqlConnection conn, InventoryBatchPlan plan, OffsetDateTime received) {

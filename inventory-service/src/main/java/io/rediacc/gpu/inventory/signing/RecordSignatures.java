@@ -1,16 +1,15 @@
 package io.rediacc.gpu.inventory.signing;
 
-import io.rediacc.gpu.contracts.identity.Identifiers;
-import io.rediacc.gpu.contracts.events.DropReason;
 import io.rediacc.gpu.contracts.events.RecordRefusal;
+import io.rediacc.gpu.contracts.signing.RecordAuthority;
 import io.rediacc.gpu.contracts.signing.RecordVerifier;
+import io.rediacc.gpu.contracts.signing.SignerKeys;
 import io.rediacc.gpu.inventory.config.InventoryConfig;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 
-import java.security.PublicKey;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
@@ -19,9 +18,9 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Whose word a record is, checked before it is read: a machine's record must be signed by that
- * machine's registered key (the machine is the record key's, for gate status the part before the
- * slash), a tombstone by grant-service's key (only the machine-removal path writes tombstones).
+ * Whose word a record is, checked before it is read, on every topic this service reads (the read model's and
+ * the dashboard's): the rule and the check are contracts' ({@link RecordAuthority}, {@link RecordVerifier});
+ * this class only loads the keys the rule asks for, a batch at a time.
  */
 @ApplicationScoped
 public class RecordSignatures {
@@ -36,12 +35,16 @@ public class RecordSignatures {
         this.verifier = new RecordVerifier(config.maxClockSkew());
     }
 
-    /** The registered keys of the machines these records speak for (looked up once per batch). */
-    public Uni<Map<String, PublicKey>> keysOf(Collection<ConsumerRecord<String, byte[]>> records) {
+    /**
+     * The registered keys of the machines these records speak for (looked up once per batch): the signers of
+     * machines' records, and the machines a removal names (its replay is judged against their registration).
+     */
+    public Uni<Map<String, SignerKeys.MachineKey>> keysOf(Collection<ConsumerRecord<String, byte[]>> records) {
         Set<String> machines = new LinkedHashSet<>();
         for (ConsumerRecord<String, byte[]> r : records) {
-            String m = machineOf(r.key());
-            if (m != null && r.value() != null) {
+            String m = RecordAuthority.of(r.topic(), r.key(), r.value() == null) instanceof RecordAuthority.Machine machine
+                    ? machine.machine() : r.value() == null ? RecordAuthority.machineOf(r.topic(), r.key()) : null;
+            if (m != null) {
                 machines.add(m);
             }
         }
@@ -50,34 +53,10 @@ public class RecordSignatures {
     }
 
     /** Null when the record may be read; else why it is dropped. */
-    public RecordRefusal check(ConsumerRecord<String, byte[]> record, Map<String, PublicKey> machineKeys) {
-        if (record.value() == null) {
-            RecordRefusal r = verify(record, serviceKey.key(), "grant-service (the machine-removal path)");
-            return r == null ? null : new RecordRefusal(DropReason.FOREIGN_TOMBSTONE,
-                    "a tombstone not written by the machine-removal path: " + r.detail());
-        }
-        String machine = machineOf(record.key());
-        if (machine == null) {
-            return new RecordRefusal(DropReason.KEY_MISMATCH,
-                    "the record key is not a machine name (machine, or machine/gateId for gate status)");
-        }
-        return verify(record, machineKeys.get(machine), "machine " + machine);
-    }
-
-    private RecordRefusal verify(ConsumerRecord<String, byte[]> record, PublicKey key, String who) {
+    public RecordRefusal check(ConsumerRecord<String, byte[]> record, Map<String, SignerKeys.MachineKey> machineKeys) {
         return verifier.verify(record.topic(), record.key(), name -> {
             Header h = record.headers().lastHeader(name);
             return h == null ? null : h.value();
-        }, record.value(), key, who, Instant.now());
-    }
-
-    /** The machine a record key speaks for, or null. */
-    public static String machineOf(String key) {
-        if (key == null) {
-            return null;
-        }
-        int slash = key.indexOf('/');
-        String machine = slash < 0 ? key : key.substring(0, slash);
-        return Identifiers.isMachine(machine) ? machine : null;
+        }, record.value(), SignerKeys.of(serviceKey.key(), machineKeys), Instant.now());
     }
 }

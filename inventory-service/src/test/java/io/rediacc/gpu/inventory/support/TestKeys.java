@@ -2,6 +2,7 @@ package io.rediacc.gpu.inventory.support;
 
 import io.rediacc.gpu.contracts.identity.Identifiers;
 import io.rediacc.gpu.contracts.signing.KeyPairFile;
+import io.rediacc.gpu.contracts.signing.RecordAuthority;
 import io.rediacc.gpu.contracts.signing.RecordSigner;
 import io.rediacc.gpu.contracts.signing.SigningKeys;
 
@@ -73,14 +74,19 @@ public final class TestKeys {
     }
 
     /**
-     * Signs as the record's rightful author would: a tombstone with grant-service's key, a value with the
-     * registered key of the machine its record key names (left unsigned when the key names no machine).
+     * Signs as the record's rightful author would (contracts' {@link RecordAuthority}): grant-service's key for a
+     * tombstone, a grant snapshot or a grant event, else the registered key of the machine its record key names
+     * (left unsigned when the key names no machine).
      */
     public static void sign(String topic, String key, Map<String, byte[]> headers, byte[] value) {
         KeyPair by;
-        if (value == null) {
+        RecordAuthority author = RecordAuthority.of(topic, key, value == null);
+        if (author instanceof RecordAuthority.GrantService) {
             by = service();
+        } else if (author instanceof RecordAuthority.Machine machine) {
+            by = registered(machine.machine());
         } else {
+            // a key that names no machine where one must: sign with the machine before a slash, if any (a forger's try)
             String machine = key == null ? null : key.split("/", 2)[0];
             if (machine == null || !Identifiers.isMachine(machine)) {
                 return;
