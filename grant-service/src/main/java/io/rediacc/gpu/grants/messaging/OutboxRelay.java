@@ -9,6 +9,7 @@ import io.quarkus.runtime.StartupEvent;
 import io.rediacc.gpu.contracts.events.EventJson;
 import io.rediacc.gpu.grants.config.GrantsConfig;
 import io.rediacc.gpu.grants.repository.GrantWrites;
+import io.rediacc.gpu.grants.repository.OutboxSignal;
 import io.rediacc.gpu.grants.signing.ServiceKey;
 import io.smallrye.common.annotation.Identifier;
 import io.smallrye.mutiny.Uni;

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
+import io.rediacc.gpu.grants.repository.OutboxSignal;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.pgclient.PgConnection;
 import io.vertx.mutiny.sqlclient.Pool;

@@ -50,8 +50,8 @@ public class GrantEntity extends PanacheEntityBase {
     @Column(name = "expires_at")
     public Instant expiresAt;
 
-    public io.rediacc.gpu.grants.service.HeldGrant toHeld() {
-        return new io.rediacc.gpu.grants.service.HeldGrant(toGrant(), expiresAt);
+    public HeldGrant toHeld() {
+        return new HeldGrant(toGrant(), expiresAt);
     }
 
     public Grant toGrant() {

@@ -12,7 +12,6 @@ import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.SqlConnection;
 import io.vertx.mutiny.sqlclient.Transaction;
 import io.vertx.mutiny.sqlclient.Tuple;
-import io.rediacc.gpu.grants.service.Problems;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.nio.charset.StandardCharsets;
@@ -362,7 +361,7 @@ public class GrantWrites {
             int bytes = (payload == null ? 0 : payload.getBytes(StandardCharsets.UTF_8).length) + headerJson.length()
                     + r.key().length();
             if (bytes > config.relay().maxRecordBytes()) {
-                throw Problems.recordTooLarge(r.subject(), r.topic().name(), bytes, config.relay().maxRecordBytes());
+                throw new OutboxRecordTooLarge(r.subject(), r.topic().name(), bytes, config.relay().maxRecordBytes());
             }
             rows.add(Tuple.of(r.topic().name(), r.key(), payload, headerJson, utc(r.time())));
         }

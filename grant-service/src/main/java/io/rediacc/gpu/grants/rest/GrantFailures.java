@@ -5,6 +5,8 @@ import io.rediacc.gpu.api.problem.FailureClassifier;
 import io.rediacc.gpu.api.problem.ProblemType;
 import io.rediacc.gpu.contracts.cdi.InvalidCdiNameException;
 import io.rediacc.gpu.contracts.identity.InvalidIdentifierException;
+import io.rediacc.gpu.grants.repository.OutboxRecordTooLarge;
+import io.rediacc.gpu.grants.service.Problems;
 import io.vertx.pgclient.PgException;
 import io.vertx.sqlclient.ClosedConnectionException;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -16,8 +18,9 @@ import java.util.Optional;
 
 /**
  * grant-service's own failures, for api-security's one error model: a name the contracts' parsers
- * refused is a 400 that says how to write it; a database that cannot be reached (or a machine lock
- * that stays busy) is a 503 to retry. Anything else is not known here and becomes a 500.
+ * refused is a 400 that says how to write it; a change whose record would be over the topic's limit
+ * is a 409; a database that cannot be reached (or a machine lock that stays busy) is a 503 to retry.
+ * Anything else is not known here and becomes a 500.
  */
 @ApplicationScoped
 public class GrantFailures implements FailureClassifier {
@@ -36,6 +39,9 @@ public class GrantFailures implements FailureClassifier {
         if (e instanceof InvalidIdentifierException id) {
             return new ApiProblem(ProblemType.INVALID_IDENTIFIER, id.getMessage(),
                     "repos are named name or name@machine, e.g. train-a@gpu-host-1");
+        }
+        if (e instanceof OutboxRecordTooLarge big) {
+            return Problems.recordTooLarge(big.machine(), big.topic(), big.bytes(), big.limit());
         }
         if (e instanceof jakarta.persistence.LockTimeoutException
                 || e instanceof org.hibernate.exception.LockTimeoutException) {

@@ -4,7 +4,7 @@ import io.rediacc.gpu.api.problem.ApiProblem;
 import io.rediacc.gpu.api.problem.ProblemType;
 import io.rediacc.gpu.api.problem.ProblemBody;
 import io.rediacc.gpu.api.security.Roles;
-import io.rediacc.gpu.grants.messaging.OutboxSignal;
+import io.rediacc.gpu.grants.repository.OutboxSignal;
 import io.rediacc.gpu.grants.repository.ParkedOutbox;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;

@@ -11,7 +11,7 @@ import io.rediacc.gpu.contracts.events.Topics;
 import io.rediacc.gpu.contracts.identity.Identifiers;
 import io.rediacc.gpu.contracts.identity.RepoRef;
 import io.rediacc.gpu.grants.config.GrantsConfig;
-import io.rediacc.gpu.grants.messaging.OutboxSignal;
+import io.rediacc.gpu.grants.repository.OutboxSignal;
 import io.rediacc.gpu.grants.repository.GrantEntity;
 import io.rediacc.gpu.grants.repository.GrantRepository;
 import io.rediacc.gpu.grants.repository.GrantWrites;

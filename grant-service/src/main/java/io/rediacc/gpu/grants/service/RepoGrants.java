@@ -1,5 +1,7 @@
 package io.rediacc.gpu.grants.service;
 
+import io.rediacc.gpu.grants.repository.HeldGrant;
+
 import java.util.List;
 
 /**

@@ -2,6 +2,7 @@ package io.rediacc.gpu.grants.rest;
 
 import io.rediacc.gpu.api.problem.ApiProblem;
 import io.rediacc.gpu.api.problem.ProblemMappers;
+import io.rediacc.gpu.grants.repository.OutboxRecordTooLarge;
 import io.smallrye.mutiny.CompositeException;
 import org.hibernate.HibernateException;
 import org.junit.jupiter.api.Test;
@@ -30,6 +31,17 @@ class DatabaseFailureMappingTest {
 
         assertThat(response.status()).isEqualTo(503);
         assertThat(response.error()).isEqualTo("database-unavailable");
+    }
+
+    @Test
+    void aRecordOverTheTopicLimitIs409RecordTooLargeNamingTheLimit() {
+        // the outbox refuses it where it is written (GrantWrites); the answer is worded in Problems
+        ApiProblem response = ProblemMappers.problemOf(new OutboxRecordTooLarge("gpu-1", "gpu.grants.v1", 2_000_000, 1_000_000),
+                "r3", List.of(new GrantFailures()));
+
+        assertThat(response.status()).isEqualTo(409);
+        assertThat(response.error()).isEqualTo("record-too-large");
+        assertThat(response.detail()).contains("2000000-byte record", "1000000-byte limit");
     }
 
     @Test

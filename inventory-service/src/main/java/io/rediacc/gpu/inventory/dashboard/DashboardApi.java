@@ -11,6 +11,7 @@ import io.rediacc.gpu.inventory.dashboard.DashboardViews.FleetPage;
 import io.rediacc.gpu.inventory.dashboard.DashboardViews.FleetRow;
 import io.rediacc.gpu.inventory.dashboard.DashboardViews.MachineView;
 import io.rediacc.gpu.inventory.dashboard.DashboardViews.RepoView;
+import io.rediacc.gpu.inventory.repository.FleetChanges;
 import io.rediacc.gpu.inventory.rest.InvalidParameterException;
 import io.rediacc.gpu.inventory.rest.ListParameters;
 import io.rediacc.gpu.inventory.service.FleetQueryService;

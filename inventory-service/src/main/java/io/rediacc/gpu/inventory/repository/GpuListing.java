@@ -1,8 +1,6 @@
 package io.rediacc.gpu.inventory.repository;
 
 import io.rediacc.gpu.inventory.api.FleetGpu;
-import io.rediacc.gpu.inventory.dashboard.FleetChange;
-import io.rediacc.gpu.inventory.dashboard.FleetChanges;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;

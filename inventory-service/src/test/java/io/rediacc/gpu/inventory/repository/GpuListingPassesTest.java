@@ -1,7 +1,6 @@
 package io.rediacc.gpu.inventory.repository;
 
 import io.quarkus.test.junit.QuarkusTest;
-import io.rediacc.gpu.inventory.dashboard.FleetChanges;
 import io.rediacc.gpu.inventory.support.FleetResources;
 import io.rediacc.gpu.inventory.support.FleetTopics;
 import io.rediacc.gpu.inventory.support.Inventories;

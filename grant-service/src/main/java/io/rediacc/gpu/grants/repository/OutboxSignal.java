@@ -1,4 +1,4 @@
-package io.rediacc.gpu.grants.messaging;
+package io.rediacc.gpu.grants.repository;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -23,7 +23,7 @@ public class OutboxSignal {
     }
 
     /** Waits until rung or until {@code timeout} passes; true when rung. */
-    boolean await(Duration timeout) throws InterruptedException {
+    public boolean await(Duration timeout) throws InterruptedException {
         boolean rung = bell.tryAcquire(timeout.toMillis(), TimeUnit.MILLISECONDS);
         bell.drainPermits();
         return rung;

@@ -1,4 +1,4 @@
-package io.rediacc.gpu.inventory.dashboard;
+package io.rediacc.gpu.inventory.repository;
 
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -13,8 +13,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 /**
- * The changes the dashboard's live stream sends: PostgreSQL {@code LISTEN dashboard}, fed by the
- * triggers of migration V3_22. Listening to the database rather than to the consumers means every
+ * What changed in the read model, as the dashboard's live stream and {@link GpuListing} hear it:
+ * PostgreSQL {@code LISTEN dashboard}, fed by the triggers of migration V3_22. Listening to the database rather than to the consumers means every
  * replica hears every change (the replicas share one consumer group, so each consumes only some
  * partitions), and a change is heard only after its transaction committed, so a page that reloads
  * on it reads the new state.

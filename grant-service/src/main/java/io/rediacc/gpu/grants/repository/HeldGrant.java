@@ -1,4 +1,4 @@
-package io.rediacc.gpu.grants.service;
+package io.rediacc.gpu.grants.repository;
 
 import io.rediacc.gpu.contracts.events.Grant;
 

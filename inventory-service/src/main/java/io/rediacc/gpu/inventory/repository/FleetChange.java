@@ -1,4 +1,4 @@
-package io.rediacc.gpu.inventory.dashboard;
+package io.rediacc.gpu.inventory.repository;
 
 /**
  * Something the dashboard shows changed on a machine: {@code kind} is {@code inventory}, {@code gate},
