@@ -100,7 +100,8 @@ class GrantCommandTest {
         JsonNode error = Json.mapper().readTree(io.rediacc.gpu.cli.support.Recordings.read(GRANTS, recording));
         assertThat(result.getErrorStream()).containsExactly("nvidia.com/gpu=0: " + error.get("error").asText() + ": "
                 + error.get("detail").asText() + " (hint: " + error.get("hint").asText()
-                .replace("(DELETE its grant)", "(rdc repo gpu revoke train-a@gpu-host-1 --device nvidia.com/gpu=0)") + ")");
+                .replace("(DELETE its grant)", "(rdc repo gpu revoke train-a@gpu-host-1 --device nvidia.com/gpu=0)")
+                .replace("GET /api/v1/machines/gpu-host-1", "rdc machine gpu list gpu-host-1") + ")");
         assertThat(result.getOutput()).isEmpty();
     }
 

@@ -58,6 +58,35 @@ class MachineGpuListTest {
                 .containsExactly("GET /api/v1/machines/gpu-host-1/grants");
     }
 
+    /**
+     * Orphaned is what the services report, not rdc's guess: with the same inventory (no gpu=2) and the same grants,
+     * a grant-service that reports nothing orphaned (its inventory still defines gpu=2) gets no mark and no warning,
+     * and inventory-service's report of a name the gates hold is shown with the gates' holders.
+     */
+    @Test
+    void orphanedIsWhatTheServicesReport() {
+        String grantsNow = Recordings.read(GRANTS, "machine-grants-gpu-host-1.json");
+        grants.on("GET", "/api/v1/machines/gpu-host-1/grants", Answer.json(200,
+                grantsNow.replace("\"orphaned\":[\"nvidia.com/gpu=2\"]", "\"orphaned\":[]")));
+
+        LaunchResult quiet = new Rdc(inventory, grants).run("machine", "gpu", "list", "gpu-host-1");
+
+        assertThat(quiet.exitCode()).isZero();
+        assertThat(stdout(quiet)).contains("\nnvidia.com/gpu=2    eval-c (db only)\n").doesNotContain("orphaned");
+        assertThat(quiet.getErrorStream()).isEmpty();
+
+        String detail = Recordings.read(INVENTORY, "machine-gpu-host-1.json");
+        inventory.on("GET", "/api/v1/machines/gpu-host-1", Answer.json(200, detail.substring(0, detail.lastIndexOf('}'))
+                + ",\"orphaned\":[{\"name\":\"nvidia.com/gpu=3\",\"holders\":[{\"repo\":\"infer-b\","
+                + "\"repoGuid\":\"7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f\",\"exclusive\":false,\"source\":\"gate\"}]}]}"));
+
+        LaunchResult gates = new Rdc(inventory, grants).run("machine", "gpu", "list", "gpu-host-1");
+
+        assertThat(stdout(gates)).contains("\nnvidia.com/gpu=2             eval-c (db only)\n"
+                + "nvidia.com/gpu=3 (orphaned)  infer-b (gate only)\n");
+        assertThat(gates.getErrorStream()).singleElement().asString().startsWith("warning: nvidia.com/gpu=3 is orphaned: ");
+    }
+
     @Test
     void gpuRowsShowTheVendorInVendorThenIndexOrderAndTheAgeOfWhatSetupWrote() {
         String detail = """

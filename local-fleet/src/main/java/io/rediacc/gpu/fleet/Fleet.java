@@ -25,6 +25,7 @@ public final class Fleet {
     private final Path state;
     private final List<Child> children = new ArrayList<>();
     private FleetPostgres postgres;
+    private SshServer sshd;
 
     Fleet(Path repoRoot, Path state) {
         this.repoRoot = repoRoot.toAbsolutePath().normalize();
@@ -125,15 +126,11 @@ public final class Fleet {
         LocalMachine.Daemons daemons = machine.startDaemons(logs, libClasspath());
         daemons.children().forEach(this::track);
         say(daemons.summary());
-        // the machine's sshd: rdc machine setup reaches the simulated machine over SSH, as an operator does
-        // (node-agent setup ran above already: the real daemons' image needs the cards it found)
-        SshServer sshd = null;
-        if (SshServer.available()) {
-            sshd = SshServer.configure(state.resolve("sshd"), ports.port("sshd"));
-            ChildProcess sshdProcess = track(ChildProcess.start("sshd", sshd.command(), state, logs, Map.of()));
-            sshdProcess.awaitReady(sshd::listening, Duration.ofSeconds(30));
-            say("sshd         127.0.0.1:" + sshd.port + " (the simulated machine's SSH server)");
-        }
+        // the machine's SSH server, in this JVM: rdc machine setup reaches the simulated machine over SSH, as an
+        // operator reaches a real one, on any host (node-agent setup ran above already: the real daemons' image
+        // needs the cards it found)
+        sshd = SshServer.start(state.resolve("sshd"), ports.port("sshd"));
+        say("sshd         127.0.0.1:" + sshd.port + " (the simulated machine's SSH server)");
         // node-agent and docker-gate of the machine run as systemd would run them once setup enabled them
         ChildProcess agent = track(Services.start("node-agent", repoRoot, logs, machine.agentConfig(
                 kafka.bootstrapServers()), "run"));
@@ -148,17 +145,10 @@ public final class Fleet {
         gate.awaitHttpOk("http://127.0.0.1:" + gatePort + "/q/health/ready", Duration.ofSeconds(120));
         String grantUrl = "http://127.0.0.1:" + grantPort;
         String inventoryUrl = "http://127.0.0.1:" + inventoryPort;
-        Path rdcConfig = null;
-        if (sshd != null) {
-            rdcConfig = machine.writeRdcConfig(state.resolve("rdc.yaml"), sshd);
-            say("rdc machine setup " + MACHINE);
-            machine.setupOverSsh(repoRoot, rdcConfig, Map.of("RDC_GRANT_URL", grantUrl, "RDC_INVENTORY_URL", inventoryUrl,
-                    "RDC_TOKEN", operatorToken), Fleet::say);
-        } else {
-            say("sshd is not installed (apt-get install -y openssh-server): the machine is prepared with node-agent prepare, not over SSH");
-            machine.prepareDirect(repoRoot, logs);
-            machine.registerKeyDirect(repoRoot, logs, grantUrl, inventoryUrl, operatorToken);
-        }
+        Path rdcConfig = machine.writeRdcConfig(state.resolve("rdc.yaml"), sshd);
+        say("rdc machine setup " + MACHINE);
+        machine.setupOverSsh(repoRoot, rdcConfig, Map.of("RDC_GRANT_URL", grantUrl, "RDC_INVENTORY_URL", inventoryUrl,
+                "RDC_TOKEN", operatorToken), Fleet::say);
         machine.awaitInventory(agent, inventoryUrl, grantUrl, operatorToken, Duration.ofSeconds(120));
 
         Map<String, String> env = new LinkedHashMap<>();
@@ -174,9 +164,7 @@ public final class Fleet {
         env.put("METRICS_INVENTORY_SERVICE", "http://127.0.0.1:" + inventoryMetricsPort + "/q/metrics");
         env.put("METRICS_DOCKER_GATE", "http://127.0.0.1:" + gatePort + "/q/metrics");
         env.put("RDC", repoRoot.resolve("cli/rdc").toString());
-        if (rdcConfig != null) {
-            env.put("RDC_CONFIG", rdcConfig.toString()); // machines: local-gpu's SSH address, for rdc machine setup
-        }
+        env.put("RDC_CONFIG", rdcConfig.toString()); // machines: local-gpu's SSH address, for rdc machine setup
         machine.repos().forEach(r -> env.put("DOCKER_HOST_" + r.envName(), "unix://" + r.gateSocket()));
         // the daemons themselves, behind the gates: for comparisons (bench/), never for a repo's users
         machine.repos().forEach(r -> env.put("FLEET_DAEMON_" + r.envName(), "unix://" + r.daemonSocket()));
@@ -264,6 +252,10 @@ public final class Fleet {
             c.stop(Duration.ofSeconds(10));
         }
         children.clear();
+        if (sshd != null) {
+            sshd.close();
+            sshd = null;
+        }
         if (postgres != null) {
             try {
                 postgres.close();

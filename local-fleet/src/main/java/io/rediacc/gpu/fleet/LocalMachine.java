@@ -212,11 +212,6 @@ final class LocalMachine {
         run(repoRoot, logs.resolve("node-agent-setup.log"), List.of("setup"), agentBase());
     }
 
-    /** Without sshd: the machine side of setup run directly ({@code node-agent prepare}), not over SSH. */
-    void prepareDirect(Path repoRoot, Path logs) throws IOException {
-        run(repoRoot, logs.resolve("node-agent-prepare.log"), List.of("prepare"), agentBase());
-    }
-
     Map<String, Object> agentConfig(String kafka) {
         Map<String, Object> c = new LinkedHashMap<>(agentBase());
         c.put("kafka.bootstrap.servers", kafka);
@@ -337,33 +332,6 @@ final class LocalMachine {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
-        }
-    }
-
-    /**
-     * Without sshd: the key registration rdc machine setup does, here directly: {@code node-agent key}
-     * prints the public key, registered with grant-service's API like rdc registers it.
-     */
-    void registerKeyDirect(Path repoRoot, Path logs, String grantUrl, String inventoryUrl, String token) throws IOException {
-        Path pub = root().resolve("etc/rediacc/gpu/machine-key.pub");
-        run(repoRoot, logs.resolve("node-agent-key.log"), List.of("key", "--root", root().toString()), agentBase());
-        String pem = Files.readString(pub);
-        // PEM is base64, dashes, spaces and line breaks: only the line breaks need escaping in JSON
-        String body = "{\"publicKey\":\"" + pem.replace("\n", "\\n") + "\",\"reason\":\"./fleet up\"}";
-        try {
-            for (String service : List.of(grantUrl, inventoryUrl)) {
-                HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                                URI.create(service + "/api/v1/machines/" + machine + "/key"))
-                        .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
-                        .PUT(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
-                if (r.statusCode() != 200) {
-                    throw new FleetException("registering " + machine + "'s key at " + service + " answered " + r.statusCode()
-                            + ": " + r.body());
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new FleetException("interrupted");
         }
     }
 

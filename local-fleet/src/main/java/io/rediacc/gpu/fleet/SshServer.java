@@ -1,91 +1,77 @@
 package io.rediacc.gpu.fleet;
 
+import org.apache.sshd.common.config.keys.KeyUtils;
+import org.apache.sshd.common.config.keys.PublicKeyEntry;
+import org.apache.sshd.common.config.keys.writer.openssh.OpenSSHKeyPairResourceWriter;
+import org.apache.sshd.common.keyprovider.FileKeyPairProvider;
+import org.apache.sshd.common.keyprovider.KeyPairProvider;
+
 import java.io.IOException;
+import java.io.OutputStream;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.GeneralSecurityException;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.spec.ECGenParameterSpec;
+import java.util.Iterator;
 
 /**
- * A real OpenSSH server (Debian's openssh-server) on 127.0.0.1, with its own host and user keys and
- * its own sshd_config (public keys only, no PAM): the machine end of {@code rdc machine setup} for
- * the local fleet's simulated machine and for the tests. sshd runs as the caller's user (root
- * here); keys already in {@code dir} are kept, so the host key stays the one known_hosts trusts.
+ * The simulated machine's SSH server: Apache MINA SSHD inside the JVM that starts it, on 127.0.0.1, so that
+ * {@code rdc machine setup} reaches the simulated machine over SSH with OpenSSH's client, as an operator reaches
+ * a real one, whether or not this host has an SSH server installed. Public keys only: the one user key it
+ * writes; the host key it writes stays the one known_hosts trusts across restarts (keys already in {@code dir}
+ * are kept). Each exec request runs as {@code /bin/sh -c <command>} ({@link ShellCommand}) as the JVM's user;
+ * login is as root, the simulated machine's administrator. Keys are ECDSA P-256: the JDK signs and verifies
+ * those itself, where ed25519 would need another crypto provider in MINA.
  */
 final class SshServer implements AutoCloseable {
 
-    static final Path SSHD = Path.of("/usr/sbin/sshd");
+    static final String USER = "root";
 
     final Path dir;
     final int port;
+    /** The private key rdc logs in with (OpenSSH format, 0600). */
     final Path userKey;
-    final Path hostKey;
-    private Process process;
+    /** The host's public key, one OpenSSH line ({@code ssh-keygen -lf} prints its fingerprint). */
+    final Path hostKeyPub;
+    private final org.apache.sshd.server.SshServer server;
 
-    private SshServer(Path dir, int port) {
+    private SshServer(Path dir, int port, org.apache.sshd.server.SshServer server) {
         this.dir = dir;
         this.port = port;
-        this.userKey = dir.resolve("id_ed25519");
-        this.hostKey = dir.resolve("ssh_host_ed25519_key");
+        this.userKey = dir.resolve("id_ecdsa");
+        this.hostKeyPub = dir.resolve("ssh_host_ecdsa_key.pub");
+        this.server = server;
     }
 
-    static boolean available() {
-        return Files.isExecutable(SSHD) && Files.isExecutable(Path.of("/usr/bin/ssh")) && Files.isExecutable(Path.of("/usr/bin/ssh-keygen"));
-    }
-
-    /** Writes keys (when missing), authorized_keys and sshd_config for a server on {@code port}. */
-    static SshServer configure(Path dir, int port) throws IOException {
-        SshServer s = new SshServer(dir, port);
-        Files.createDirectories(dir);
-        keygen(s.hostKey);
-        keygen(s.userKey);
-        Files.copy(dir.resolve("id_ed25519.pub"), dir.resolve("authorized_keys"), StandardCopyOption.REPLACE_EXISTING);
-        Files.createDirectories(Path.of("/run/sshd")); // sshd's privilege separation directory
-        Files.writeString(dir.resolve("sshd_config"), """
-                Port %d
-                ListenAddress 127.0.0.1
-                HostKey %s
-                PidFile %s
-                AuthorizedKeysFile %s
-                AuthenticationMethods publickey
-                PasswordAuthentication no
-                KbdInteractiveAuthentication no
-                UsePAM no
-                PermitRootLogin prohibit-password
-                StrictModes no
-                SetEnv PATH=%s
-                """.formatted(port, s.hostKey, dir.resolve("sshd.pid"), dir.resolve("authorized_keys"),
-                System.getenv().getOrDefault("PATH", "/usr/local/bin:/usr/bin:/bin")));
-        return s;
-    }
-
-    /** Configures and starts a server on a free port; returns once it accepts connections. */
-    static SshServer start(Path dir) throws IOException, InterruptedException {
+    /** Starts a server on a free port; returns once it accepts connections. */
+    static SshServer start(Path dir) throws IOException {
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
         }
-        SshServer server = configure(dir, port);
-        server.process = new ProcessBuilder(server.command()).redirectErrorStream(true)
-                .redirectOutput(dir.resolve("sshd.log").toFile()).start();
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (!server.listening()) {
-            if (!server.process.isAlive() || System.nanoTime() > deadline) {
-                server.close();
-                throw new IOException("sshd did not start: " + Files.readString(dir.resolve("sshd.log")));
-            }
-            Thread.sleep(50);
-        }
-        return server;
+        return start(dir, port);
     }
 
-    /** sshd in the foreground, logging to stderr. */
-    List<String> command() {
-        return List.of(SSHD.toString(), "-D", "-e", "-f", dir.resolve("sshd_config").toString());
+    /** Starts a server on {@code port} with the keys in {@code dir} (written when missing). */
+    static SshServer start(Path dir, int port) throws IOException {
+        Files.createDirectories(dir);
+        KeyPair host = keyPair(dir.resolve("ssh_host_ecdsa_key"));
+        KeyPair user = keyPair(dir.resolve("id_ecdsa"));
+        org.apache.sshd.server.SshServer server = org.apache.sshd.server.SshServer.setUpDefaultServer();
+        server.setHost("127.0.0.1");
+        server.setPort(port);
+        server.setKeyPairProvider(KeyPairProvider.wrap(host));
+        server.setPublickeyAuthenticator((name, key, session) -> USER.equals(name) && KeyUtils.compareKeys(user.getPublic(), key));
+        server.setPasswordAuthenticator(null);
+        server.setKeyboardInteractiveAuthenticator(null);
+        server.setCommandFactory((channel, command) -> new ShellCommand(command));
+        server.start();
+        return new SshServer(dir, port, server);
     }
 
     boolean listening() {
@@ -99,7 +85,7 @@ final class SshServer implements AutoCloseable {
     /** A known_hosts file that trusts this server's host key (what an operator has after accepting it). */
     Path knownHosts() throws IOException {
         Path f = dir.resolve("known_hosts");
-        Files.writeString(f, "[127.0.0.1]:" + port + " " + Files.readString(dir.resolve("ssh_host_ed25519_key.pub")));
+        Files.writeString(f, "[127.0.0.1]:" + port + " " + Files.readString(hostKeyPub));
         return f;
     }
 
@@ -111,37 +97,44 @@ final class SshServer implements AutoCloseable {
     }
 
     String address() {
-        return "root@127.0.0.1:" + port;
+        return USER + "@127.0.0.1:" + port;
     }
 
-    private static void keygen(Path file) throws IOException {
-        if (Files.exists(file)) {
-            return;
-        }
-        Process p = new ProcessBuilder("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "rediacc-local-fleet", "-f", file.toString())
-                .redirectErrorStream(true).start();
+    /** The key pair in {@code file} (OpenSSH format), made and written with {@code file.pub} when missing. */
+    private static KeyPair keyPair(Path file) throws IOException {
         try {
-            if (!p.waitFor(20, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                throw new IOException("ssh-keygen failed: " + new String(p.getInputStream().readAllBytes()));
+            if (!Files.exists(file)) {
+                KeyPairGenerator generator = KeyPairGenerator.getInstance("EC");
+                generator.initialize(new ECGenParameterSpec("secp256r1"));
+                KeyPair pair = generator.generateKeyPair();
+                Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+                Files.deleteIfExists(tmp);
+                // ssh refuses a private key others can read
+                Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+                try (OutputStream out = Files.newOutputStream(tmp)) {
+                    OpenSSHKeyPairResourceWriter.INSTANCE.writePrivateKey(pair, "rediacc-local-fleet", null, out);
+                }
+                Files.writeString(file.resolveSibling(file.getFileName() + ".pub"),
+                        PublicKeyEntry.toString(pair.getPublic()) + " rediacc-local-fleet\n");
+                Files.move(tmp, file);
+                return pair;
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted");
+            Iterator<KeyPair> keys = new FileKeyPairProvider(file).loadKeys(null).iterator();
+            if (!keys.hasNext()) {
+                throw new IOException("no key in " + file + "; delete it and its .pub to have new ones made");
+            }
+            return keys.next();
+        } catch (GeneralSecurityException e) {
+            throw new IOException("cannot make or read the SSH key " + file + ": " + e.getMessage(), e);
         }
     }
 
     @Override
     public void close() {
-        if (process == null) {
-            return;
-        }
-        process.destroy();
         try {
-            if (!process.waitFor(5, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            server.stop(true);
+        } catch (IOException e) {
+            // stopping immediately: the sessions go with it
         }
     }
 }

@@ -9,7 +9,6 @@ import io.rediacc.gpu.dockerd.DockerdUnavailable;
 import io.rediacc.gpu.standin.StandInDockerd;
 import io.rediacc.gpu.standin.machine.FixtureCommand;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -30,9 +29,10 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code rdc machine setup} as an operator runs it: the real rdc jar, OpenSSH's client, a real
- * OpenSSH server on 127.0.0.1, and simulated machines (standin-machine fixture roots with stand-in
- * nvidia-smi/nvidia-ctk/systemctl, repo daemons played by standin-dockerd or a real dockerd), with
+ * {@code rdc machine setup} as an operator runs it: the real rdc jar, OpenSSH's client, the fleet's
+ * embedded SSH server on 127.0.0.1 ({@link SshServer}: no SSH server need be installed), and simulated
+ * machines (standin-machine fixture roots with stand-in nvidia-smi/nvidia-ctk/systemctl, repo daemons played
+ * by standin-dockerd or a real dockerd), with
  * the rediacc-gpu-node .deb the build made (deploy/debian/target). It checks what lands on the
  * machine and what each step says; waiting for the fleet, and a driver update, are covered by the
  * local fleet (SeedStoryIT), which prepares its machine the same way.
@@ -54,7 +54,6 @@ class MachineSetupIT {
 
     @BeforeAll
     static void startSshd() throws Exception {
-        Assumptions.assumeTrue(SshServer.available(), "openssh-server is not installed (apt-get install -y openssh-server)");
         deleteTree(DIR);
         sshd = SshServer.start(DIR.resolve("sshd"));
         knownHosts = sshd.knownHosts();
@@ -329,7 +328,7 @@ class MachineSetupIT {
         Path m = fixture("gpu-unknown", "--nvidia", "1");
         Result r = rdc(config("gpu-unknown", m, sshd.emptyKnownHosts()), "machine", "setup", "gpu-unknown", "--wait", "0");
         assertThat(r.exit()).as(r.all()).isEqualTo(6);
-        String fingerprint = run(List.of("ssh-keygen", "-lf", sshd.dir.resolve("ssh_host_ed25519_key.pub").toString())).out().split("\\s+")[1];
+        String fingerprint = run(List.of("ssh-keygen", "-lf", sshd.hostKeyPub.toString())).out().split("\\s+")[1];
         assertThat(r.err()).contains("is not known", fingerprint, "ssh-keyscan -p " + sshd.port + " 127.0.0.1 >> ");
         assertThat(m.resolve("root/usr/share/rediacc-gpu-node")).doesNotExist();
 

@@ -35,10 +35,16 @@ public final class GrantViews {
         }
     }
 
-    /** {@code GET /api/v1/machines/{machine}/grants}: the database's view of a machine's grants. */
-    public record MachineGrants(String machine, long version, List<Grant> grants) {
+    /**
+     * {@code GET /api/v1/machines/{machine}/grants}: the database's view of a machine's grants.
+     *
+     * @param orphaned the granted names grant-service reports the machine's last inventory no longer defines (a setup
+     *                 removed their devices); empty from a service that does not report them
+     */
+    public record MachineGrants(String machine, long version, List<Grant> grants, List<String> orphaned) {
         public MachineGrants {
             grants = grants == null ? List.of() : grants;
+            orphaned = orphaned == null ? List.of() : orphaned;
         }
     }
 }

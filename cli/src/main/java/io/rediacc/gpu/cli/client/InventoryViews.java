@@ -17,15 +17,21 @@ public final class InventoryViews {
     // agentVersion}], page, size, total}) is read as a tree by MachineListCommand: no record here,
     // since building a record deserializer is most of what Jackson costs a short-lived command.
 
-    /** {@code GET /api/v1/machines/{machine}}. */
+    /**
+     * {@code GET /api/v1/machines/{machine}}.
+     *
+     * @param orphaned the names the machine's live gates hold grants for that its inventory no longer defines, as
+     *                 inventory-service reports them; empty from a service that does not report them
+     */
     public record MachineDetail(String machine, String platform, Instant generatedAt, long ageSeconds, boolean stale,
                                 String agentVersion, List<MachineInventory.Gpu> gpus, List<CdiDevice> cdiDevices,
-                                List<RepoInfo> repos, List<Gate> gates) {
+                                List<RepoInfo> repos, List<Gate> gates, List<OrphanedDevice> orphaned) {
         public MachineDetail {
             gpus = gpus == null ? List.of() : gpus;
             cdiDevices = cdiDevices == null ? List.of() : cdiDevices;
             repos = repos == null ? List.of() : repos;
             gates = gates == null ? List.of() : gates;
+            orphaned = orphaned == null ? List.of() : orphaned;
         }
 
         public boolean anyLiveGate() {
@@ -39,6 +45,13 @@ public final class InventoryViews {
         public CdiDevice {
             holders = holders == null ? List.of() : holders;
             cards = cards == null ? List.of() : cards;
+        }
+    }
+
+    /** A granted name the machine's inventory no longer defines, with the repos its live gates hold it for. */
+    public record OrphanedDevice(String name, List<Holder> holders) {
+        public OrphanedDevice {
+            holders = holders == null ? List.of() : holders;
         }
     }
 

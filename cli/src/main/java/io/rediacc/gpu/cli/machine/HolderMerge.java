@@ -2,13 +2,16 @@ package io.rediacc.gpu.cli.machine;
 
 import io.rediacc.gpu.cli.client.InventoryViews.CdiDevice;
 import io.rediacc.gpu.cli.client.InventoryViews.Holder;
+import io.rediacc.gpu.cli.client.InventoryViews.OrphanedDevice;
 import io.rediacc.gpu.contracts.events.Grant;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * Who holds each device: the live gates' report (what is enforced now) side by side with
@@ -18,8 +21,32 @@ import java.util.TreeMap;
  */
 final class HolderMerge {
 
-    /** One device row: its name and the holders as printed. */
-    record DeviceHolders(String device, boolean inInventory, List<String> holders) {
+    /**
+     * One device row: its name, whether a service reports it orphaned, and the holders as printed.
+     *
+     * @param orphaned grant-service or inventory-service reports the name granted but no longer defined by the
+     *                 machine's inventory: rdc shows what they report, it does not decide it
+     */
+    record DeviceHolders(String device, boolean orphaned, List<String> holders) {
+    }
+
+    /**
+     * What the services report orphaned: grant-service's names (granted in its database) and inventory-service's
+     * devices (held by the live gates, with those holders).
+     */
+    record ReportedOrphans(Set<String> names, Map<String, List<Holder>> gateHolders) {
+
+        static final ReportedOrphans NONE = new ReportedOrphans(Set.of(), Map.of());
+
+        static ReportedOrphans of(List<String> byGrantService, List<OrphanedDevice> byInventoryService) {
+            Set<String> names = new TreeSet<>(byGrantService);
+            Map<String, List<Holder>> holders = new LinkedHashMap<>();
+            byInventoryService.forEach(o -> {
+                names.add(o.name());
+                holders.put(o.name(), o.holders());
+            });
+            return new ReportedOrphans(Set.copyOf(names), Map.copyOf(holders));
+        }
     }
 
     private HolderMerge() {
@@ -28,20 +55,26 @@ final class HolderMerge {
     /**
      * @param dbGrants the database's grants of the machine, or null when grant-service could not
      *                 be asked (then no holder is flagged)
+     * @param orphans  what the services report orphaned
      */
-    static List<DeviceHolders> merge(List<CdiDevice> devices, List<Grant> dbGrants) {
+    static List<DeviceHolders> merge(List<CdiDevice> devices, List<Grant> dbGrants, ReportedOrphans orphans) {
         Map<String, List<Grant>> dbByDevice = new LinkedHashMap<>();
         if (dbGrants != null) {
             dbGrants.forEach(g -> dbByDevice.computeIfAbsent(g.device(), d -> new ArrayList<>()).add(g));
         }
         List<DeviceHolders> rows = new ArrayList<>();
         for (CdiDevice device : devices) {
-            rows.add(new DeviceHolders(device.name(), true,
+            rows.add(new DeviceHolders(device.name(), orphans.names().contains(device.name()),
                     labels(device.holders(), dbByDevice.remove(device.name()), dbGrants != null)));
         }
-        // granted in the database, but the machine no longer (or never) defined the name
-        new TreeMap<>(dbByDevice).forEach((device, grants) ->
-                rows.add(new DeviceHolders(device, false, labels(List.of(), grants, true))));
+        // names the machine's inventory does not list: granted in the database, or held by a live gate
+        TreeSet<String> beyond = new TreeSet<>(dbByDevice.keySet());
+        beyond.addAll(orphans.gateHolders().keySet());
+        devices.forEach(d -> beyond.remove(d.name()));
+        for (String device : beyond) {
+            rows.add(new DeviceHolders(device, orphans.names().contains(device),
+                    labels(orphans.gateHolders().getOrDefault(device, List.of()), dbByDevice.get(device), dbGrants != null)));
+        }
         return rows;
     }
 

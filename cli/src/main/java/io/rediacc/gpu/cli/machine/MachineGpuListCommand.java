@@ -45,7 +45,8 @@ public class MachineGpuListCommand implements Callable<Integer> {
                                 + "CDI device name that can be granted, with the card it reaches, the repos that hold it now and who "
                                 + "reserves its card exclusively (under any name of that card).",
                                 "Holders come from the machine's live gates; where grant-service's database disagrees, a holder "
-                                        + "is marked (db only) or (gate only).",
+                                        + "is marked (db only) or (gate only). A name the services report granted but no longer "
+                                        + "defined by the machine's inventory (a setup removed it) is marked (orphaned).",
                                 "-o json prints the inventory exactly as the machine recorded it."},
                         "  rdc machine gpu list gpu-host-1",
                         "  rdc machine gpu list wsl-gpu -o json",
@@ -79,10 +80,15 @@ public class MachineGpuListCommand implements Callable<Integer> {
     /** The machine's GPU table, devices with holders, and gates (also the end of {@code rdc machine setup}). */
     public static void show(Session session, String name) {
         MachineDetail detail = session.inventory().machine(name).orFail().as(MachineDetail.class);
-        List<Grant> dbGrants = databaseGrants(session, name);
+        MachineGrants db = databaseGrants(session, name);
+        List<Grant> dbGrants = db == null ? null : db.grants();
         JsonNode stored = storedInventory(session, name);
         CardReservations cards = CardReservations.of(detail.cdiDevices(), stored, detail.gpus(), dbGrants);
-        print(session, detail, dbGrants, setupAgeSeconds(stored, detail), cards);
+        // orphaned is what the services report (grant-service for its grants, inventory-service for the gates'),
+        // never rdc's own guess from two answers taken at different moments
+        HolderMerge.ReportedOrphans orphans = HolderMerge.ReportedOrphans.of(db == null ? List.of() : db.orphaned(),
+                detail.orphaned());
+        print(session, detail, HolderMerge.merge(detail.cdiDevices(), dbGrants, orphans), setupAgeSeconds(stored, detail), cards);
     }
 
     /** The machine's inventory as setup wrote it, or null when it cannot be read. */
@@ -96,17 +102,18 @@ public class MachineGpuListCommand implements Callable<Integer> {
     }
 
     /** The database's view; null (with a warning) when grant-service cannot say. */
-    private static List<Grant> databaseGrants(Session session, String machine) {
+    private static MachineGrants databaseGrants(Session session, String machine) {
         try {
             Reply reply = session.grants().machineGrants(machine);
             if (reply.status() == 404) {
-                return List.of(); // grant-service has never heard of the machine: it holds no grants
+                // grant-service has never heard of the machine: it holds no grants
+                return new MachineGrants(machine, 0, List.of(), List.of());
             }
             if (!reply.ok()) {
                 session.warn("cannot compare with grant-service's database: " + reply.error().line());
                 return null;
             }
-            return reply.as(MachineGrants.class).grants();
+            return reply.as(MachineGrants.class);
         } catch (Failure e) {
             session.warn("cannot compare with grant-service's database: " + e.getMessage());
             return null;
@@ -135,7 +142,7 @@ public class MachineGpuListCommand implements Callable<Integer> {
     static final Comparator<Gpu> VENDOR_THEN_INDEX = Comparator
             .comparing((Gpu g) -> g.vendor() == null ? "" : g.vendor()).thenComparingInt(Gpu::index);
 
-    private static void print(Session session, MachineDetail detail, List<Grant> dbGrants, long setupAge,
+    private static void print(Session session, MachineDetail detail, List<HolderMerge.DeviceHolders> devices, long setupAge,
                               CardReservations cards) {
         PrintWriter out = session.out();
         String age = Ages.of(setupAge);
@@ -150,7 +157,6 @@ public class MachineGpuListCommand implements Callable<Integer> {
             gpus.print(out);
         }
         out.println();
-        List<HolderMerge.DeviceHolders> devices = HolderMerge.merge(detail.cdiDevices(), dbGrants);
         if (devices.isEmpty()) {
             out.println("No grantable CDI devices on " + detail.machine() + ".");
         } else {
@@ -159,7 +165,7 @@ public class MachineGpuListCommand implements Callable<Integer> {
                     : session.table("DEVICE", "HOLDERS");
             for (HolderMerge.DeviceHolders row : devices) {
                 String holders = row.holders().isEmpty() ? "-" : String.join(", ", row.holders());
-                String device = row.inInventory() ? row.device() : row.device() + " (orphaned)";
+                String device = row.orphaned() ? row.device() + " (orphaned)" : row.device();
                 if (cards.known()) {
                     table.row(device, cards.card(row.device()), holders, cards.reservedBy(row.device()));
                 } else {
@@ -191,7 +197,7 @@ public class MachineGpuListCommand implements Callable<Integer> {
             }
         }
         for (HolderMerge.DeviceHolders row : devices) {
-            if (!row.inInventory()) {
+            if (row.orphaned()) {
                 // a setup (--force, or one run outside rdc) removed a granted name: the gate refuses it now
                 session.warn(row.device() + " is orphaned: granted, but " + detail.machine() + "'s CDI specs no longer define it, so "
                         + "its gate refuses it; rerun rdc machine setup " + detail.machine() + " once the device is back, or "
