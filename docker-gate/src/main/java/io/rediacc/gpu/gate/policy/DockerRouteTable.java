@@ -190,31 +190,8 @@ final class DockerRouteTable {
         return false;
     }
 
-    /**
-     * Whether {@code version} ({@code 1.50}) is above {@link #MAX_API_VERSION}, compared as the
-     * daemon compares (moby {@code versions.compare}: parts split at '.', a part that is not a number
-     * counts as 0).
-     */
+    /** Whether {@code version} ({@code 1.50}) is above {@link #MAX_API_VERSION}, compared as the daemon compares. */
     static boolean above(String version) {
-        int[] max = parse(MAX_API_VERSION);
-        int[] v = parse(version);
-        for (int i = 0; i < Math.max(max.length, v.length); i++) {
-            int a = i < v.length ? v[i] : 0;
-            int b = i < max.length ? max[i] : 0;
-            if (a != b) {
-                return a > b;
-            }
-        }
-        return false;
-    }
-
-    private static int[] parse(String version) {
-        String[] parts = version.split("\\.", -1);
-        int[] out = new int[parts.length];
-        for (int i = 0; i < parts.length; i++) {
-            boolean number = !parts[i].isEmpty() && parts[i].length() <= 9 && parts[i].chars().allMatch(c -> c >= '0' && c <= '9');
-            out[i] = number ? Integer.parseInt(parts[i]) : 0;
-        }
-        return out;
+        return ApiVersions.compare(version, MAX_API_VERSION) > 0;
     }
 }

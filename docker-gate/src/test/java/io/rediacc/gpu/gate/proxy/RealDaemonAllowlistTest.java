@@ -3,6 +3,7 @@ package io.rediacc.gpu.gate.proxy;
 import io.rediacc.gpu.dockerd.BaseImage;
 import io.rediacc.gpu.gate.service.Gate;
 import io.rediacc.gpu.gate.support.DockerCli;
+import io.rediacc.gpu.gate.support.RawHttp;
 import io.rediacc.gpu.gate.support.StandaloneGates;
 import io.rediacc.gpu.testsupport.RealDockerd;
 import org.junit.jupiter.api.AfterAll;
@@ -84,6 +85,25 @@ class RealDaemonAllowlistTest {
         if (gates != null) {
             gates.close();
         }
+    }
+
+    @Test
+    void aVersionOutsideWhatTheRealDaemonServesIsRefusedByTheGateNamingItsRange() {
+        String max = direct.run("version", "--format", "{{.Server.APIVersion}}").stdout().strip();
+        String min = direct.run("version", "--format", "{{.Server.MinAPIVersion}}").stdout().strip();
+        String above = "1." + (Integer.parseInt(max.substring(max.indexOf('.') + 1)) + 1);
+        java.net.SocketAddress address = gate.boundAddress("real").orElseThrow();
+
+        String tooNew = RawHttp.request(address, "GET", "/v" + above + "/containers/json", "", null);
+        String tooOld = RawHttp.request(address, "GET", "/v1.12/containers/json", "", null);
+        String served = RawHttp.request(address, "GET", "/v" + max + "/containers/json", "", null);
+
+        assertThat(RawHttp.status(tooNew)).as(tooNew).isEqualTo(400);
+        assertThat(tooNew).contains("client version " + above + " is too new")
+                .contains("serves API versions " + min + " to " + max).contains("DOCKER_API_VERSION=" + max);
+        assertThat(RawHttp.status(tooOld)).as(tooOld).isEqualTo(400);
+        assertThat(tooOld).contains("client version 1.12 is too old").contains("DOCKER_API_VERSION=" + min);
+        assertThat(RawHttp.status(served)).as(served).isEqualTo(200);
     }
 
     @Test
