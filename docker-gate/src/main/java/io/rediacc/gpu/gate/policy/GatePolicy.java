@@ -314,12 +314,19 @@ public final class GatePolicy {
         }
         boolean refusedByKind = route.kind() == DockerRoute.Kind.PLUGIN_MANAGEMENT || route.kind() == DockerRoute.Kind.SWARM_INIT
                 || route.kind() == DockerRoute.Kind.SWARM_JOIN; // refused below with their own rule, known or not
-        if (!refusedByKind && !DockerRouteTable.known(head.method(), route.path())) {
-            String shown = head.method() + " " + route.path();
+        // Go's HTTP server answers "OPTIONS *" itself (200, empty) before any router sees it.
+        boolean answeredByGo = "OPTIONS".equals(head.method()) && "*".equals(route.requestTarget().path());
+        boolean notRouted = refusedByKind || answeredByGo;
+        if (!notRouted && !DockerRoute.clean(route.requestTarget().path())) {
             throw new PolicyRefusal(new Refusal(404, RefusalMessages.RULE_UNKNOWN_ROUTE, null,
-                    "the Docker API has no route " + (shown.length() > 200 ? shown.substring(0, 200) + "…" : shown)
-                            + " (the gate knows the daemon's routes up to API " + DockerRouteTable.MAX_API_VERSION
-                            + " and refuses others rather than pass them unchecked)"));
+                    RefusalMessages.unknownRoute(head.method(), route.requestTarget().path(),
+                            "the path is not clean (//, . or ..): the daemon routes it nowhere and answers a redirect")));
+        }
+        if (!notRouted && !DockerRouteTable.known(head.method(), route.path())) {
+            throw new PolicyRefusal(new Refusal(404, RefusalMessages.RULE_UNKNOWN_ROUTE, null,
+                    RefusalMessages.unknownRoute(head.method(), route.path(), "the gate matches methods and paths as the daemon does,"
+                            + " case and trailing '/' included, against the daemon's routes up to API " + DockerRouteTable.MAX_API_VERSION
+                            + ", and refuses others rather than pass them unchecked")));
         }
         String version = DockerRoute.apiVersion(route.requestTarget().path());
         if (version != null && DockerRouteTable.above(version)) {

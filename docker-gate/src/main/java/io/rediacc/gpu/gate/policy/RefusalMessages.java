@@ -376,6 +376,11 @@ public final class RefusalMessages {
         };
     }
 
+    static String unknownRoute(String method, String path, String why) {
+        String shown = method + " " + path;
+        return "the Docker API has no route " + (shown.length() > 200 ? shown.substring(0, 200) + "…" : shown) + " (" + why + ")";
+    }
+
     static String apiVersionOutside(String version, RepoIdentity repo, ApiVersions served) {
         boolean tooNew = served.aboveMax(version);
         return "client version " + version + " is too " + (tooNew ? "new" : "old") + ": the Docker daemon of repo "

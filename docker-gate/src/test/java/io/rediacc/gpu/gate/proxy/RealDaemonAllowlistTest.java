@@ -107,6 +107,37 @@ class RealDaemonAllowlistTest {
     }
 
     @Test
+    void aSpellingTheRealDaemonRoutesNowhereIsRefusedAsAnUnknownRouteNeverPassed() {
+        String max = direct.run("version", "--format", "{{.Server.APIVersion}}").stdout().strip();
+        java.net.SocketAddress address = gate.boundAddress("real").orElseThrow();
+        String privileged = "{\"Image\":\"" + BaseImage.TAG + "\",\"HostConfig\":{\"Privileged\":true}}";
+        List<String[]> nowhere = List.of(
+                new String[] {"GET", "/v" + max + "/CONTAINERS/json", null},
+                new String[] {"GET", "/V" + max + "/containers/json", null},
+                new String[] {"GET", "/v" + max + "/containers/json/", null},
+                new String[] {"get", "/v" + max + "/containers/json", null},
+                new String[] {"GET", "/v" + max + "/v" + max + "/containers/json", null},
+                new String[] {"GET", "/v" + max + "//containers/json", null},
+                new String[] {"POST", "/v" + max + "/CONTAINERS/create", privileged},
+                new String[] {"POST", "/v" + max + "/containers/create/", privileged});
+
+        for (String[] r : nowhere) {
+            String daemon = RawHttp.requestUnix(docker.daemon().socket(), r[0], r[1], r[2]);
+            String viaTheGate = RawHttp.request(address, r[0], r[1], "", r[2]);
+
+            assertThat(RawHttp.status(daemon)).as("the daemon routes %s %s nowhere: %s", r[0], r[1], daemon).isIn(301, 404);
+            assertThat(daemon).doesNotContain("\"Id\"");
+            assertThat(RawHttp.status(viaTheGate)).as(viaTheGate).isEqualTo(404);
+            assertThat(viaTheGate).as("the gate's own refusal, not the daemon's 404").contains("has no route " + r[0]);
+        }
+        // the spellings the daemon does route reach it: percent-encoding is decoded by both
+        String encoded = RawHttp.request(address, "GET", "/v" + max + "/containers/%6Aso%6E", "", null);
+        assertThat(RawHttp.status(encoded)).as(encoded).isEqualTo(200);
+        assertThat(RawHttp.status(RawHttp.requestUnix(docker.daemon().socket(), "GET", "/v" + max + "/containers/%6Aso%6E", null)))
+                .isEqualTo(200);
+    }
+
+    @Test
     void aBindUnderHostPathsReallyMountsAndOneOutsideIsRefused() throws IOException {
         Files.createDirectories(mount.resolve("app"));
         Files.writeString(mount.resolve("app/hello"), "written on the host\n");
