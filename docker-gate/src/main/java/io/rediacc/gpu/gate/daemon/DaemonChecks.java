@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.rediacc.gpu.contracts.events.DaemonStatus;
 import io.rediacc.gpu.contracts.manifest.RepoEntry;
 import io.rediacc.gpu.contracts.manifest.ReposManifest;
+import io.rediacc.gpu.gate.policy.ApiVersions;
 import io.rediacc.gpu.gate.proxy.NettyTransport;
 import org.jboss.logging.Logger;
 
@@ -36,8 +37,8 @@ public final class DaemonChecks implements DaemonFacts, AutoCloseable {
     private static final Logger LOG = Logger.getLogger(DaemonChecks.class);
 
     /** One served repo: what it is, what was found, and its next scheduled check. */
-    private record Tracked(RepoEntry repo, DaemonStatus status, String dockerRootDir, ScheduledFuture<?> next,
-                           Gauge gauge, Object chain) {
+    private record Tracked(RepoEntry repo, DaemonStatus status, String dockerRootDir, ApiVersions apiVersions,
+                           ScheduledFuture<?> next, Gauge gauge, Object chain) {
     }
 
     private final DaemonInfoReader reader;
@@ -88,7 +89,7 @@ public final class DaemonChecks implements DaemonFacts, AutoCloseable {
                         .register(registry);
                 Object chain = new Object();
                 tracked.put(repo.guid(), new Tracked(repo, new DaemonStatus(repo.name(), repo.guid(),
-                        DaemonStatus.UNCHECKED, null, null), null, null, gauge, chain));
+                        DaemonStatus.UNCHECKED, null, null), null, null, null, gauge, chain));
                 schedule(repo.guid(), chain, 0);
             }
         }
@@ -112,18 +113,21 @@ public final class DaemonChecks implements DaemonFacts, AutoCloseable {
             return CompletableFuture.failedFuture(new IllegalArgumentException("no served repo has GUID " + guid));
         }
         RepoEntry repo = held.repo();
-        return reader.read(repo.daemon()).handle((info, error) -> record(repo, info, error));
+        return reader.read(repo.daemon()).handle((answer, error) -> record(repo, answer, error));
     }
 
-    private synchronized DaemonStatus record(RepoEntry repo, DaemonInfo info, Throwable error) {
+    private synchronized DaemonStatus record(RepoEntry repo, DaemonInfoReader.DaemonAnswer answer, Throwable error) {
         DaemonStatus found;
         String rootDir = null;
+        ApiVersions versions = null;
         if (error != null) {
             Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
             found = new DaemonStatus(repo.name(), repo.guid(), DaemonStatus.UNREACHABLE,
                     repo.daemon() + ": " + describe(cause), clock.instant());
         } else {
+            DaemonInfo info = answer.info();
             rootDir = info.dockerRootDir();
+            versions = answer.apiVersions();
             List<String> problems = DaemonRules.problems(info, settings.cdiSpecDirs());
             found = problems.isEmpty()
                     ? new DaemonStatus(repo.name(), repo.guid(), DaemonStatus.OK, null, clock.instant())
@@ -135,8 +139,10 @@ public final class DaemonChecks implements DaemonFacts, AutoCloseable {
             return found; // the repo left the manifest (or changed) while its daemon answered
         }
         String keptRoot = rootDir != null ? rootDir : held.dockerRootDir();
+        // Kept while the daemon is unreachable: a daemon that comes back is read again before it is trusted anew.
+        ApiVersions keptVersions = versions != null ? versions : held.apiVersions();
         boolean changed = !held.status().state().equals(found.state()) || !Objects.equals(held.status().detail(), found.detail());
-        tracked.put(repo.guid(), new Tracked(repo, found, keptRoot, held.next(), held.gauge(), held.chain()));
+        tracked.put(repo.guid(), new Tracked(repo, found, keptRoot, keptVersions, held.next(), held.gauge(), held.chain()));
         // Every answer, scheduled or asked for, sets the next check: soon while the daemon is not fit.
         if (held.next() != null) {
             held.next().cancel(false);
@@ -178,7 +184,7 @@ public final class DaemonChecks implements DaemonFacts, AutoCloseable {
         } catch (java.util.concurrent.RejectedExecutionException closing) {
             return;
         }
-        tracked.put(guid, new Tracked(held.repo(), held.status(), held.dockerRootDir(), next, held.gauge(), chain));
+        tracked.put(guid, new Tracked(held.repo(), held.status(), held.dockerRootDir(), held.apiVersions(), next, held.gauge(), chain));
     }
 
     private void runScheduled(String guid, Object chain) {
@@ -216,6 +222,33 @@ public final class DaemonChecks implements DaemonFacts, AutoCloseable {
     public Optional<String> dockerRootDir(String repoGuid) {
         Tracked t = tracked.get(repoGuid);
         return Optional.ofNullable(t == null ? null : t.dockerRootDir());
+    }
+
+    /**
+     * The API versions the repo's daemon serves ({@code GET /version}), once it has answered; the
+     * last answer is kept while the daemon is unreachable.
+     */
+    public Optional<ApiVersions> apiVersions(String repoGuid) {
+        Tracked t = tracked.get(repoGuid);
+        return Optional.ofNullable(t == null ? null : t.apiVersions());
+    }
+
+    /**
+     * Waits up to {@code limit} until every served repo's daemon has answered once (or failed to):
+     * the gate opens its listeners knowing which API versions each daemon serves, so the first
+     * requests are not refused for want of them.
+     */
+    public void awaitFirstChecks(Duration limit) {
+        CompletableFuture<?>[] first = tracked.keySet().stream()
+                .filter(guid -> DaemonStatus.UNCHECKED.equals(status(guid).state()))
+                .map(this::checkNow).toArray(CompletableFuture[]::new);
+        try {
+            CompletableFuture.allOf(first).get(limit.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException slow) {
+            // a daemon that does not answer in time stays unchecked: its versioned requests wait (503)
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Override

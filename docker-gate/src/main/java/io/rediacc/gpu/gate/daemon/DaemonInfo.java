@@ -63,4 +63,30 @@ public record DaemonInfo(String defaultRuntime, Map<String, String> runtimePaths
         JsonNode v = root.get(field);
         return v == null || !v.isTextual() ? null : v.asText();
     }
+
+    /**
+     * The API versions of a {@code GET /version} answer ({@code MinAPIVersion}, {@code ApiVersion});
+     * an answer without both, or with a version that is not digits and dots, is an error: the gate
+     * then cannot bound request versions and refuses versioned requests (fail closed).
+     */
+    public static io.rediacc.gpu.gate.policy.ApiVersions apiVersions(byte[] body) {
+        JsonNode root;
+        try {
+            root = JSON.readTree(body);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("GET /version did not answer JSON: " + e.getMessage());
+        }
+        if (root == null || !root.isObject()) {
+            throw new IllegalArgumentException("GET /version did not answer a JSON object");
+        }
+        String max = text(root, "ApiVersion");
+        String min = text(root, "MinAPIVersion");
+        for (String[] v : new String[][] {{"ApiVersion", max}, {"MinAPIVersion", min}}) {
+            if (v[1] == null || !v[1].matches("[0-9]+(\\.[0-9]+)*")) {
+                throw new IllegalArgumentException("GET /version has no " + v[0] + " the gate can read ("
+                        + (v[1] == null ? "none" : "\"" + v[1] + "\"") + ")");
+            }
+        }
+        return new io.rediacc.gpu.gate.policy.ApiVersions(min, max);
+    }
 }

@@ -25,10 +25,13 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-/** Asks a repo daemon for {@code GET /info} on a connection of its own, on the gate's event loops. */
+/**
+ * Asks a repo daemon for {@code GET /info} and {@code GET /version}, each on a connection of its
+ * own, on the gate's event loops.
+ */
 final class DaemonInfoReader {
 
-    /** /info is a few KiB; anything near this is not a daemon's answer. */
+    /** /info and /version are a few KiB; anything near this is not a daemon's answer. */
     private static final int MAX_INFO_BYTES = 4 * 1024 * 1024;
 
     private final NettyTransport transport;
@@ -41,9 +44,15 @@ final class DaemonInfoReader {
         this.readTimeout = readTimeout;
     }
 
-    /** The daemon's parsed answer; fails with the reason when it cannot be reached or read. */
-    CompletableFuture<DaemonInfo> read(SocketEndpoint daemon) {
-        CompletableFuture<DaemonInfo> answer = new CompletableFuture<>();
+    /** The daemon's parsed {@code /info} and {@code /version}; fails with the reason when it cannot be reached or read. */
+    CompletableFuture<DaemonAnswer> read(SocketEndpoint daemon) {
+        return get(daemon, "/info").thenCompose(info -> get(daemon, "/version")
+                .thenApply(version -> new DaemonAnswer(DaemonInfo.parse(info), DaemonInfo.apiVersions(version))));
+    }
+
+    /** The body of the daemon's 200 answer to {@code GET path}. */
+    private CompletableFuture<byte[]> get(SocketEndpoint daemon, String path) {
+        CompletableFuture<byte[]> answer = new CompletableFuture<>();
         EventLoop loop = transport.group().next();
         Bootstrap bootstrap = new Bootstrap()
                 .group(loop)
@@ -61,9 +70,9 @@ final class DaemonInfoReader {
                                     protected void channelRead0(ChannelHandlerContext ctx, FullHttpResponse response) {
                                         try {
                                             if (response.status().code() != 200) {
-                                                throw new IllegalStateException("GET /info answered " + response.status());
+                                                throw new IllegalStateException("GET " + path + " answered " + response.status());
                                             }
-                                            answer.complete(DaemonInfo.parse(ByteBufUtil.getBytes(response.content())));
+                                            answer.complete(ByteBufUtil.getBytes(response.content()));
                                         } catch (RuntimeException e) {
                                             answer.completeExceptionally(e);
                                         }
@@ -89,7 +98,7 @@ final class DaemonInfoReader {
                     answer.completeExceptionally(connected.cause());
                     return;
                 }
-                FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/info");
+                FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, path);
                 request.headers().set(HttpHeaderNames.HOST, "docker");
                 request.headers().set(HttpHeaderNames.USER_AGENT, GateUserAgent.VALUE);
                 connected.channel().writeAndFlush(request);
@@ -98,5 +107,9 @@ final class DaemonInfoReader {
             answer.completeExceptionally(e);
         }
         return answer;
+    }
+
+    /** What one check read: the daemon's configuration and the API versions it serves. */
+    record DaemonAnswer(DaemonInfo info, io.rediacc.gpu.gate.policy.ApiVersions apiVersions) {
     }
 }

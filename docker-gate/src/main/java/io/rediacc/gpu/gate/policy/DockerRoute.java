@@ -1,14 +1,16 @@
 package io.rediacc.gpu.gate.policy;
 
-import java.util.Locale;
 import java.util.regex.Pattern;
 
 /**
- * Which Docker API endpoint a request reaches, decided on what the daemon routes on: the
- * percent-decoded path, cleaned like gorilla/mux cleans it, with any {@code /v<digits and dots>}
- * version prefix removed (none is fine), absolute-form targets and query strings accepted.
- * Matching is case-insensitive and ignores a trailing slash: the daemon would answer such a path
- * with 404 or a redirect, and inspecting it anyway costs nothing. {@code {name}} segments may
+ * Which Docker API endpoint a request reaches, decided exactly as the daemon's router (gorilla/mux
+ * in moby's {@code daemon/server/server.go}) decides it: on the percent-decoded path, with at most
+ * one {@code /v<digits and dots>} version prefix removed (none is fine; a lower-case {@code v}
+ * only), absolute-form targets and query strings accepted. Matching is case-sensitive for method
+ * and path, and a trailing slash counts, because the daemon's are: {@code /CONTAINERS/create},
+ * {@code get}, {@code /containers/json/} and {@code /v1.51/v1.51/...} reach no route there (404),
+ * so they reach none here either. A path that is not clean ({@code //}, {@code .}, {@code ..}) the
+ * daemon answers with a redirect and routes nowhere ({@link #clean}). {@code {name}} segments may
  * contain slashes, as the daemon's {@code {name:.*}} patterns allow.
  */
 record DockerRoute(Kind kind, String path, String target, RequestTarget requestTarget) {
@@ -57,42 +59,41 @@ record DockerRoute(Kind kind, String path, String target, RequestTarget requestT
         }
     }
 
-    private static final Pattern VERSION_PREFIX = Pattern.compile("^/[vV][0-9.]+(?=/|$)");
+    /** moby's {@code versionMatcher}, {@code /v{version:[0-9.]+}}, in front of a route's path (which starts with '/'). */
+    private static final Pattern VERSION_PREFIX = Pattern.compile("^/v[0-9.]+(?=/)");
 
     static DockerRoute classify(String method, String uri) {
         RequestTarget target = RequestTarget.parse(uri);
         String path = routingPath(target.path());
-        String lower = path.toLowerCase(Locale.ROOT);
+        String m = method == null ? "" : method;
         // BuildKit's endpoints are refused whatever the method.
-        if (lower.equals("/session") || lower.startsWith("/session/")) {
+        if (path.equals("/session") || path.startsWith("/session/")) {
             return new DockerRoute(Kind.SESSION, path, null, target);
         }
-        if (lower.equals("/grpc") || lower.startsWith("/grpc/")) {
+        if (path.equals("/grpc") || path.startsWith("/grpc/")) {
             return new DockerRoute(Kind.GRPC, path, null, target);
         }
         // Every plugin endpoint but the read-only ones (list, inspect, privileges) manages plugins.
-        if ((lower.equals("/plugins") || lower.startsWith("/plugins/"))
-                && (method == null || !(method.equalsIgnoreCase("GET") || method.equalsIgnoreCase("HEAD")))) {
+        if ((path.equals("/plugins") || path.startsWith("/plugins/")) && !(m.equals("GET") || m.equals("HEAD"))) {
             return new DockerRoute(Kind.PLUGIN_MANAGEMENT, path, null, target);
         }
-        if (method != null && (method.equalsIgnoreCase("GET") || method.equalsIgnoreCase("HEAD"))) {
-            DockerRoute read = named(path, lower, "/containers/", "/archive", Kind.CONTAINER_ARCHIVE_READ, target);
-            read = read != null || !method.equalsIgnoreCase("GET") ? read
-                    : named(path, lower, "/containers/", "/export", Kind.CONTAINER_EXPORT, target);
+        if (m.equals("GET") || m.equals("HEAD")) {
+            DockerRoute read = named(path, "/containers/", "/archive", Kind.CONTAINER_ARCHIVE_READ, target);
+            read = read != null || !m.equals("GET") ? read : named(path, "/containers/", "/export", Kind.CONTAINER_EXPORT, target);
             if (read != null) {
                 return read;
             }
         }
-        if (method != null && method.equalsIgnoreCase("PUT")) {
-            DockerRoute put = named(path, lower, "/containers/", "/archive", Kind.CONTAINER_ARCHIVE_PUT, target);
+        if (m.equals("PUT")) {
+            DockerRoute put = named(path, "/containers/", "/archive", Kind.CONTAINER_ARCHIVE_PUT, target);
             if (put != null) {
                 return put;
             }
         }
-        if (method == null || !method.equalsIgnoreCase("POST")) {
+        if (!m.equals("POST")) {
             return new DockerRoute(Kind.OTHER, path, null, target);
         }
-        Kind exact = switch (lower) {
+        Kind exact = switch (path) {
             case "/containers/create" -> Kind.CONTAINER_CREATE;
             case "/volumes/create" -> Kind.VOLUME_CREATE;
             case "/services/create" -> Kind.SERVICE_CREATE;
@@ -105,41 +106,45 @@ record DockerRoute(Kind kind, String path, String target, RequestTarget requestT
         if (exact != null) {
             return new DockerRoute(exact, path, null, target);
         }
-        DockerRoute named = named(path, lower, "/containers/", "/update", Kind.CONTAINER_UPDATE, target);
-        named = named != null ? named : named(path, lower, "/containers/", "/exec", Kind.EXEC_CREATE, target);
-        named = named != null ? named : named(path, lower, "/containers/", "/start", Kind.CONTAINER_START, target);
-        named = named != null ? named : named(path, lower, "/containers/", "/restart", Kind.CONTAINER_RESTART, target);
-        named = named != null ? named : named(path, lower, "/services/", "/update", Kind.SERVICE_UPDATE, target);
+        DockerRoute named = named(path, "/containers/", "/update", Kind.CONTAINER_UPDATE, target);
+        named = named != null ? named : named(path, "/containers/", "/exec", Kind.EXEC_CREATE, target);
+        named = named != null ? named : named(path, "/containers/", "/start", Kind.CONTAINER_START, target);
+        named = named != null ? named : named(path, "/containers/", "/restart", Kind.CONTAINER_RESTART, target);
+        named = named != null ? named : named(path, "/services/", "/update", Kind.SERVICE_UPDATE, target);
         return named != null ? named : new DockerRoute(Kind.OTHER, path, null, target);
     }
 
     /** {@code prefix{name}suffix} with a non-empty name (which may contain slashes). */
-    private static DockerRoute named(String path, String lower, String prefix, String suffix, Kind kind, RequestTarget target) {
-        if (lower.startsWith(prefix) && lower.endsWith(suffix) && lower.length() > prefix.length() + suffix.length()) {
+    private static DockerRoute named(String path, String prefix, String suffix, Kind kind, RequestTarget target) {
+        if (path.startsWith(prefix) && path.endsWith(suffix) && path.length() > prefix.length() + suffix.length()) {
             String name = path.substring(prefix.length(), path.length() - suffix.length());
             return new DockerRoute(kind, path, name, target);
         }
         return null;
     }
 
-    /** The API version of the path's first version prefix ({@code /v1.50/...} gives {@code 1.50}), or null. */
+    /** The API version of the path's version prefix ({@code /v1.50/...} gives {@code 1.50}), or null. */
     static String apiVersion(String decodedPath) {
-        String p = GoPath.clean(decodedPath.startsWith("/") ? decodedPath : "/" + decodedPath);
-        java.util.regex.Matcher m = VERSION_PREFIX.matcher(p);
+        java.util.regex.Matcher m = VERSION_PREFIX.matcher(decodedPath);
         return m.find() ? m.group().substring(2) : null;
     }
 
-    /** The decoded path as mux matches it: cleaned, without trailing slash, without version prefixes. */
+    /** The decoded path as mux matches it against a route: its one version prefix removed, nothing else changed. */
     static String routingPath(String decodedPath) {
-        String p = decodedPath.startsWith("/") ? decodedPath : "/" + decodedPath;
-        p = GoPath.clean(p);
-        while (true) {
-            String stripped = VERSION_PREFIX.matcher(p).replaceFirst("");
-            if (stripped.equals(p)) {
-                break;
-            }
-            p = stripped.isEmpty() ? "/" : stripped;
+        return VERSION_PREFIX.matcher(decodedPath).replaceFirst("");
+    }
+
+    /**
+     * Whether the daemon routes this decoded path at all: gorilla/mux first answers a path that is
+     * not its own clean form (Go's {@code path.Clean}, a trailing slash kept) with a 301 redirect,
+     * before any route is tried.
+     */
+    static boolean clean(String decodedPath) {
+        String p = decodedPath.isEmpty() ? "/" : decodedPath.charAt(0) == '/' ? decodedPath : "/" + decodedPath;
+        String np = GoPath.clean(p);
+        if (p.endsWith("/") && !np.equals("/")) {
+            np += "/";
         }
-        return p;
+        return np.equals(decodedPath);
     }
 }

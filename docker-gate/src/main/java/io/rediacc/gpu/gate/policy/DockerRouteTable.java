@@ -2,7 +2,6 @@ package io.rediacc.gpu.gate.policy;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.regex.Pattern;
 
 /**
@@ -10,10 +9,10 @@ import java.util.regex.Pattern;
  * at the commit named below, API up to {@value #MAX_API_VERSION}): a request the table does not
  * know is refused (404 {@value RefusalMessages#RULE_UNKNOWN_ROUTE}) instead of passed, and so is an
  * API version prefix above the table's (400 {@value RefusalMessages#RULE_API_VERSION}). Matching is
- * on the routing path of {@link DockerRoute} (decoded, cleaned, version prefix removed), ignoring
- * case (the gate inspects case-insensitively; a spelling the daemon would not route it answers 404
- * itself). {@code {name:.*}} may hold slashes and be empty, {@code {name:.+}} is non-empty,
- * {@code {name}} is one segment.
+ * gorilla/mux's: on the routing path of {@link DockerRoute} (decoded, its one version prefix
+ * removed), method and path compared exactly (case and trailing slash count), each pattern anchored
+ * at both ends. {@code {name:.*}} may hold slashes and be empty, {@code {name:.+}} is non-empty,
+ * {@code {name}} is one segment ({@code [^/]+}, mux's default).
  */
 final class DockerRouteTable {
 
@@ -173,48 +172,23 @@ final class DockerRouteTable {
                 i = close + 1;
             }
             String r = regex.toString();
-            out.add(new Route(parts[0], Pattern.compile(r, Pattern.CASE_INSENSITIVE | Pattern.DOTALL)));
+            out.add(new Route(parts[0], Pattern.compile(r, Pattern.DOTALL)));
         }
         return List.copyOf(out);
     }
 
-    /** Whether the daemon has a route for this method and routing path (trailing slash removed). */
+    /** Whether the daemon has a route for exactly this method and routing path. */
     static boolean known(String method, String routingPath) {
-        String m = method == null ? "" : method.toUpperCase(Locale.ROOT);
         for (Route route : COMPILED) {
-            if (route.method().equals(m) && (route.path().matcher(routingPath).matches()
-                    || route.path().matcher(routingPath + "/").matches())) {
+            if (route.method().equals(method) && route.path().matcher(routingPath).matches()) {
                 return true;
             }
         }
         return false;
     }
 
-    /**
-     * Whether {@code version} ({@code 1.50}) is above {@link #MAX_API_VERSION}, compared as the
-     * daemon compares (moby {@code versions.compare}: parts split at '.', a part that is not a number
-     * counts as 0).
-     */
+    /** Whether {@code version} ({@code 1.50}) is above {@link #MAX_API_VERSION}, compared as the daemon compares. */
     static boolean above(String version) {
-        int[] max = parse(MAX_API_VERSION);
-        int[] v = parse(version);
-        for (int i = 0; i < Math.max(max.length, v.length); i++) {
-            int a = i < v.length ? v[i] : 0;
-            int b = i < max.length ? max[i] : 0;
-            if (a != b) {
-                return a > b;
-            }
-        }
-        return false;
-    }
-
-    private static int[] parse(String version) {
-        String[] parts = version.split("\\.", -1);
-        int[] out = new int[parts.length];
-        for (int i = 0; i < parts.length; i++) {
-            boolean number = !parts[i].isEmpty() && parts[i].length() <= 9 && parts[i].chars().allMatch(c -> c >= '0' && c <= '9');
-            out[i] = number ? Integer.parseInt(parts[i]) : 0;
-        }
-        return out;
+        return ApiVersions.compare(version, MAX_API_VERSION) > 0;
     }
 }

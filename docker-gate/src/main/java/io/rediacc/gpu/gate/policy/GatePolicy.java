@@ -67,8 +67,16 @@ public final class GatePolicy {
      * devices, and revocation takes effect at the next start).
      */
     public HeadVerdict onHead(RequestHead head, RepoIdentity repo) {
+        return onHead(head, repo, null);
+    }
+
+    /**
+     * As {@link #onHead(RequestHead, RepoIdentity)}, with the API versions the repo's daemon serves
+     * ({@link GrantLookup#apiVersions}) bounding the request's version prefix.
+     */
+    public HeadVerdict onHead(RequestHead head, RepoIdentity repo, GrantLookup grants) {
         try {
-            return classify(head, repo);
+            return classify(head, repo, grants);
         } catch (PolicyRefusal refused) {
             return new HeadVerdict.Refuse(RefusalMessages.forMachine(refused.refusal(), repo));
         } catch (RuntimeException unexpected) {
@@ -83,7 +91,7 @@ public final class GatePolicy {
      */
     public Verdict onBody(RequestHead head, byte[] body, RepoIdentity repo, GrantLookup grants) {
         try {
-            HeadVerdict atHead = classify(head, repo);
+            HeadVerdict atHead = classify(head, repo, grants);
             if (atHead instanceof HeadVerdict.Refuse refuse) {
                 return new Verdict.Deny(RefusalMessages.forMachine(refuse.refusal(), repo));
             }
@@ -293,7 +301,7 @@ public final class GatePolicy {
         return reach.volumesToInspect.isEmpty() ? new Verdict.Allow() : new Verdict.InspectVolumes(List.copyOf(reach.volumesToInspect));
     }
 
-    private HeadVerdict classify(RequestHead head, RepoIdentity repo) {
+    private HeadVerdict classify(RequestHead head, RepoIdentity repo, GrantLookup grants) {
         DockerRoute route = DockerRoute.classify(head.method(), head.uri());
         long contentLength = framing(head);
         boolean declaresBody = contentLength > 0 || !head.header("transfer-encoding").isEmpty();
@@ -306,18 +314,28 @@ public final class GatePolicy {
         }
         boolean refusedByKind = route.kind() == DockerRoute.Kind.PLUGIN_MANAGEMENT || route.kind() == DockerRoute.Kind.SWARM_INIT
                 || route.kind() == DockerRoute.Kind.SWARM_JOIN; // refused below with their own rule, known or not
-        if (!refusedByKind && !DockerRouteTable.known(head.method(), route.path())) {
-            String shown = head.method() + " " + route.path();
+        // Go's HTTP server answers "OPTIONS *" itself (200, empty) before any router sees it.
+        boolean answeredByGo = "OPTIONS".equals(head.method()) && "*".equals(route.requestTarget().path());
+        boolean notRouted = refusedByKind || answeredByGo;
+        if (!notRouted && !DockerRoute.clean(route.requestTarget().path())) {
             throw new PolicyRefusal(new Refusal(404, RefusalMessages.RULE_UNKNOWN_ROUTE, null,
-                    "the Docker API has no route " + (shown.length() > 200 ? shown.substring(0, 200) + "…" : shown)
-                            + " (the gate knows the daemon's routes up to API " + DockerRouteTable.MAX_API_VERSION
-                            + " and refuses others rather than pass them unchecked)"));
+                    RefusalMessages.unknownRoute(head.method(), route.requestTarget().path(),
+                            "the path is not clean (//, . or ..): the daemon routes it nowhere and answers a redirect")));
+        }
+        if (!notRouted && !DockerRouteTable.known(head.method(), route.path())) {
+            throw new PolicyRefusal(new Refusal(404, RefusalMessages.RULE_UNKNOWN_ROUTE, null,
+                    RefusalMessages.unknownRoute(head.method(), route.path(), "the gate matches methods and paths as the daemon does,"
+                            + " case and trailing '/' included, against the daemon's routes up to API " + DockerRouteTable.MAX_API_VERSION
+                            + ", and refuses others rather than pass them unchecked")));
         }
         String version = DockerRoute.apiVersion(route.requestTarget().path());
         if (version != null && DockerRouteTable.above(version)) {
             throw PolicyRefusal.badRequest(RefusalMessages.RULE_API_VERSION, "API version " + version
                     + " is above " + DockerRouteTable.MAX_API_VERSION + ", the newest the gate knows the routes of;"
                     + " use an older client version (DOCKER_API_VERSION=" + DockerRouteTable.MAX_API_VERSION + ")");
+        }
+        if (version != null) {
+            daemonApiVersion(version, repo, grants);
         }
         switch (route.kind()) {
             case SWARM_INIT -> throw PolicyRefusal.forbidden(RefusalMessages.RULE_SWARM, null, RefusalMessages.swarm("init"));
@@ -383,6 +401,26 @@ public final class GatePolicy {
                 }
                 return new HeadVerdict.Pass();
             }
+        }
+    }
+
+    /**
+     * A version prefix must lie within what the repo's daemon serves ({@code GET /version}
+     * {@code MinAPIVersion}..{@code ApiVersion}), refused as the daemon's own version check would
+     * refuse it, but before it gets there; while the gate has not read those versions it refuses
+     * (fail closed) rather than assume them. Nothing to bound where nothing verifies daemons.
+     */
+    private static void daemonApiVersion(String version, RepoIdentity repo, GrantLookup grants) {
+        if (grants == null || grants.daemon(repo.guid()) == null) {
+            return;
+        }
+        ApiVersions served = grants.apiVersions(repo.guid());
+        if (served == null) {
+            throw new PolicyRefusal(new Refusal(503, RefusalMessages.RULE_API_VERSIONS_UNKNOWN, null,
+                    RefusalMessages.apiVersionsUnknown(version, repo, grants.daemon(repo.guid()))));
+        }
+        if (served.aboveMax(version) || served.belowMin(version)) {
+            throw PolicyRefusal.badRequest(RefusalMessages.RULE_API_VERSION, RefusalMessages.apiVersionOutside(version, repo, served));
         }
     }
 

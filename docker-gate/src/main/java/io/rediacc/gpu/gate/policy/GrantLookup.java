@@ -27,4 +27,13 @@ public interface GrantLookup {
     default DaemonStatus daemon(String repoGuid) {
         return null;
     }
+
+    /**
+     * The API versions the daemon of the repo with this GUID serves ({@code GET /version}); null
+     * while the gate has not read them. Only asked where {@link #daemon} is not null (the gate
+     * verifies daemons): a request naming a version is then refused until they are known.
+     */
+    default ApiVersions apiVersions(String repoGuid) {
+        return null;
+    }
 }

@@ -16,6 +16,7 @@ public final class RefusalMessages {
     public static final String RULE_FRAMING = "ambiguous-framing";
     public static final String RULE_UNKNOWN_ROUTE = "unknown-route";
     public static final String RULE_API_VERSION = "api-version";
+    public static final String RULE_API_VERSIONS_UNKNOWN = "api-versions-unknown";
     public static final String RULE_HTTP_VERSION = "http-version";
     public static final String RULE_TOO_LARGE = "body-too-large";
     public static final String RULE_UNREADABLE = "body-not-json";
@@ -373,6 +374,27 @@ public final class RefusalMessages {
                     + repo.name() + " (unreachable: " + daemon.detail() + "); retry once the daemon is running";
             default -> head + "the gate has not verified the Docker daemon of repo " + repo.name() + " yet; retry in a few seconds";
         };
+    }
+
+    static String unknownRoute(String method, String path, String why) {
+        String shown = method + " " + path;
+        return "the Docker API has no route " + (shown.length() > 200 ? shown.substring(0, 200) + "…" : shown) + " (" + why + ")";
+    }
+
+    static String apiVersionOutside(String version, RepoIdentity repo, ApiVersions served) {
+        boolean tooNew = served.aboveMax(version);
+        return "client version " + version + " is too " + (tooNew ? "new" : "old") + ": the Docker daemon of repo "
+                + repo.name() + " serves API versions " + served.min() + " to " + served.max()
+                + " (its GET /version); use a client version it serves (DOCKER_API_VERSION="
+                + (tooNew ? served.max() : served.min()) + ")";
+    }
+
+    static String apiVersionsUnknown(String version, RepoIdentity repo, DaemonStatus daemon) {
+        String why = DaemonStatus.UNREACHABLE.equals(daemon.state())
+                ? " (the daemon is unreachable: " + daemon.detail() + "); retry once the daemon is running"
+                : " yet; retry in a few seconds";
+        return "API version " + version + " cannot be checked: the gate has not read which API versions the Docker daemon of repo "
+                + repo.name() + " serves (its GET /version)" + why;
     }
 
     static String deviceEnv(String entry, String key, List<String> names, boolean exec) {

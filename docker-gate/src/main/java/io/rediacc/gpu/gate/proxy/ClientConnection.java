@@ -310,7 +310,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         ex = new Exchange(request, head(request));
         HeadVerdict verdict;
         try {
-            verdict = plane.policy().onHead(ex.head, repo);
+            verdict = plane.policy().onHead(ex.head, repo, plane.grants());
         } catch (RuntimeException e) {
             verdict = new HeadVerdict.Refuse(policyFailure(e));
         }

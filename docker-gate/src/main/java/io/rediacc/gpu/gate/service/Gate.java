@@ -120,6 +120,7 @@ public final class Gate implements AutoCloseable {
             // Pins before listeners: a repo is served only once its recorded pins are back (or dropped).
             gate.restorePins(manifest);
             gate.daemons.serve(manifest);
+            gate.daemons.awaitFirstChecks(settings.daemonConnectTimeout().plus(settings.daemonInspectTimeout()));
             gate.feed.start();
             gate.status.start();
             gate.server.serve(manifest);
@@ -207,6 +208,11 @@ public final class Gate implements AutoCloseable {
             @Override
             public DaemonStatus daemon(String repoGuid) {
                 return daemons.status(repoGuid);
+            }
+
+            @Override
+            public io.rediacc.gpu.gate.policy.ApiVersions apiVersions(String repoGuid) {
+                return daemons.apiVersions(repoGuid).orElse(null);
             }
         };
     }

@@ -15,14 +15,30 @@ class DockerRouteTest {
             "/v1.50/containers/create, /containers/create",
             "/containers/create, /containers/create",
             "/v1/containers/create, /containers/create",
-            "/v1.50/v1.40/containers/create, /containers/create",
-            "/v1.50, /",
+            "/v./containers/create, /containers/create",
+            "/v1.50/v1.40/containers/create, /v1.40/containers/create",
+            "/v1.50, /v1.50",
+            "/V1.50/version, /V1.50/version",
             "/vx/containers/create, /vx/containers/create",
-            "/version, /version",
             "/v1.50/version, /version",
-            "/v1.50//containers/../containers/create/, /containers/create"})
-    void versionPrefixAndDotSegmentsAreRemoved(String path, String routed) {
+            "/v1.50/CONTAINERS/json/, /CONTAINERS/json/"})
+    void oneLowerCaseVersionPrefixIsRemovedAndNothingElseChanges(String path, String routed) {
         assertThat(DockerRoute.routingPath(path)).isEqualTo(routed);
+    }
+
+    @ParameterizedTest(name = "{0}: {1}")
+    @CsvSource({"/v1.50/containers/json, true", "/v1.50/networks/, true", "/v1.50//containers/json, false",
+            "/v1.50/./info, false", "/v1.50/containers/../info, false", "/v1.50/containers/x../json, true", "'', false", "*, false"})
+    void aPathTheDaemonRedirectsBeforeRoutingIsNotClean(String path, boolean clean) {
+        assertThat(DockerRoute.clean(path)).isEqualTo(clean);
+    }
+
+    @ParameterizedTest(name = "{0} {1}: {2}")
+    @CsvSource({"GET, /containers/json, true", "GET, /CONTAINERS/json, false", "GET, /containers/json/, false",
+            "get, /containers/json, false", "GET, /networks/, true", "GET, /networks, true", "GET, /info/, false",
+            "GET, /debug/pprof/, true", "POST, /containers/a/b/start, true"})
+    void routesMatchAsGorillaMuxMatchesThem(String method, String path, boolean known) {
+        assertThat(DockerRouteTable.known(method, path)).isEqualTo(known);
     }
 
     @Test

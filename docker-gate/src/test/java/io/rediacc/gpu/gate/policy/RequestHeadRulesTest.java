@@ -32,8 +32,7 @@ class RequestHeadRulesTest {
             "POST, /v1.50/containers/abc/exec, exec-create",
             "POST, /v1.50/volumes/create, volume-create",
             "POST, /v1.50/services/create, service-create",
-            "POST, /v1.50/services/web/update?version=12, service-update",
-            "post, /v1.50/containers/create, container-create"})
+            "POST, /v1.50/services/web/update?version=12, service-update"})
     void bodiesThatCanCarryHardwareAreInspected(String method, String uri, String route) {
         assertThat(onHead(method, uri)).isEqualTo(new HeadVerdict.InspectBody(route));
     }
@@ -163,7 +162,7 @@ class RequestHeadRulesTest {
     @CsvSource({
             "POST, /session",
             "POST, /v1.50/session",
-            "GET, /v1.50/SESSION/",
+            "GET, /v1.50/session/x",
             "POST, /grpc",
             "POST, /v1.50/grpc",
             "POST, http://docker/v1.50/%67rpc",
@@ -254,5 +253,65 @@ class RequestHeadRulesTest {
         Refusal pri = refusal(onHead("PRI", "*"));
         assertThat(pri.status()).isEqualTo(505);
         assertThat(pri.rule()).isEqualTo("http-version");
+    }
+
+    /** A gate that verifies daemons: the repo's daemon answered ok, and GET /version as given (null: not read). */
+    private static GrantLookup daemonServing(ApiVersions versions, String state) {
+        return new GrantLookup() {
+            @Override
+            public boolean loaded() {
+                return true;
+            }
+
+            @Override
+            public boolean holds(String repoGuid, String cdiName) {
+                return false;
+            }
+
+            @Override
+            public io.rediacc.gpu.contracts.events.DaemonStatus daemon(String repoGuid) {
+                return new io.rediacc.gpu.contracts.events.DaemonStatus(REPO.name(), repoGuid, state, null, null);
+            }
+
+            @Override
+            public ApiVersions apiVersions(String repoGuid) {
+                return versions;
+            }
+        };
+    }
+
+    @ParameterizedTest(name = "{0}: {1}")
+    @CsvSource({"/v1.51/containers/json, too new, DOCKER_API_VERSION=1.50", "/v1.23/containers/json, too old, DOCKER_API_VERSION=1.24",
+            "/v1.50.1/containers/json, too new, DOCKER_API_VERSION=1.50", "/v1.2/info, too old, DOCKER_API_VERSION=1.24"})
+    void aVersionOutsideWhatTheDaemonServesIsRefusedNamingItsRange(String uri, String why, String fix) {
+        GrantLookup daemon = daemonServing(new ApiVersions("1.24", "1.50"), "ok");
+
+        Refusal r = refusal(POLICY.onHead(new RequestHead("GET", uri, Map.of()), REPO, daemon));
+
+        assertThat(r.status()).isEqualTo(400);
+        assertThat(r.rule()).isEqualTo("api-version");
+        assertThat(r.message()).contains("is " + why).contains("serves API versions 1.24 to 1.50").contains(fix);
+    }
+
+    @Test
+    void versionsTheDaemonServesAndRequestsWithoutAVersionPass() {
+        GrantLookup daemon = daemonServing(new ApiVersions("1.24", "1.50"), "ok");
+        for (String uri : List.of("/v1.50/containers/json", "/v1.24/containers/json", "/v1.50.0/containers/json", "/containers/json")) {
+            assertThat(POLICY.onHead(new RequestHead("GET", uri, Map.of()), REPO, daemon)).as(uri).isEqualTo(new HeadVerdict.Pass());
+        }
+    }
+
+    @Test
+    void whileTheDaemonsVersionsAreUnknownAVersionedRequestWaits() {
+        for (String state : List.of("unchecked", "unreachable")) {
+            GrantLookup daemon = daemonServing(null, state);
+
+            Refusal r = refusal(POLICY.onHead(new RequestHead("GET", "/v1.44/containers/json", Map.of()), REPO, daemon));
+
+            assertThat(r.status()).isEqualTo(503);
+            assertThat(r.rule()).isEqualTo("api-versions-unknown");
+            assertThat(r.message()).contains("GET /version").contains("retry");
+            assertThat(POLICY.onHead(new RequestHead("HEAD", "/_ping", Map.of()), REPO, daemon)).isEqualTo(new HeadVerdict.Pass());
+        }
     }
 }

@@ -3,6 +3,7 @@ package io.rediacc.gpu.gate.proxy;
 import io.rediacc.gpu.dockerd.BaseImage;
 import io.rediacc.gpu.gate.service.Gate;
 import io.rediacc.gpu.gate.support.DockerCli;
+import io.rediacc.gpu.gate.support.RawHttp;
 import io.rediacc.gpu.gate.support.StandaloneGates;
 import io.rediacc.gpu.testsupport.RealDockerd;
 import org.junit.jupiter.api.AfterAll;
@@ -84,6 +85,56 @@ class RealDaemonAllowlistTest {
         if (gates != null) {
             gates.close();
         }
+    }
+
+    @Test
+    void aVersionOutsideWhatTheRealDaemonServesIsRefusedByTheGateNamingItsRange() {
+        String max = direct.run("version", "--format", "{{.Server.APIVersion}}").stdout().strip();
+        String min = direct.run("version", "--format", "{{.Server.MinAPIVersion}}").stdout().strip();
+        String above = "1." + (Integer.parseInt(max.substring(max.indexOf('.') + 1)) + 1);
+        java.net.SocketAddress address = gate.boundAddress("real").orElseThrow();
+
+        String tooNew = RawHttp.request(address, "GET", "/v" + above + "/containers/json", "", null);
+        String tooOld = RawHttp.request(address, "GET", "/v1.12/containers/json", "", null);
+        String served = RawHttp.request(address, "GET", "/v" + max + "/containers/json", "", null);
+
+        assertThat(RawHttp.status(tooNew)).as(tooNew).isEqualTo(400);
+        assertThat(tooNew).contains("client version " + above + " is too new")
+                .contains("serves API versions " + min + " to " + max).contains("DOCKER_API_VERSION=" + max);
+        assertThat(RawHttp.status(tooOld)).as(tooOld).isEqualTo(400);
+        assertThat(tooOld).contains("client version 1.12 is too old").contains("DOCKER_API_VERSION=" + min);
+        assertThat(RawHttp.status(served)).as(served).isEqualTo(200);
+    }
+
+    @Test
+    void aSpellingTheRealDaemonRoutesNowhereIsRefusedAsAnUnknownRouteNeverPassed() {
+        String max = direct.run("version", "--format", "{{.Server.APIVersion}}").stdout().strip();
+        java.net.SocketAddress address = gate.boundAddress("real").orElseThrow();
+        String privileged = "{\"Image\":\"" + BaseImage.TAG + "\",\"HostConfig\":{\"Privileged\":true}}";
+        List<String[]> nowhere = List.of(
+                new String[] {"GET", "/v" + max + "/CONTAINERS/json", null},
+                new String[] {"GET", "/V" + max + "/containers/json", null},
+                new String[] {"GET", "/v" + max + "/containers/json/", null},
+                new String[] {"get", "/v" + max + "/containers/json", null},
+                new String[] {"GET", "/v" + max + "/v" + max + "/containers/json", null},
+                new String[] {"GET", "/v" + max + "//containers/json", null},
+                new String[] {"POST", "/v" + max + "/CONTAINERS/create", privileged},
+                new String[] {"POST", "/v" + max + "/containers/create/", privileged});
+
+        for (String[] r : nowhere) {
+            String daemon = RawHttp.requestUnix(docker.daemon().socket(), r[0], r[1], r[2]);
+            String viaTheGate = RawHttp.request(address, r[0], r[1], "", r[2]);
+
+            assertThat(RawHttp.status(daemon)).as("the daemon routes %s %s nowhere: %s", r[0], r[1], daemon).isIn(301, 404);
+            assertThat(daemon).doesNotContain("\"Id\"");
+            assertThat(RawHttp.status(viaTheGate)).as(viaTheGate).isEqualTo(404);
+            assertThat(viaTheGate).as("the gate's own refusal, not the daemon's 404").contains("has no route " + r[0]);
+        }
+        // the spellings the daemon does route reach it: percent-encoding is decoded by both
+        String encoded = RawHttp.request(address, "GET", "/v" + max + "/containers/%6Aso%6E", "", null);
+        assertThat(RawHttp.status(encoded)).as(encoded).isEqualTo(200);
+        assertThat(RawHttp.status(RawHttp.requestUnix(docker.daemon().socket(), "GET", "/v" + max + "/containers/%6Aso%6E", null)))
+                .isEqualTo(200);
     }
 
     @Test

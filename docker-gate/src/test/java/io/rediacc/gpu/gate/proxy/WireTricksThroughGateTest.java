@@ -92,6 +92,11 @@ class WireTricksThroughGateTest {
                 call("percent-encoded route", "POST", "/v1.50/containers/%63reate", "", privileged),
                 call("no version prefix", "POST", "/containers/create", "", privileged),
                 call("odd version prefix", "POST", "/v1.24.0/containers/create", "", privileged),
+                call("case variant the daemon does not route", "POST", "/v1.50/CONTAINERS/create", "", privileged),
+                call("lower-case method", "post", CREATE, "", privileged),
+                // API versions bounded by the stand-in daemon's GET /version (1.24 to 1.50), not only by the gate's table
+                call("version above the daemon's", "GET", "/v1.51/containers/json", "", null),
+                call("version below the daemon's", "GET", "/v1.23/containers/json", "", null),
                 call("absolute-form target", "POST", "http://docker" + CREATE, "", privileged),
                 call("query string", "POST", CREATE + "?name=x&platform=linux", "", privileged),
                 call("start with a body (pre-1.24 HostConfig)", "POST", "/v1.50/containers/abc/start", "",

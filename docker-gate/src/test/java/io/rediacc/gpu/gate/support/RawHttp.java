@@ -90,4 +90,24 @@ public final class RawHttp {
         }
         return Integer.parseInt(raw.substring(9, 12));
     }
+
+    /** {@link #request} straight to a daemon's unix socket, for what the daemon itself answers. */
+    public static String requestUnix(java.nio.file.Path socket, String method, String target, String body) {
+        byte[] bytes = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
+        String request = method + " " + target + " HTTP/1.1\r\nHost: docker\r\nConnection: close\r\n"
+                + (body == null ? "" : "Content-Type: application/json\r\nContent-Length: " + bytes.length + "\r\n")
+                + "\r\n" + new String(bytes, StandardCharsets.ISO_8859_1);
+        try (java.nio.channels.SocketChannel channel = java.nio.channels.SocketChannel.open(java.net.UnixDomainSocketAddress.of(socket))) {
+            channel.write(java.nio.ByteBuffer.wrap(request.getBytes(StandardCharsets.ISO_8859_1)));
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(8192);
+            while (channel.read(buf) >= 0) {
+                out.write(buf.array(), 0, buf.position());
+                buf.clear();
+            }
+            return out.toString(StandardCharsets.ISO_8859_1);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
 }
