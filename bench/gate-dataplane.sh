@@ -7,7 +7,11 @@
 # Then the gate's RSS at that load and with 1,000 repos and BIG_GRANTS (1,000) grants applied from the topic.
 # Env: ROUNDS (3), DURATION (8s), CONNS (32), GATE_JAVA_OPTS (none: the JVM's defaults, as shipped),
 #      SMALL_JAVA_OPTS (extra JVM flags of the second RSS figure, which runs with the Environment= lines of
-#      deploy/systemd/docker-gate.service at BENCH_REF: the flags the unit ships), SKIP_BIG (1: no RSS-at-size part), JFR.
+#      deploy/systemd/docker-gate.service at BENCH_REF: the flags the unit ships), SKIP_BIG (1: no RSS-at-size part), JFR,
+#      GATE_BEFORE (a commit: a second gate packaged from it, "gate-before", measured in the same rounds beside
+#      the gate of BENCH_REF, for a before/after on a loaded machine; its ratios come in the same tables).
+# Each gate round also reads the gate's CPU time (utime+stime of the process) and prints CPU µs per request:
+# what the gate spends, which a busy machine's scheduling waits do not inflate as much as req/s and p99.
 source "$(dirname "$0")/lib/common.sh"
 DURATION="${DURATION:-8s}"; CONNS="${CONNS:-32}"
 GATE_JAVA_OPTS="${GATE_JAVA_OPTS:-}"
@@ -16,7 +20,11 @@ SMALL_JAVA_OPTS="${SMALL_JAVA_OPTS:-}"
 mapfile -t UNIT_ENV < <(git -C "$REPO_ROOT" show "$BENCH_REF:deploy/systemd/docker-gate.service" \
   | sed -n 's/^Environment="\{0,1\}\([A-Za-z_]*=[^"]*\)"\{0,1\}$/\1/p')
 RESULTS="$RUN_DIR/results.txt"; : >"$RESULTS"
-ensure_tools; ensure_drivers; build_service docker-gate
+ensure_tools; ensure_drivers
+if [ -n "${GATE_BEFORE:-}" ]; then
+  AFTER_REF="$BENCH_REF"; BENCH_REF="$GATE_BEFORE"; build_service docker-gate; BEFORE_JAR="$DOCKER_GATE_JAR"; BENCH_REF="$AFTER_REF"
+fi
+build_service docker-gate
 log "run dir $RUN_DIR; $(machine_line); load $(load_now)"
 echo "load_start $(load_now | tr ' ' ,)" >>"$RESULTS"
 
@@ -72,6 +80,20 @@ driver FleetSim grants "$KAFKA" "$MACHINE" 0 1 8 >&2
 # shellcheck disable=SC2086
 start_gate gate "$RUN_DIR/gate/repos.yaml" "$RUN_DIR/gate-state" $GATE_JAVA_OPTS
 wait_http "http://127.0.0.1:$GATE_MGMT/q/health/ready" 120
+MAIN_GATE_PID=$GATE_PID; MAIN_GATE_METRICS=$GATE_METRICS
+declare -A GATE_PIDS=([gate]=$GATE_PID)
+if [ -n "${GATE_BEFORE:-}" ]; then
+  # the same repo (same grants) on its own port, state and pin root, served by the gate of GATE_BEFORE
+  BEFORE_PORT="$(free_port)"; mkdir -p "$RUN_DIR/gate-before"
+  sed "s|listen: tcp://127.0.0.1:$GATE_PORT|listen: tcp://127.0.0.1:$BEFORE_PORT|" "$RUN_DIR/gate/repos.yaml" >"$RUN_DIR/gate-before/repos.yaml"
+  AFTER_JAR="$DOCKER_GATE_JAR"; DOCKER_GATE_JAR="$BEFORE_JAR"
+  # shellcheck disable=SC2086
+  start_gate gate-before "$RUN_DIR/gate-before/repos.yaml" "$RUN_DIR/gate-before-state" $GATE_JAVA_OPTS
+  DOCKER_GATE_JAR="$AFTER_JAR"
+  wait_http "http://127.0.0.1:$GATE_MGMT/q/health/ready" 120
+  BEFORE_METRICS=$GATE_METRICS; GATE_PIDS[gate-before]=$GATE_PID
+  GATE_PID=$MAIN_GATE_PID; GATE_METRICS=$MAIN_GATE_METRICS
+fi
 
 python3 "$BENCH_DIR/lib/create-body.py" nvidia.com/gpu=0 4096 "$HOST_ROOT" >"$RUN_DIR/create.json"
 cat >"$RUN_DIR/create.lua" <<LUA
@@ -82,17 +104,21 @@ f:close()
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["User-Agent"] = "Docker-Client/27.5.1 (linux)"
 LUA
+for port in $GATE_PORT ${BEFORE_PORT:-}; do
 for i in $(seq 1 100); do
   code="$(curl -s -o "$RUN_DIR/probe.txt" -w '%{http_code}' -H 'Content-Type: application/json' \
-    --data-binary @"$RUN_DIR/create.json" "http://127.0.0.1:$GATE_PORT/v1.47/containers/create?name=bench")"
+    --data-binary @"$RUN_DIR/create.json" "http://127.0.0.1:$port/v1.47/containers/create?name=bench")"
   [ "$code" = 201 ] && break
   sleep 0.3
 done
-[ "$code" = 201 ] || { log "the gate does not admit the create body ($code): $(cat "$RUN_DIR/probe.txt")"; exit 1; }
+[ "$code" = 201 ] || { log "the gate on port $port does not admit the create body ($code): $(cat "$RUN_DIR/probe.txt")"; exit 1; }
+done
 log "gate admits the 4 KiB create naming nvidia.com/gpu=0 ($(wc -c <"$RUN_DIR/create.json") bytes)"
 
 declare -A TARGET=([direct]=$NGX_PORT [haproxy-ka]=$HA_KA [haproxy-close]=$HA_CLOSE [gate]=$GATE_PORT)
 ORDER=(haproxy-ka haproxy-close gate direct)
+if [ -n "${GATE_BEFORE:-}" ]; then TARGET[gate-before]=$BEFORE_PORT; ORDER=(haproxy-ka gate-before haproxy-close gate direct); fi
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 # warm-up (JIT, connection pools): not counted
 for t in "${ORDER[@]}"; do
   wrk_run "warm-$t" "http://127.0.0.1:${TARGET[$t]}/_ping" 3s "$CONNS" >/dev/null
@@ -108,18 +134,24 @@ for r in $(seq 1 "$ROUNDS"); do
     for t in "${ORDER[@]}"; do
       if [ "$endpoint" = ping ]; then url="http://127.0.0.1:${TARGET[$t]}/_ping"; lua=""
       else url="http://127.0.0.1:${TARGET[$t]}/v1.47/containers/create"; lua="$RUN_DIR/create.lua"; fi
-      sampler=""
+      sampler=""; cpu0=""; cpu_us=-
       if [ "$t" = gate ]; then sample_rss "$r-$endpoint" & sampler=$!; fi
+      [ -n "${GATE_PIDS[$t]:-}" ] && cpu0="$(cpu_ticks "${GATE_PIDS[$t]}")"
       read -r rps p50 p99 bad < <(wrk_run "$r-$endpoint-$t" "$url" "$DURATION" "$CONNS" "$lua")
+      if [ -n "$cpu0" ]; then # the gate's CPU µs per request answered in the round
+        cpu_us="$(awk -v a="$cpu0" -v b="$(cpu_ticks "${GATE_PIDS[$t]}")" -v hz="$(getconf CLK_TCK)" \
+          '/ requests in / {n=$1} END {printf "%.1f", n > 0 ? (b - a) / hz * 1e6 / n : -1}' "$RUN_DIR/wrk-$r-$endpoint-$t.txt")"
+      fi
       [ -n "$sampler" ] && { kill "$sampler" 2>/dev/null || true; wait "$sampler" 2>/dev/null || true; }
       [ "$bad" = 0 ] || log "WARNING: $t $endpoint had $bad non-2xx answers (see $RUN_DIR/wrk-$r-$endpoint-$t.txt)"
-      echo "$r $endpoint $t $rps $p50 $p99 $bad" >>"$RUN_DIR/rounds.txt"
-      log "round $r $endpoint $t: $rps req/s p50 ${p50}ms p99 ${p99}ms (load $(load_now))"
+      echo "$r $endpoint $t $rps $p50 $p99 $bad $cpu_us" >>"$RUN_DIR/rounds.txt"
+      log "round $r $endpoint $t: $rps req/s p50 ${p50}ms p99 ${p99}ms gate CPU ${cpu_us} µs/req (load $(load_now))"
     done
   done
 done
 RSS_LOAD="$(cat "$RUN_DIR"/rss-*.txt | sort -g | tail -1)"
 assert_no_drops gate "$GATE_METRICS"
+[ -n "${GATE_BEFORE:-}" ] && { assert_no_drops gate-before "$BEFORE_METRICS"; stop_pid "${GATE_PIDS[gate-before]}"; }
 
 # --- the gate's RSS with 1,000 repos and BIG_GRANTS grants ------------------------------------------
 # The grants arrive as they do in production: one snapshot signed with the grants key on gpu.grants.v1, which the
@@ -179,18 +211,20 @@ fi
 # --- report -------------------------------------------------------------------------------------
 med() { awk -v e="$1" -v t="$2" -v c="$3" '$2==e && $3==t {print $c}' "$RUN_DIR/rounds.txt" | median; }
 # ratios per round, then the median of the same-round ratios: rr endpoint column base
-rr() { awk -v e="$1" -v col="$2" -v base="$3" '$2==e && $3=="gate" {g[$1]=$col} $2==e && $3==base {b[$1]=$col} END {for (r in g) if (b[r]>0) printf "%.3f\n", g[r]/b[r]}' "$RUN_DIR/rounds.txt" | median; }
+rr() { awk -v e="$1" -v col="$2" -v base="$3" -v g="${4:-gate}" '$2==e && $3==g {x[$1]=$col} $2==e && $3==base {b[$1]=$col} END {for (r in x) if (b[r]>0) printf "%.3f\n", x[r]/b[r]}' "$RUN_DIR/rounds.txt" | median; }
+GATES=(gate); [ -n "${GATE_BEFORE:-}" ] && GATES=(gate-before gate)
+gname() { [ "$1" = gate-before ] && echo "gate-before ($GATE_BEFORE)" || echo "gate ($BENCH_REF)"; }
 {
   echo "## gate data plane  ($(date -u +'%Y-%m-%d %H:%M UTC'); $(machine_line); load at end $(load_now); rounds $ROUNDS x $DURATION, $CONNS connections, wrk -t2)"
-  printf '| endpoint | path | req/s (median) | p50 ms | p99 ms |\n|---|---|---|---|---|\n'
-  for e in ping create; do for t in direct haproxy-ka haproxy-close gate; do
-    printf '| %s | %s | %s | %s | %s |\n' "$e" "$t" "$(med $e $t 4)" "$(med $e $t 5)" "$(med $e $t 6)"
+  printf '| endpoint | path | req/s (median) | p50 ms | p99 ms | gate CPU µs/req |\n|---|---|---|---|---|---|\n'
+  for e in ping create; do for t in direct haproxy-ka haproxy-close "${GATES[@]}"; do
+    printf '| %s | %s | %s | %s | %s | %s |\n' "$e" "$t" "$(med $e $t 4)" "$(med $e $t 5)" "$(med $e $t 6)" "$(med $e $t 8)"
   done; done
   echo
-  printf '| endpoint | gate/HAProxy-keepalive req/s | gate/HAProxy-close req/s | p99 gate/keepalive | p99 gate/close |\n|---|---|---|---|---|\n'
-  for e in ping create; do
-    printf '| %s | %s | %s | %s | %s |\n' "$e" "$(rr $e 4 haproxy-ka)" "$(rr $e 4 haproxy-close)" "$(rr $e 6 haproxy-ka)" "$(rr $e 6 haproxy-close)"
-  done
+  printf '| endpoint | gate | gate/HAProxy-keepalive req/s | gate/HAProxy-close req/s | p99 gate/keepalive | p99 gate/close |\n|---|---|---|---|---|---|\n'
+  for e in ping create; do for g in "${GATES[@]}"; do
+    printf '| %s | %s | %s | %s | %s | %s |\n' "$e" "$(gname "$g")" "$(rr $e 4 haproxy-ka "$g")" "$(rr $e 4 haproxy-close "$g")" "$(rr $e 6 haproxy-ka "$g")" "$(rr $e 6 haproxy-close "$g")"
+  done; done
   echo
   echo "targets: gate req/s >= 1.0x HAProxy, gate p99 <= 1.5x HAProxy"
   echo "gate RSS at load (max sampled, JVM flags: '${GATE_JAVA_OPTS:-defaults}'): $RSS_LOAD MiB"

@@ -46,6 +46,9 @@ cleanup() {
   for pid in "${BENCH_PIDS[@]:-}"; do
     [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null || true
   done
+  # the pins the gates left under the run dir (start_gate's pin roots; pins outlive a gate by design)
+  awk -v d="$RUN_DIR/" 'index($5, d) == 1 {print $5}' /proc/self/mountinfo 2>/dev/null | sort -r \
+    | while read -r point; do umount -l "$point" 2>/dev/null || true; done
   local db
   for db in "${BENCH_DBS[@]:-}"; do
     [ -n "$db" ] && psql -q -d postgres -c "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)" >/dev/null 2>&1 || true
@@ -321,12 +324,14 @@ wrk_run() {
 # GATE_METRICS. It applies only grant snapshots signed by BENCH_GRANTS_KEY (gate.grants-key) and signs its own
 # records with GATE_SIGNING_KEY (default: a fresh pair beside the state dir; "FleetSim keyfile" writes a
 # simulated machine's, for a gate whose records a service reads).
+# Each gate pins bind sources under a root of its own in the run dir (not /run/rediacc/binds): two gates serving
+# the same repo guid (GATE_BEFORE, or another session's bench) would otherwise sweep each other's pins at start.
 start_gate() {
   local name="$1" manifest="$2" state="$3"; shift 3
   GATE_MGMT="$(free_port)"
   mkdir -p "$state"
   start_bg "$name" java "$@" $(jfr_opt "$name") -Dquarkus.http.port="$GATE_MGMT" -Dkafka.bootstrap.servers="$KAFKA" \
-    -Dgate.manifest="$manifest" -Dgate.state-dir="$state" -Dgate.heartbeat=5s \
+    -Dgate.manifest="$manifest" -Dgate.state-dir="$state" -Dgate.pin-root="$state-pins" -Dgate.heartbeat=5s \
     -Dgate.grants-key="$BENCH_GRANTS_PUB" -Dgate.signing-key="${GATE_SIGNING_KEY:-$state-machine-key.pem}" -jar "$DOCKER_GATE_JAR"
   GATE_PID=$LAST_PID; JFR_PIDS+=("$GATE_PID"); GATE_METRICS="http://127.0.0.1:$GATE_MGMT/q/metrics"
 }

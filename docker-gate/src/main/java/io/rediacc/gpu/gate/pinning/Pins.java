@@ -40,11 +40,14 @@ public final class Pins implements BindPins {
     /** Where pins live when {@code gate.pin-root} names no other directory. */
     public static final Path DEFAULT_ROOT = Path.of("/run/rediacc/binds");
 
+    /** Journal entries a repo's record may gather (beyond one per pin it holds) before it is written whole again. */
+    static final int COMPACT_AFTER = 256;
+
     private final Path pinRoot;
     private final PinStore store;
     private final HostAccess access;
     private final PinnedObjectJudge judge;
-    private final Map<String, LinkedHashMap<String, PinRecord>> byRepo = new HashMap<>();
+    private final Map<String, RepoPins> byRepo = new HashMap<>();
     /**
      * Writes records and unmounts released pins off the request path (a record write or an unmount
      * takes milliseconds on a busy disk, a create's pins a fraction of one): one thread, in order.
@@ -107,7 +110,7 @@ public final class Pins implements BindPins {
         PinRecord record = new PinRecord(id, token, owner.name(), beneath.root().toString(), beneath.rel(), hostPath,
                 pin.physicalPath(), pin.dev(), pin.ino(), pin.directory(), System.currentTimeMillis(), false);
         synchronized (this) {
-            pins(repo.guid()).put(id, record);
+            pins(repo.guid()).put(record);
         }
         return pin.target().toString();
     }
@@ -117,18 +120,37 @@ public final class Pins implements BindPins {
         saveLater(repo.guid());
     }
 
-    /** Writes the repo's record soon, on the io thread (saves asked for meanwhile are one write). */
+    /**
+     * Writes the repo's changes soon, on the io thread (changes made meanwhile are one write): appended
+     * to its journal, or as a new snapshot once the journal holds more changes than the record has pins.
+     */
     private void saveLater(String guid) {
         if (dirty.add(guid)) {
             io.execute(() -> {
                 dirty.remove(guid);
-                List<PinRecord> now;
+                List<PinStore.Change> changes;
+                List<PinRecord> snapshot = null;
+                RepoPins repo;
                 synchronized (this) {
-                    now = List.copyOf(pins(guid).values());
+                    repo = pins(guid);
+                    changes = repo.takeChanges();
+                    if (changes.isEmpty()) {
+                        return;
+                    }
+                    if (repo.journaled + changes.size() > Math.max(COMPACT_AFTER, repo.byId.size())) {
+                        snapshot = List.copyOf(repo.byId.values());
+                    }
                 }
                 try {
-                    store.save(guid, now);
+                    if (snapshot != null) {
+                        store.save(guid, snapshot);
+                        repo.journaled = 0;
+                    } else {
+                        store.append(guid, changes);
+                        repo.journaled += changes.size();
+                    }
                 } catch (RuntimeException e) {
+                    repo.journaled = Integer.MAX_VALUE / 2; // the next write is a whole snapshot
                     LOG.errorf("the gate could not write its pin record of repo %s: %s", guid, e.getMessage());
                 }
             });
@@ -158,16 +180,16 @@ public final class Pins implements BindPins {
 
     @Override
     public void release(RepoIdentity repo, String token) {
-        releaseWhere(repo.guid(), r -> r.token().equals(token));
+        releaseToken(repo.guid(), token);
     }
 
     @Override
     public synchronized void commit(RepoIdentity repo, String token) {
-        LinkedHashMap<String, PinRecord> pins = pins(repo.guid());
+        RepoPins pins = pins(repo.guid());
         boolean changed = false;
-        for (Map.Entry<String, PinRecord> e : pins.entrySet()) {
-            if (e.getValue().token().equals(token) && !e.getValue().committed()) {
-                e.setValue(e.getValue().commit());
+        for (PinRecord r : pins.withToken(token)) {
+            if (!r.committed()) {
+                pins.put(r.commit());
                 changed = true;
             }
         }
@@ -178,7 +200,7 @@ public final class Pins implements BindPins {
 
     /** The repo's pins now (for tests and the status). */
     public synchronized List<PinRecord> pins(RepoIdentity repo) {
-        return List.copyOf(pins(repo.guid()).values());
+        return List.copyOf(pins(repo.guid()).byId.values());
     }
 
     /**
@@ -189,13 +211,12 @@ public final class Pins implements BindPins {
     public int sweep(String repoGuid, Set<String> containerTokens, Set<String> volumeTokens, long nowMillis) {
         List<PinRecord> gone = new ArrayList<>();
         synchronized (this) {
-            LinkedHashMap<String, PinRecord> pins = pins(repoGuid);
+            RepoPins pins = pins(repoGuid);
             boolean changed = false;
-            for (Map.Entry<String, PinRecord> e : pins.entrySet()) {
-                PinRecord r = e.getValue();
+            for (PinRecord r : List.copyOf(pins.byId.values())) {
                 boolean alive = r.owner().equals(Owner.VOLUME.name()) ? volumeTokens.contains(r.token()) : containerTokens.contains(r.token());
                 if (alive && !r.committed()) {
-                    e.setValue(r.commit());
+                    pins.put(r.commit());
                     changed = true;
                 } else if (!alive && (r.committed() || nowMillis - r.createdAtMillis() > PENDING_GRACE.toMillis())) {
                     gone.add(r);
@@ -221,6 +242,7 @@ public final class Pins implements BindPins {
      * record does not list are removed.
      */
     public void restore(RepoIdentity repo) {
+        flush(); // writes still queued for this repo (served before, then removed from the manifest) land first
         String guid = repo.guid();
         Path dir = pinRoot.resolve(guid);
         List<PinRecord> recorded = store.load(guid);
@@ -264,7 +286,7 @@ public final class Pins implements BindPins {
             }
         }
         synchronized (this) {
-            byRepo.put(guid, kept);
+            byRepo.put(guid, new RepoPins(kept.values()));
             store.save(guid, List.copyOf(kept.values()));
         }
     }
@@ -294,11 +316,11 @@ public final class Pins implements BindPins {
         }
     }
 
-    private void releaseWhere(String guid, java.util.function.Predicate<PinRecord> which) {
-        List<PinRecord> gone = new ArrayList<>();
+    private void releaseToken(String guid, String token) {
+        List<PinRecord> gone;
         synchronized (this) {
-            LinkedHashMap<String, PinRecord> pins = pins(guid);
-            pins.values().stream().filter(which).forEach(gone::add);
+            RepoPins pins = pins(guid);
+            gone = pins.withToken(token);
             if (gone.isEmpty()) {
                 return;
             }
@@ -310,8 +332,70 @@ public final class Pins implements BindPins {
         }
     }
 
-    private LinkedHashMap<String, PinRecord> pins(String guid) {
-        return byRepo.computeIfAbsent(guid, g -> new LinkedHashMap<>());
+    private RepoPins pins(String guid) {
+        return byRepo.computeIfAbsent(guid, g -> new RepoPins(List.of()));
+    }
+
+    /**
+     * One repo's pins by id (in the order they were made) and by token (a create's pins are committed
+     * or released together: found without a scan of every pin), and the changes not yet written.
+     * Guarded by the {@link Pins} monitor, but {@link #journaled}, which only the io thread touches.
+     */
+    private static final class RepoPins {
+        final LinkedHashMap<String, PinRecord> byId = new LinkedHashMap<>();
+        private final Map<String, List<String>> idsByToken = new HashMap<>();
+        private List<PinStore.Change> changes = new ArrayList<>();
+        /** Changes in the journal since its snapshot. */
+        int journaled;
+
+        RepoPins(java.util.Collection<PinRecord> records) {
+            for (PinRecord r : records) {
+                byId.put(r.id(), r);
+                idsByToken.computeIfAbsent(r.token(), t -> new ArrayList<>(2)).add(r.id());
+            }
+        }
+
+        /** Adds or replaces a record (a commit replaces it with its committed copy). */
+        void put(PinRecord r) {
+            PinRecord before = byId.put(r.id(), r);
+            if (before == null) {
+                idsByToken.computeIfAbsent(r.token(), t -> new ArrayList<>(2)).add(r.id());
+            }
+            changes.add(PinStore.Change.put(r));
+        }
+
+        void remove(String id) {
+            PinRecord gone = byId.remove(id);
+            if (gone == null) {
+                return;
+            }
+            List<String> ids = idsByToken.get(gone.token());
+            if (ids != null) {
+                ids.remove(id);
+                if (ids.isEmpty()) {
+                    idsByToken.remove(gone.token());
+                }
+            }
+            changes.add(PinStore.Change.remove(id));
+        }
+
+        List<PinRecord> withToken(String token) {
+            List<String> ids = idsByToken.get(token);
+            if (ids == null) {
+                return List.of();
+            }
+            List<PinRecord> out = new ArrayList<>(ids.size());
+            for (String id : ids) {
+                out.add(byId.get(id));
+            }
+            return out;
+        }
+
+        List<PinStore.Change> takeChanges() {
+            List<PinStore.Change> taken = changes;
+            changes = new ArrayList<>();
+            return taken;
+        }
     }
 
     private static void unpinQuietly(Path target) {
