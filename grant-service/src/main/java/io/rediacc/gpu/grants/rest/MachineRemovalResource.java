@@ -34,10 +34,7 @@ public class MachineRemovalResource {
     private final GrantService grants;
     private final ApiAuthConfig auth;
 
-    private final io.rediacc.gpu.grants.service.MachineKeys keys;
-
-    public MachineRemovalResource(GrantService grants, ApiAuthConfig auth, io.rediacc.gpu.grants.service.MachineKeys keys) {
-        this.keys = keys;
+    public MachineRemovalResource(GrantService grants, ApiAuthConfig auth) {
         this.grants = grants;
         this.auth = auth;
     }
@@ -67,7 +64,6 @@ public class MachineRemovalResource {
                                    @Context SecurityContext security) {
         String who = Actor.of(security, actor, auth.mode());
         return grants.removeMachine(machine, QueryFlag.parse("revokeGrants", revokeGrants), who, GrantTerms.reason(reason))
-                .invoke(removed -> keys.forget(machine)) // the removal revoked its key
                 .map(r -> new RemovalView(r.machine(), r.revoked().size(), r.revoked(), r.version(), r.gates()));
     }
 }

@@ -13,7 +13,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
 import java.security.PublicKey;
-import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,45 +20,41 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The machines' registered public keys: registration (trusted on the operator's word; a different key
  * for a registered machine only with {@code rekey}, audited) and the lookups the consumers verify
- * records with. Lookups are cached for {@link #CACHE_FOR}: a re-key on another replica reaches this
- * one within that time; an unregistered machine is not cached, so its first registration counts at once.
+ * records with. A lookup reads the key and the machine's removal fence from the database every time,
+ * never from a cache of machine to key: a removal revokes the key on the replica that serves it, and a
+ * cache on another replica would let the revoked key verify for its lifetime (issue 31). Only the parsing
+ * of a key's PEM text is cached, by that text.
  */
 @ApplicationScoped
 public class MachineKeys {
 
     private static final Logger LOG = Logger.getLogger(MachineKeys.class);
-    static final long CACHE_SECONDS = 30;
-    static final Duration CACHE_FOR = Duration.ofSeconds(CACHE_SECONDS);
-
-    private record Cached(SignerKeys.MachineKey registered, long until) {
-    }
+    /** Parsed keys kept by PEM text; cleared when full (only registered keys are ever parsed here). */
+    private static final int PARSED_MAX = 100_000;
 
     private final MachineKeyStore store;
-    private final Map<String, Cached> cache = new ConcurrentHashMap<>();
+    private final Map<String, PublicKey> parsed = new ConcurrentHashMap<>();
 
     public MachineKeys(MachineKeyStore store) {
         this.store = store;
     }
 
-    /**
-     * The machine's registered key, or empty; cached {@value #CACHE_SECONDS} s. A removal revokes the key at once
-     * where it matters: the inventory path reads the key under the machine's lock, whatever this cache holds.
-     */
+    /** The machine's registered key with its removal fence, or empty (never registered, or revoked by a removal). */
     public Uni<Optional<SignerKeys.MachineKey>> lookup(String machine) {
-        Cached c = cache.get(machine);
-        if (c != null && c.until() > System.nanoTime()) {
-            return Uni.createFrom().item(Optional.of(c.registered()));
-        }
-        return store.find(machine).map(found -> found.map(k -> {
-            SignerKeys.MachineKey registered = new SignerKeys.MachineKey(SigningKeys.parsePublic(k.publicKeyPem()), k.registeredAt(), k.fence());
-            cache.put(machine, new Cached(registered, System.nanoTime() + CACHE_FOR.toNanos()));
-            return registered;
-        }));
+        return store.find(machine).map(found -> found.map(k ->
+                new SignerKeys.MachineKey(parsedKey(k.publicKeyPem()), k.registeredAt(), k.fence())));
     }
 
-    /** Forgets the cached key of a machine (removed: its key was revoked). */
-    public void forget(String machine) {
-        cache.remove(machine);
+    private PublicKey parsedKey(String pem) {
+        PublicKey key = parsed.get(pem);
+        if (key == null) {
+            if (parsed.size() >= PARSED_MAX) {
+                parsed.clear();
+            }
+            key = SigningKeys.parsePublic(pem);
+            parsed.put(pem, key);
+        }
+        return key;
     }
 
     public Uni<RegisteredMachineKey> show(String machine) {
@@ -91,7 +86,6 @@ public class MachineKeys {
                         Map.of("machine", machine, "registeredKeyId", held.current().keyId(), "offeredKeyId", keyId));
             }
             MachineKeyStore.Outcome outcome = (MachineKeyStore.Outcome) result;
-            cache.remove(machine);
             if (outcome.changed()) {
                 if (outcome.previousKeyId() == null) {
                     LOG.infof("machine %s: key %s registered by %s", machine, keyId, actor);

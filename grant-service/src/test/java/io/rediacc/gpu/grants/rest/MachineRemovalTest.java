@@ -194,6 +194,35 @@ class MachineRemovalTest {
                 "key-revoked", "key-registered", "granted");
     }
 
+    /**
+     * Issue 31: a removal served by another replica revokes the key in the shared database; this replica's next
+     * lookup finds no key at once, not after a cache window, so a status the machine signs afterwards (its gate
+     * still running) adds no gate.
+     */
+    @Test
+    void aKeyRevokedByAnotherReplicasRemovalStopsVerifyingAtOnce() throws Exception {
+        TestMachine m = TestMachine.withRepos(api, "other-replica", Fleet.repo("a"));
+        TestMachine.fleet().publishGateStatus(m.name, "g1", 0, List.of());
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() ->
+                api.machineGrants(m.name).<List<String>>path("gates.gateId").contains("g1")); // its key was just looked up
+        try (java.sql.Connection c = PostgresTestResource.current().connect();
+             var revoke = c.prepareStatement("delete from machine_keys where machine = ?");
+             var removal = c.prepareStatement("insert into machine_removals (machine, generation, removed_at, removed_by)"
+                     + " values (?, 1, now(), 'another replica')")) {
+            revoke.setString(1, m.name);
+            removal.setString(1, m.name);
+            assertThat(revoke.executeUpdate()).isEqualTo(1);
+            removal.executeUpdate();
+        }
+        double unregistered = dropped(Topics.GATE_STATUS, "unregistered-machine");
+
+        TestMachine.fleet().publishGateStatus(m.name, "g2", 0, List.of());
+
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20))
+                .until(() -> dropped(Topics.GATE_STATUS, "unregistered-machine") > unregistered);
+        assertThat(api.machineGrants(m.name).<List<String>>path("gates.gateId")).doesNotContain("g2");
+    }
+
     @Test
     void aMachineSetUpButNeverPublishedCanBeRemoved() throws Exception {
         // rdc machine setup registers the machine's key before its agent publishes anything
