@@ -4,7 +4,6 @@ import io.rediacc.gpu.cli.command.Commands;
 import io.rediacc.gpu.cli.failure.ExitCodes;
 import io.rediacc.gpu.cli.failure.Failure;
 import io.rediacc.gpu.cli.command.Session;
-import io.rediacc.gpu.cli.client.GrantViews.MachineGrants;
 import io.rediacc.gpu.cli.client.InventoryViews.Gate;
 import io.rediacc.gpu.cli.client.InventoryViews.MachineDetail;
 import io.rediacc.gpu.cli.client.Reply;
@@ -12,6 +11,7 @@ import io.rediacc.gpu.cli.output.Ages;
 import io.rediacc.gpu.cli.output.Documents;
 import io.rediacc.gpu.cli.output.OutputFormat;
 import io.rediacc.gpu.cli.output.Table;
+import io.rediacc.gpu.contracts.api.MachineGrantsView;
 import io.rediacc.gpu.contracts.events.DaemonStatus;
 import io.rediacc.gpu.contracts.events.Grant;
 import io.rediacc.gpu.contracts.events.MachineInventory.Gpu;
@@ -106,7 +106,7 @@ public class MachineGpuListCommand implements Callable<Integer> {
                 session.warn("cannot compare with grant-service's database: " + reply.error().line());
                 return null;
             }
-            return reply.as(MachineGrants.class).grants();
+            return reply.as(MachineGrantsView.class).grants();
         } catch (Failure e) {
             session.warn("cannot compare with grant-service's database: " + e.getMessage());
             return null;
