@@ -4,7 +4,6 @@ import io.rediacc.gpu.cli.command.Commands;
 import io.rediacc.gpu.cli.failure.ExitCodes;
 import io.rediacc.gpu.cli.failure.Failure;
 import io.rediacc.gpu.cli.command.Session;
-import io.rediacc.gpu.cli.client.GrantViews.MachineGrants;
 import io.rediacc.gpu.cli.client.InventoryViews.Gate;
 import io.rediacc.gpu.cli.client.InventoryViews.MachineDetail;
 import io.rediacc.gpu.cli.client.Reply;
@@ -12,6 +11,7 @@ import io.rediacc.gpu.cli.output.Ages;
 import io.rediacc.gpu.cli.output.Documents;
 import io.rediacc.gpu.cli.output.OutputFormat;
 import io.rediacc.gpu.cli.output.Table;
+import io.rediacc.gpu.contracts.api.MachineGrantsView;
 import io.rediacc.gpu.contracts.events.DaemonStatus;
 import io.rediacc.gpu.contracts.events.Grant;
 import io.rediacc.gpu.contracts.events.MachineInventory.Gpu;
@@ -80,7 +80,7 @@ public class MachineGpuListCommand implements Callable<Integer> {
     /** The machine's GPU table, devices with holders, and gates (also the end of {@code rdc machine setup}). */
     public static void show(Session session, String name) {
         MachineDetail detail = session.inventory().machine(name).orFail().as(MachineDetail.class);
-        MachineGrants db = databaseGrants(session, name);
+        MachineGrantsView db = databaseGrants(session, name);
         List<Grant> dbGrants = db == null ? null : db.grants();
         JsonNode stored = storedInventory(session, name);
         CardReservations cards = CardReservations.of(detail.cdiDevices(), stored, detail.gpus(), dbGrants);
@@ -102,18 +102,18 @@ public class MachineGpuListCommand implements Callable<Integer> {
     }
 
     /** The database's view; null (with a warning) when grant-service cannot say. */
-    private static MachineGrants databaseGrants(Session session, String machine) {
+    private static MachineGrantsView databaseGrants(Session session, String machine) {
         try {
             Reply reply = session.grants().machineGrants(machine);
             if (reply.status() == 404) {
                 // grant-service has never heard of the machine: it holds no grants
-                return new MachineGrants(machine, 0, List.of(), List.of());
+                return new MachineGrantsView(machine, 0, List.of(), List.of(), List.of());
             }
             if (!reply.ok()) {
                 session.warn("cannot compare with grant-service's database: " + reply.error().line());
                 return null;
             }
-            return reply.as(MachineGrants.class);
+            return reply.as(MachineGrantsView.class);
         } catch (Failure e) {
             session.warn("cannot compare with grant-service's database: " + e.getMessage());
             return null;

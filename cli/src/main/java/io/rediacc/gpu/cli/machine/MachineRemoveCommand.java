@@ -4,8 +4,8 @@ import io.rediacc.gpu.cli.command.Commands;
 import io.rediacc.gpu.cli.failure.ExitCodes;
 import io.rediacc.gpu.cli.failure.Failure;
 import io.rediacc.gpu.cli.command.Session;
-import io.rediacc.gpu.cli.client.GrantViews.Removal;
 import io.rediacc.gpu.cli.client.Reply;
+import io.rediacc.gpu.contracts.api.RemovalView;
 import io.rediacc.gpu.contracts.identity.Identifiers;
 import io.rediacc.gpu.contracts.identity.InvalidIdentifierException;
 import picocli.CommandLine.Model.CommandSpec;
@@ -50,10 +50,10 @@ public class MachineRemoveCommand implements Callable<Integer> {
             throw Failure.usage(e.getMessage());
         }
         Reply reply = session.grants().removeMachine(machine, Commands.isSet(revokeGrants), this.reason.<String>getValue()).orFail();
-        return session.show(reply.json(), out -> line(reply.as(Removal.class), out));
+        return session.show(reply.json(), out -> line(reply.as(RemovalView.class), out));
     }
 
-    private static void line(Removal removal, java.io.PrintWriter out) {
+    private static void line(RemovalView removal, java.io.PrintWriter out) {
         String revoked = removal.revoked().isEmpty() ? "it held no grants"
                 : "revoked " + removal.revokedCount() + " grant(s): " + removal.revoked().stream()
                 .map(g -> g.device() + " of " + g.repoName()).collect(Collectors.joining(", "));

@@ -265,112 +265,28 @@ public class OutboxRelay {
         }
     }
 
+    /**
+     * One pass: take the relay lock and read the oldest rows, send them, wait for the broker's
+     * acknowledgements, then delete what was acknowledged and park what was refused for good, in the
+     * same transaction as the lock.
+     */
     Pass pass() {
         int batch = config.relay().batchSize();
         SqlConnection connection = pool.getConnection().await().atMost(DB_STEP);
         try {
-            // BEGIN, the lock and the read go out together (one round trip, GrantWrites.begin): the read
-            // starts after the lock was tried, so when it was taken the rows are as of holding it; when not,
-            // they are dropped
-            Uni<Transaction> begun = GrantWrites.begin(connection);
             Transaction tx = null;
             try {
-                var all = Uni.combine().all().unis(
-                                connection.preparedQuery(TRY_RELAY_LOCK).execute(Tuple.of(RELAY_LOCK)),
-                                connection.preparedQuery(OLDEST).execute(Tuple.of(batch)),
-                                connection.preparedQuery(PARKED).execute())
-                        .asTuple().await().atMost(DB_STEP);
-                tx = begun.await().atMost(DB_STEP);
-                boolean active = all.getItem1().iterator().next().getBoolean(0);
-                Row parkedRow = all.getItem3().iterator().next();
-                if (!active) {
-                    tx.rollback().await().atMost(DB_STEP);
-                    state = new RelayState(state.lastPassAt(), state.lastPublishedAt(), state.pendingSeen(),
-                            state.lastError(), parkedRow.getLong(0), parkedRow.getString(1));
-                    // another replica's relay is publishing: rows seen count as a backlog, so that this one
-                    // takes over soon when that replica stops mid-way
-                    return new Pass(all.getItem2().size(), 0, batch, null);
+                Read read = lockAndRead(connection, batch);
+                tx = read.tx();
+                if (!read.active()) {
+                    return standBy(read, batch);
                 }
-                RowSet<Row> rows = all.getItem2();
-                List<Row> sent = new ArrayList<>();
-                List<Future<RecordMetadata>> acks = new ArrayList<>();
-                Map<Long, String> park = new LinkedHashMap<>(); // outbox id -> why the producer or broker refused it
-                Set<String> held = new HashSet<>(); // machines with a row parked in this pass: their later rows wait
-                Exception failure = null;
-                for (Row row : rows) {
-                    String key = row.getString("record_key");
-                    if (held.contains(key)) {
-                        continue;
-                    }
-                    try {
-                        Future<RecordMetadata> ack = producer.send(toRecord(row));
-                        String refused = refusal(ack);
-                        if (refused != null) { // refused before it left (over max.request.size): later rows not sent
-                            park.put(row.getLong("id"), refused);
-                            held.add(key);
-                            continue;
-                        }
-                        acks.add(ack);
-                        sent.add(row);
-                    } catch (UnreadableRow e) {
-                        park.put(row.getLong("id"), e.getMessage());
-                        held.add(key);
-                    } catch (RuntimeException e) {
-                        failure = e; // e.g. no metadata within max.block.ms: the broker is unreachable
-                        break;
-                    }
-                }
-                List<Long> done = new ArrayList<>();
-                for (int i = 0; i < acks.size(); i++) {
-                    Row row = sent.get(i);
-                    try {
-                        acks.get(i).get(config.relay().deliveryTimeout().toMillis() + 5000, TimeUnit.MILLISECONDS);
-                        done.add(row.getLong("id"));
-                        if (held.contains(row.getString("record_key"))) {
-                            LOG.warnf("outbox row %d of %s was published after an earlier row of that machine was parked"
-                                    + " (the broker refused that one after it was sent)", row.getLong("id"),
-                                    row.getString("record_key"));
-                        }
-                    } catch (ExecutionException e) {
-                        if (permanent(e.getCause())) { // the broker refused this record for good: park it, go on
-                            park.put(row.getLong("id"), describe(e));
-                            held.add(row.getString("record_key"));
-                            continue;
-                        }
-                        failure = e; // keep the order: nothing after the first unacknowledged row is deleted
-                        break;
-                    } catch (TimeoutException e) {
-                        failure = e;
-                        break;
-                    }
-                }
-                if (!done.isEmpty()) {
-                    connection.preparedQuery("delete from outbox where id = any($1)")
-                            .execute(Tuple.of(done.toArray(new Long[0]))).await().atMost(DB_STEP);
-                }
-                if (!park.isEmpty()) {
-                    List<Tuple> parked = new ArrayList<>();
-                    park.forEach((id, reason) -> parked.add(Tuple.of(id, reason)));
-                    connection.preparedQuery(PARK).executeBatch(parked).await().atMost(DB_STEP);
-                }
-                Row parkedNow = park.isEmpty() ? parkedRow
-                        : connection.preparedQuery(PARKED).execute().await().atMost(DB_STEP).iterator().next();
+                Delivery delivery = new Delivery();
+                delivery.send(read.rows());
+                delivery.awaitAcknowledgements();
+                Row parkedNow = settle(connection, delivery, read.parked());
                 tx.commit().await().atMost(DB_STEP);
-                published.increment(done.size());
-                parkedRecords.increment(park.size());
-                park.forEach((id, reason) -> LOG.errorf("outbox row %d parked in outbox_parked; the machine's later"
-                        + " records wait behind it until an operator drops or retries it (GET /api/v1/outbox/parked): %s",
-                        id, reason));
-                Instant now = Instant.now();
-                state = new RelayState(now, done.isEmpty() ? state.lastPublishedAt() : now,
-                        rows.size() - done.size() - park.size(), failure == null ? null : describe(failure),
-                        parkedNow.getLong(0), parkedNow.getString(1));
-                if (failure != null) {
-                    LOG.warnf("outbox: %d of %d records published; retrying the rest: %s", done.size(), rows.size(),
-                            describe(failure));
-                }
-                // rows held behind a parked one count as handled: the next pass reads past them
-                return new Pass(rows.size(), rows.size() - sent.size() + done.size(), batch, failure);
+                return report(read.rows().size(), delivery, parkedNow, batch);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 rollbackQuietly(tx);
@@ -382,6 +298,141 @@ public class OutboxRelay {
         } finally {
             connection.close().await().atMost(DB_STEP);
         }
+    }
+
+    /** What a pass read under its transaction: whether it holds the relay lock, the oldest rows, the parked count. */
+    private record Read(Transaction tx, boolean active, RowSet<Row> rows, Row parked) {
+    }
+
+    /**
+     * BEGIN, the lock and the read go out together (one round trip, GrantWrites.begin): the read starts
+     * after the lock was tried, so when it was taken the rows are as of holding it; when not, they are
+     * dropped.
+     */
+    private Read lockAndRead(SqlConnection connection, int batch) {
+        Uni<Transaction> begun = GrantWrites.begin(connection);
+        var all = Uni.combine().all().unis(
+                        connection.preparedQuery(TRY_RELAY_LOCK).execute(Tuple.of(RELAY_LOCK)),
+                        connection.preparedQuery(OLDEST).execute(Tuple.of(batch)),
+                        connection.preparedQuery(PARKED).execute())
+                .asTuple().await().atMost(DB_STEP);
+        Transaction tx = begun.await().atMost(DB_STEP);
+        return new Read(tx, all.getItem1().iterator().next().getBoolean(0), all.getItem2(), all.getItem3().iterator().next());
+    }
+
+    /**
+     * Another replica's relay is publishing: this one only notes the parked rows. The rows seen count as
+     * a backlog, so that this one takes over soon when that replica stops mid-way.
+     */
+    private Pass standBy(Read read, int batch) {
+        read.tx().rollback().await().atMost(DB_STEP);
+        state = new RelayState(state.lastPassAt(), state.lastPublishedAt(), state.pendingSeen(),
+                state.lastError(), read.parked().getLong(0), read.parked().getString(1));
+        return new Pass(read.rows().size(), 0, batch, null);
+    }
+
+    /**
+     * One pass's records on their way: sent in id order, then acknowledged in that order. A machine with
+     * a record parked in this pass is held: its later rows wait, so its order holds.
+     */
+    private final class Delivery {
+        final List<Row> sent = new ArrayList<>();
+        final List<Future<RecordMetadata>> acks = new ArrayList<>();
+        final Map<Long, String> park = new LinkedHashMap<>(); // outbox id -> why the producer or broker refused it
+        final Set<String> held = new HashSet<>(); // machines with a row parked in this pass: their later rows wait
+        final List<Long> done = new ArrayList<>();
+        Exception failure;
+
+        /** Hands each row to the producer; stops at the first failure that concerns every record. */
+        void send(RowSet<Row> rows) {
+            for (Row row : rows) {
+                String key = row.getString("record_key");
+                if (held.contains(key)) {
+                    continue;
+                }
+                try {
+                    Future<RecordMetadata> ack = producer.send(toRecord(row));
+                    String refused = refusal(ack);
+                    if (refused != null) { // refused before it left (over max.request.size): later rows not sent
+                        hold(row, refused);
+                        continue;
+                    }
+                    acks.add(ack);
+                    sent.add(row);
+                } catch (UnreadableRow e) {
+                    hold(row, e.getMessage());
+                } catch (RuntimeException e) {
+                    failure = e; // e.g. no metadata within max.block.ms: the broker is unreachable
+                    return;
+                }
+            }
+        }
+
+        /** Waits for each sent record's acknowledgement in order; nothing after the first unacknowledged one counts. */
+        void awaitAcknowledgements() throws InterruptedException {
+            for (int i = 0; i < acks.size(); i++) {
+                Row row = sent.get(i);
+                try {
+                    acks.get(i).get(config.relay().deliveryTimeout().toMillis() + 5000, TimeUnit.MILLISECONDS);
+                    done.add(row.getLong("id"));
+                    if (held.contains(row.getString("record_key"))) {
+                        LOG.warnf("outbox row %d of %s was published after an earlier row of that machine was parked"
+                                + " (the broker refused that one after it was sent)", row.getLong("id"),
+                                row.getString("record_key"));
+                    }
+                } catch (ExecutionException e) {
+                    if (permanent(e.getCause())) { // the broker refused this record for good: park it, go on
+                        hold(row, describe(e));
+                        continue;
+                    }
+                    failure = e; // keep the order: nothing after the first unacknowledged row is deleted
+                    return;
+                } catch (TimeoutException e) {
+                    failure = e;
+                    return;
+                }
+            }
+        }
+
+        private void hold(Row row, String reason) {
+            park.put(row.getLong("id"), reason);
+            held.add(row.getString("record_key"));
+        }
+    }
+
+    /** Deletes the acknowledged rows and parks the refused ones; the parked rows as they are now. */
+    private static Row settle(SqlConnection connection, Delivery delivery, Row parkedBefore) {
+        if (!delivery.done.isEmpty()) {
+            connection.preparedQuery("delete from outbox where id = any($1)")
+                    .execute(Tuple.of(delivery.done.toArray(new Long[0]))).await().atMost(DB_STEP);
+        }
+        if (delivery.park.isEmpty()) {
+            return parkedBefore;
+        }
+        List<Tuple> parked = new ArrayList<>();
+        delivery.park.forEach((id, reason) -> parked.add(Tuple.of(id, reason)));
+        connection.preparedQuery(PARK).executeBatch(parked).await().atMost(DB_STEP);
+        return connection.preparedQuery(PARKED).execute().await().atMost(DB_STEP).iterator().next();
+    }
+
+    /** After the commit: counters, the log, the health check's state, and the pass's outcome. */
+    private Pass report(int read, Delivery delivery, Row parkedNow, int batch) {
+        published.increment(delivery.done.size());
+        parkedRecords.increment(delivery.park.size());
+        delivery.park.forEach((id, reason) -> LOG.errorf("outbox row %d parked in outbox_parked; the machine's later"
+                + " records wait behind it until an operator drops or retries it (GET /api/v1/outbox/parked): %s",
+                id, reason));
+        Instant now = Instant.now();
+        Exception failure = delivery.failure;
+        state = new RelayState(now, delivery.done.isEmpty() ? state.lastPublishedAt() : now,
+                read - delivery.done.size() - delivery.park.size(), failure == null ? null : describe(failure),
+                parkedNow.getLong(0), parkedNow.getString(1));
+        if (failure != null) {
+            LOG.warnf("outbox: %d of %d records published; retrying the rest: %s", delivery.done.size(), read,
+                    describe(failure));
+        }
+        // rows held behind a parked one count as handled: the next pass reads past them
+        return new Pass(read, read - delivery.sent.size() + delivery.done.size(), batch, failure);
     }
 
     /** A row the relay cannot turn into a record: parked like a refused one, it would never improve. */

@@ -2,6 +2,7 @@ package io.rediacc.gpu.grants.rest;
 
 import io.rediacc.gpu.api.problem.ProblemBody;
 import io.rediacc.gpu.api.security.Roles;
+import io.rediacc.gpu.contracts.api.MachineGrantsView;
 import io.rediacc.gpu.grants.service.GateRegistry;
 import io.rediacc.gpu.grants.service.GrantService;
 import io.smallrye.mutiny.Uni;

@@ -4,7 +4,7 @@ import io.rediacc.gpu.api.params.QueryFlag;
 import io.rediacc.gpu.api.problem.ProblemBody;
 import io.rediacc.gpu.api.security.ApiAuthConfig;
 import io.rediacc.gpu.api.security.Roles;
-import io.rediacc.gpu.contracts.events.Grant;
+import io.rediacc.gpu.contracts.api.RemovalView;
 import io.rediacc.gpu.grants.service.GrantService;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
@@ -23,8 +23,6 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
-import java.util.List;
-
 /** A machine leaving the fleet. */
 @Path("/api/v1/machines/{machine}")
 @Produces(MediaType.APPLICATION_JSON)
@@ -37,11 +35,6 @@ public class MachineRemovalResource {
     public MachineRemovalResource(GrantService grants, ApiAuthConfig auth) {
         this.grants = grants;
         this.auth = auth;
-    }
-
-    /** What a removal did. */
-    public record RemovalView(String machine, int revokedCount, List<Grant> revoked, long version,
-                              List<String> tombstonedGates) {
     }
 
     @DELETE

@@ -4,6 +4,7 @@ import io.rediacc.gpu.api.problem.ApiProblem;
 import io.rediacc.gpu.api.problem.ProblemMappers;
 import io.rediacc.gpu.grants.repository.OutboxRecordTooLarge;
 import io.smallrye.mutiny.CompositeException;
+import io.vertx.pgclient.PgException;
 import org.hibernate.HibernateException;
 import org.junit.jupiter.api.Test;
 
@@ -42,6 +43,26 @@ class DatabaseFailureMappingTest {
         assertThat(response.status()).isEqualTo(409);
         assertThat(response.error()).isEqualTo("record-too-large");
         assertThat(response.detail()).contains("2000000-byte record", "1000000-byte limit");
+    }
+
+    @Test
+    void aConstraintViolationWhoseTextMentionsARefusedConnectionIs500NotA503() {
+        // the decision is the SQLSTATE's (23505: a bug to fix), not the words the row's data put in the message
+        PgException duplicate = new PgException("duplicate key value violates unique constraint (reason)=(Connection refused)",
+                "ERROR", "23505", null);
+
+        ApiProblem response = ProblemMappers.problemOf(duplicate, "r4", List.of(new GrantFailures()));
+
+        assertThat(response.status()).isEqualTo(500);
+    }
+
+    @Test
+    void aLockTimeoutIs503MachineBusyNotDatabaseUnavailable() {
+        ApiProblem response = ProblemMappers.problemOf(new PgException("canceling statement due to lock timeout", "ERROR", "55P03", null),
+                "r5", List.of(new GrantFailures()));
+
+        assertThat(response.status()).isEqualTo(503);
+        assertThat(response.error()).isEqualTo("machine-busy");
     }
 
     @Test

@@ -65,8 +65,4 @@ public class Gate {
     /** The last accepted status's sequence within its epoch. */
     @Column(name = "seq")
     public long seq;
-
-    public boolean liveAt(Instant now) {
-        return liveUntil != null && liveUntil.isAfter(now);
-    }
 }

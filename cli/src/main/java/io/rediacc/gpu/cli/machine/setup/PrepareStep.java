@@ -4,8 +4,8 @@ import io.rediacc.gpu.cli.failure.ExitCodes;
 import io.rediacc.gpu.cli.failure.Failure;
 import io.rediacc.gpu.cli.ssh.Ssh;
 
-import io.rediacc.gpu.cli.client.GrantViews.MachineGrants;
 import io.rediacc.gpu.cli.client.Reply;
+import io.rediacc.gpu.contracts.api.MachineGrantsView;
 import io.rediacc.gpu.contracts.events.Grant;
 
 import java.time.Instant;
@@ -101,7 +101,7 @@ final class PrepareStep implements SetupStep {
                         + "): setup cannot tell whether it removes a granted device");
                 return List.of();
             }
-            return reply.as(MachineGrants.class).grants();
+            return reply.as(MachineGrantsView.class).grants();
         } catch (Failure e) {
             run.session().warn("cannot read the grants of " + run.machine() + " from grant-service (" + e.getMessage()
                     + "): setup cannot tell whether it removes a granted device");

@@ -1,13 +1,14 @@
-package io.rediacc.gpu.grants.rest;
+package io.rediacc.gpu.contracts.api;
 
-import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import io.rediacc.gpu.contracts.events.Grant;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
 import java.time.Instant;
 import java.util.List;
 
 /**
- * A machine's grants as the database holds them, and what each of its gates reported it enforces.
+ * A machine's grants as grant-service's database holds them, and what each of its gates reported it
+ * enforces ({@code GET /api/v1/machines/{machine}/grants}; rdc's machine gpu list and setup read it).
  *
  * @param gates    every gate that has reported; {@code live} is false for one silent for 3 heartbeats
  * @param orphaned granted names the machine's last inventory no longer defines (a setup removed their CDI devices):
@@ -17,6 +18,12 @@ import java.util.List;
 @Schema(requiredProperties = {"machine", "version", "grants", "gates", "orphaned"})
 public record MachineGrantsView(String machine, long version, List<Grant> grants, List<GateView> gates,
                                 List<String> orphaned) {
+
+    public MachineGrantsView {
+        grants = grants == null ? List.of() : grants;
+        gates = gates == null ? List.of() : gates;
+        orphaned = orphaned == null ? List.of() : orphaned;
+    }
 
     /**
      * One gate's last status.
