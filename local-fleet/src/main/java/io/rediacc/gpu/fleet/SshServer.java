@@ -5,6 +5,7 @@ import org.apache.sshd.common.config.keys.PublicKeyEntry;
 import org.apache.sshd.common.config.keys.writer.openssh.OpenSSHKeyPairResourceWriter;
 import org.apache.sshd.common.keyprovider.FileKeyPairProvider;
 import org.apache.sshd.common.keyprovider.KeyPairProvider;
+import org.apache.sshd.server.shell.ProcessShellCommandFactory;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -24,7 +25,7 @@ import java.util.Iterator;
  * {@code rdc machine setup} reaches the simulated machine over SSH with OpenSSH's client, as an operator reaches
  * a real one, whether or not this host has an SSH server installed. Public keys only: the one user key it
  * writes; the host key it writes stays the one known_hosts trusts across restarts (keys already in {@code dir}
- * are kept). Each exec request runs as {@code /bin/sh -c <command>} ({@link ShellCommand}) as the JVM's user;
+ * are kept). Each exec request runs as {@code /bin/sh -c <command>} as the JVM's user;
  * login is as root, the simulated machine's administrator. Keys are ECDSA P-256: the JDK signs and verifies
  * those itself, where ed25519 would need another crypto provider in MINA.
  */
@@ -69,7 +70,9 @@ final class SshServer implements AutoCloseable {
         server.setPublickeyAuthenticator((name, key, session) -> USER.equals(name) && KeyUtils.compareKeys(user.getPublic(), key));
         server.setPasswordAuthenticator(null);
         server.setKeyboardInteractiveAuthenticator(null);
-        server.setCommandFactory((channel, command) -> new ShellCommand(command));
+        // each exec request as /bin/sh -c <command> (what OpenSSH runs with the user's shell): quotes, pipes and ;
+        // mean what they mean to rdc; stdin up to the channel's EOF (rdc sends its package so), stdout and stderr apart
+        server.setCommandFactory(ProcessShellCommandFactory.INSTANCE);
         server.start();
         return new SshServer(dir, port, server);
     }

@@ -74,7 +74,8 @@ final class ReadmeSession {
             new Replacement("\\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\\b", "<guid>"),
             new Replacement("(?<![\\w-])([0-9a-f]{64}|[0-9a-f]{12}(\\.\\.\\.)?)(?![\\w-])", "<id>"),
             new Replacement("(?<![\\w-])[0-9a-f]{32}(?![\\w-])", "<key-id>"), // a machine key's id (the audit's key events)
-            new Replacement("\\b\\d+(ms|s|m|h|d)\\b", "<age>"),
+            // one unit or several (rdc prints 1m14s once a minute has passed: a loaded machine gets there)
+            new Replacement("\\b(\\d+(ms|s|m|h|d))+\\b", "<age>"),
             new Replacement("\\bUp (Less than a second|About a minute|\\d+ \\w+)", "Up <uptime>"),
             new Replacement("127\\.0\\.0\\.1:\\d+", "127.0.0.1:<port>"),
             new Replacement("\\s+", " "));

@@ -32,6 +32,8 @@ class ReadmeSessionTest {
 
     @Test
     void whatDiffersBetweenFleetsIsNormalisedAndNothingElse() {
+        assertThat(ReadmeSession.normalise("amd     0    AMD GPU 0x740f (gfx90a)  -           -          local     4s"))
+                .isEqualTo(ReadmeSession.normalise("amd     0    AMD GPU 0x740f (gfx90a)  -           -          local     1m14s"));
         assertThat(ReadmeSession.normalise("local-gpu  local     3     1s         no     0.1.0-SNAPSHOT"))
                 .isEqualTo(ReadmeSession.normalise("local-gpu  local     3     12s        no     0.1.0-SNAPSHOT"))
                 .isEqualTo("local-gpu local 3 <age> no 0.1.0-SNAPSHOT");
