@@ -447,8 +447,16 @@ class RealDaemonAllowlistTest {
             assertThat(ok.ok()).as(state + ": " + ok).isTrue();
             DockerCli.Result landed = direct.run("cp", "cp-device:/tmp/nvidia0", "-");
             assertThat(landed.ok()).as(state + ": the device node never reached the container").isFalse();
+            assertThat(direct.run("cp", "cp-device:/tmp/before", "-").ok())
+                    .as(state + ": all or nothing: the entry before the device was not extracted either").isFalse();
             assertThat(direct.run("cp", "cp-device:/tmp/plain", dir.resolve("cp-plain-" + state).toString()).ok()).isTrue();
         }
+        // a legacy NUL entry is a regular file to the daemon's Go reader: admitted, and it lands as one
+        byte[] legacy = new io.rediacc.gpu.gate.support.TarBuilder().header("legacy", '\0', 7, 0, 0)
+                .data("legacy\n".getBytes(java.nio.charset.StandardCharsets.UTF_8)).build();
+        DockerCli.Result nul = viaGate.runWithBytes(legacy, "cp", "-", "cp-device:/tmp");
+        assertThat(nul.ok()).as(nul.toString()).isTrue();
+        assertThat(direct.run("exec", "cp-device", "cat", "/tmp/legacy").stdout()).isEqualTo("legacy\n");
         // a compressed upload is refused before the daemon could unpack it unseen
         java.io.ByteArrayOutputStream gz = new java.io.ByteArrayOutputStream();
         try (java.util.zip.GZIPOutputStream zip = new java.util.zip.GZIPOutputStream(gz)) {
