@@ -131,6 +131,13 @@ public interface GateConfig {
         /** The same for all repos together; more: 503. */
         @WithDefault("33554432")
         long maxPendingBytes();
+
+        /**
+         * Bytes of one {@code docker cp} upload the gate holds (in an unlinked temporary file) until the
+         * whole archive is judged, so a refused archive extracts nothing; more: 413.
+         */
+        @WithDefault("4294967296")
+        long maxUploadBytes();
     }
 
     /** What the gate's status record ({@code gpu.gate-status.v1}) carries. */

@@ -8,10 +8,11 @@ import java.nio.charset.StandardCharsets;
  * daemon's Go {@code archive/tar} reader will, without buffering it: each 512-byte header is held
  * back until it is complete and judged, entry data passes at once. Refused: character and block
  * device entries (403, rule {@value RefusalMessages#RULE_ARCHIVE_DEVICE}); compressed streams
- * (the daemon would decompress them; the gate does not), sparse entries, legacy V7 regular-file
- * headers (type NUL, whose meaning depends on the final name), bad checksums or numbers, a zero block
- * not followed by a second one, and a stream that ends inside a header or entry (400, rule
- * {@value RefusalMessages#RULE_ARCHIVE_FORMAT}). Not thread-safe: one per request.
+ * (the daemon would decompress them; the gate does not), sparse entries, bad checksums or numbers, a
+ * zero block not followed by a second one, and a stream that ends inside a header or entry (400, rule
+ * {@value RefusalMessages#RULE_ARCHIVE_FORMAT}). A legacy entry of type NUL is what Go's reader
+ * makes of it: a directory (no data) when its final name (GNU long name, else PAX {@code path}, else
+ * prefix and name) ends with '/', else a regular file; both pass. Not thread-safe: one per request.
  */
 public final class TarStreamCheck {
 
@@ -31,6 +32,10 @@ public final class TarStreamCheck {
     private char metaType;
     /** A PAX header's size override for the next entry, -1 when none. */
     private long paxSize = -1;
+    /** A PAX header's path for the next entry, null when none. */
+    private String paxPath;
+    /** A GNU long name (type 'L') for the next entry, null when none; it wins over a PAX path, as in Go. */
+    private String gnuLongName;
     private boolean first = true;
     private long offset;
 
@@ -128,7 +133,6 @@ public final class TarStreamCheck {
                     RefusalMessages.archiveDevice(name, type == '3' ? "character" : "block",
                             number(329, 8, "devmajor"), number(337, 8, "devminor"))));
             case 'S' -> throw format("entry \"" + name + "\" is a GNU sparse file; upload archives without sparse entries");
-            case '\0' -> throw format("entry \"" + name + "\" uses the legacy V7 regular-file type (NUL); recreate the archive with a current tar");
             case 'x', 'g', 'L', 'K' -> {
                 if (size > MAX_META) {
                     throw format("entry \"" + name + "\" carries a " + size + "-byte extended header (at most " + MAX_META + ")");
@@ -148,9 +152,13 @@ public final class TarStreamCheck {
             }
         }
         long nb = paxSize >= 0 ? paxSize : size;
+        // Go's reader turns a legacy NUL entry into a directory when its final name ends with '/', else a regular file.
+        boolean legacyDirectory = type == '\0' && finalName().endsWith("/");
         paxSize = -1;
+        paxPath = null;
+        gnuLongName = null;
         // Go's reader: links, symlinks, devices, directories and FIFOs carry no data whatever their size says.
-        if (type == '1' || type == '2' || type == '5' || type == '6') {
+        if (type == '1' || type == '2' || type == '5' || type == '6' || legacyDirectory) {
             nb = 0;
         }
         remaining = padded(nb);
@@ -158,8 +166,24 @@ public final class TarStreamCheck {
     }
 
     private void endMeta() {
+        if (metaType == 'L') {
+            byte[] raw = meta.toByteArray();
+            int end = 0;
+            while (end < raw.length && raw[end] != 0) {
+                end++;
+            }
+            gnuLongName = new String(raw, 0, end, StandardCharsets.UTF_8);
+            return;
+        }
         if (metaType != 'x' && metaType != 'g') {
             return;
+        }
+        // Go keeps only the latest PAX header's records for the next entry; a global header ('g') is an entry of
+        // its own, after which nothing is pending.
+        paxSize = -1;
+        paxPath = null;
+        if (metaType == 'g') {
+            gnuLongName = null;
         }
         byte[] records = meta.toByteArray();
         int at = 0;
@@ -191,6 +215,9 @@ public final class TarStreamCheck {
             String value = kv.substring(eq + 1);
             if (key.startsWith("GNU.sparse.")) {
                 throw format("the archive has sparse entries (PAX " + key + "); upload archives without sparse entries");
+            }
+            if (key.equals("path") && metaType == 'x') {
+                paxPath = value;
             }
             if (key.equals("size") && metaType == 'x') {
                 try {
@@ -273,6 +300,31 @@ public final class TarStreamCheck {
             value = value * 8 + (c - '0');
         }
         return value;
+    }
+
+    /**
+     * The entry's name as Go's reader ends up with it: the GNU long name, else the PAX path, else the
+     * header's name behind the ustar/star prefix (offset 345; a prefix makes an empty name end in '/').
+     */
+    private String finalName() {
+        if (gnuLongName != null) {
+            return gnuLongName;
+        }
+        if (paxPath != null) {
+            return paxPath;
+        }
+        String raw = rawName();
+        boolean ustar = block[257] == 'u' && block[258] == 's' && block[259] == 't' && block[260] == 'a' && block[261] == 'r'
+                && block[262] == 0;
+        return ustar && block[345] != 0 ? "prefix/" + raw : raw;
+    }
+
+    private String rawName() {
+        int end = 0;
+        while (end < 100 && block[end] != 0) {
+            end++;
+        }
+        return new String(block, 0, end, StandardCharsets.ISO_8859_1);
     }
 
     private String name() {

@@ -67,10 +67,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     private static final byte[] CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
 
     /**
-     * STREAM: to the daemon as it arrives (through {@link Exchange#tar} when set); INSPECT: buffered
-     * for the policy; HOLD: an upload waits, unread, for the judgement of its container; DISCARD.
+     * STREAM: to the daemon as it arrives; INSPECT: buffered for the policy; HOLD: an upload waits,
+     * unread, for the judgement of its container; SPOOL: an upload is judged into {@link Exchange#spool}
+     * and goes to the daemon only once all of it is judged; DISCARD.
      */
-    private enum Mode { STREAM, INSPECT, HOLD, DISCARD }
+    private enum Mode { STREAM, INSPECT, HOLD, SPOOL, DISCARD }
 
     /** Where the connection is, for its read timeouts (see {@link ConnectionLimits}). */
     private enum Phase { HEAD, BODY, RESPONSE, IDLE, RAW }
@@ -86,8 +87,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         /** The token of the pins this request's rewritten body mounts; settled by the daemon's answer. */
         String pinToken;
         CompositeByteBuf body;
-        /** An upload's check ({@code PUT /containers/{id}/archive}); what it has not released is held back. */
-        io.rediacc.gpu.gate.policy.TarStreamCheck tar;
+        /** An upload ({@code PUT /containers/{id}/archive}) being judged; handed to the daemon's write once judged. */
+        UploadSpool spool;
         /** Upload content that arrived while its container was being judged (client reads are paused). */
         ArrayDeque<HttpContent> held;
         boolean requestDone;
@@ -210,7 +211,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
                 }
             } else if (ex == null || !ex.requestDone) {
                 // The client stopped sending before or in the middle of a request: nothing to finish.
-                if (ex != null && ex.mode == Mode.INSPECT && !ex.responseStarted) {
+                if (ex != null && (ex.mode == Mode.INSPECT || ex.mode == Mode.SPOOL) && !ex.responseStarted) {
                     Refusal incomplete = new Refusal(400, RefusalMessages.RULE_INCOMPLETE_BODY, null,
                             "the request body ended before it was complete; it was not forwarded");
                     plane.recorder().refused(repo, ex.head, incomplete);
@@ -333,8 +334,10 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     /**
      * {@code docker cp} into a container: the container is judged like a start (its binds pinned,
-     * its devices granted) before any of the upload is read; then the upload streams to the
-     * container, by its full ID, through a tar check ({@link io.rediacc.gpu.gate.policy.TarStreamCheck}).
+     * its devices granted) before any of the upload is read; then the whole upload is judged into a
+     * spool ({@link UploadSpool}, {@link io.rediacc.gpu.gate.policy.TarStreamCheck}) and only a fully
+     * judged archive goes to the container, by its full ID: the daemon unpacks entries as they
+     * arrive, so a refusal must come before the first byte reaches it.
      */
     private void startUpload(HeadVerdict.InspectStoredContainer stored) {
         ex.mode = Mode.HOLD;
@@ -349,55 +352,80 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
                 return;
             }
             decided.request.setUri(stored.targetFor(fullId));
-            decided.mode = Mode.STREAM;
-            decided.tar = new io.rediacc.gpu.gate.policy.TarStreamCheck();
+            try {
+                decided.spool = UploadSpool.open(limits.maxUploadBytes());
+            } catch (java.io.IOException e) {
+                refuse(new Refusal(403, RefusalMessages.RULE_GATE_ERROR, null,
+                        "the gate could not hold the upload to judge it (" + e.getMessage() + "), so it refuses it"));
+                return;
+            }
+            decided.mode = Mode.SPOOL;
             answerExpectContinue(decided.request);
-            toDaemon(decided.request, false);
             ArrayDeque<HttpContent> held = decided.held;
             decided.held = null;
-            boolean flushed = false;
             while (!held.isEmpty() && ex == decided && !closing) {
-                uploadContent(held.poll());
-                flushed = true;
+                spoolContent(held.poll());
             }
             while (!held.isEmpty()) {
                 held.poll().release();
             }
-            if (!flushed && ex == decided && !closing && daemon != null) {
-                daemon.flush();
-            }
         });
     }
 
-    /** One piece of an upload: what the tar check releases goes on; a refusal ends both connections. */
-    private void uploadContent(HttpContent content) {
+    /** One piece of an upload into its spool; a refusal answers and ends the connection, the last piece forwards it. */
+    private void spoolContent(HttpContent content) {
         boolean last = content instanceof LastHttpContent;
-        byte[] passed;
+        Refusal refused;
         try {
-            passed = ex.tar.feed(ByteBufUtil.getBytes(content.content()));
-            if (last) {
-                ex.tar.finish();
+            refused = ex.spool.append(content.content());
+            if (refused == null && last) {
+                refused = ex.spool.finish();
             }
-        } catch (io.rediacc.gpu.gate.policy.TarStreamCheck.TarRefusal refused) {
+        } catch (java.io.IOException e) {
+            refused = new Refusal(403, RefusalMessages.RULE_GATE_ERROR, null,
+                    "the gate could not hold the upload to judge it (" + e.getMessage() + "), so it refuses it");
+        } finally {
             content.release();
-            abortUpload(refused.refusal());
+        }
+        if (refused != null) {
+            abortUpload(refused);
+        } else if (last) {
+            forwardUpload();
+        }
+    }
+
+    /** The whole upload was judged: it goes to the daemon from the spool, with its length now known. */
+    private void forwardUpload() {
+        Exchange e = ex;
+        UploadSpool spool = e.spool;
+        e.spool = null; // the daemon's write owns it now, and closes it when done
+        io.netty.handler.codec.http.HttpChunkedInput body;
+        try {
+            body = spool.body();
+        } catch (java.io.IOException io) {
+            spool.close();
+            abortUpload(new Refusal(403, RefusalMessages.RULE_GATE_ERROR, null,
+                    "the gate could not read back the judged upload (" + io.getMessage() + "), so it refuses it"));
             return;
         }
-        content.release();
-        ByteBuf out = Unpooled.wrappedBuffer(passed);
-        toDaemon(last ? new DefaultLastHttpContent(out) : new io.netty.handler.codec.http.DefaultHttpContent(out));
+        e.request.headers().remove(HttpHeaderNames.TRANSFER_ENCODING);
+        HttpUtil.setContentLength(e.request, spool.size());
+        e.mode = Mode.STREAM;
+        toDaemon(e.request, false);
+        toDaemon(body);
     }
 
     /**
-     * The upload's head and its checked part already went to the daemon: the refused entry never
-     * does. The daemon's connection is closed under it (it unpacks nothing more), and the client is
-     * answered and closed (the rest of its body is unknowable to skip).
+     * The upload is refused before any of it reached the daemon. The client is answered and closed
+     * (the rest of its body is unknowable to skip); the spool goes with the exchange.
      */
     private void abortUpload(Refusal refusal) {
         plane.recorder().refused(repo, ex.head, refusal);
         boolean answered = ex.responseStarted;
         closing = true;
+        Exchange aborted = ex;
         ex = null;
+        dropBody(aborted);
         releaseAll();
         if (daemon != null) {
             daemon.close();
@@ -445,14 +473,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
         boolean last = content instanceof LastHttpContent;
         switch (ex.mode) {
-            case STREAM -> {
-                if (ex.tar != null) {
-                    uploadContent(content);
-                } else {
-                    toDaemon(content);
-                }
-            }
+            case STREAM -> toDaemon(content);
             case HOLD -> ex.held.add(content);
+            case SPOOL -> spoolContent(content);
             case INSPECT -> {
                 ByteBuf data = content.content();
                 if (ex.body.readableBytes() + (long) data.readableBytes() > maxBody) {
@@ -742,8 +765,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
                 .handler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
+                        // The chunked writer sends a judged upload from its spool as fast as the daemon takes it.
                         ch.pipeline().addLast(new HttpClientCodec(DataPlane.responseDecoderConfig(), false, false),
-                                new DaemonSide());
+                                new io.netty.handler.stream.ChunkedWriteHandler(), new DaemonSide());
                     }
                 });
         bootstrap.connect(plane.transport().address(daemonEndpoint)).addListener((ChannelFutureListener) f -> {
@@ -1192,6 +1216,10 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             e.body.release();
             e.body = null;
         }
+        if (e.spool != null) {
+            e.spool.close();
+            e.spool = null;
+        }
         if (heldBody > 0) {
             repoBudget.release(heldBody);
             gateBudget.release(heldBody);
@@ -1267,7 +1295,16 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     private void releasePending() {
         while (!daemonPending.isEmpty()) {
-            ReferenceCountUtil.release(daemonPending.poll());
+            Object pending = daemonPending.poll();
+            if (pending instanceof io.netty.handler.stream.ChunkedInput<?> spooled) {
+                try {
+                    spooled.close(); // a judged upload never sent: its spool file goes
+                } catch (Exception ignored) {
+                    // closing an unlinked file only frees its space
+                }
+            } else {
+                ReferenceCountUtil.release(pending);
+            }
         }
     }
 

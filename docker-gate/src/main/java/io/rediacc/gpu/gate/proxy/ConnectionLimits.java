@@ -19,13 +19,24 @@ import java.time.Duration;
  * @param maxTotal               open connections of all repos together; more are answered 503
  * @param maxPendingBytesPerRepo bytes of unfinished request heads and inspected bodies one repo's connections may hold: 429
  * @param maxPendingBytes        the same for all repos together: 503
+ * @param maxUploadBytes         bytes of one {@code docker cp} upload the gate holds on disk until all of it is judged: 413
  */
 public record ConnectionLimits(Duration headerTimeout, Duration bodyTimeout, Duration idleTimeout, int maxPerRepo,
-                               int maxTotal, long maxPendingBytesPerRepo, long maxPendingBytes) {
+                               int maxTotal, long maxPendingBytesPerRepo, long maxPendingBytes, long maxUploadBytes) {
+
+    /** The default of {@code gate.connections.max-upload-bytes}: 4 GiB. */
+    public static final long DEFAULT_MAX_UPLOAD_BYTES = 4L << 30;
 
     /** The defaults of {@code gate.connections.*}. */
     public static final ConnectionLimits DEFAULTS = new ConnectionLimits(Duration.ofSeconds(10), Duration.ofSeconds(60),
             Duration.ofSeconds(120), 512, 4096, 8L << 20, 32L << 20);
+
+    /** The limits with the default upload limit. */
+    public ConnectionLimits(Duration headerTimeout, Duration bodyTimeout, Duration idleTimeout, int maxPerRepo,
+                            int maxTotal, long maxPendingBytesPerRepo, long maxPendingBytes) {
+        this(headerTimeout, bodyTimeout, idleTimeout, maxPerRepo, maxTotal, maxPendingBytesPerRepo, maxPendingBytes,
+                DEFAULT_MAX_UPLOAD_BYTES);
+    }
 
     public ConnectionLimits {
         requirePositive(headerTimeout, "header-timeout");
@@ -38,6 +49,9 @@ public record ConnectionLimits(Duration headerTimeout, Duration bodyTimeout, Dur
         if (maxPendingBytesPerRepo < 1 || maxPendingBytes < maxPendingBytesPerRepo) {
             throw new IllegalArgumentException("gate.connections.max-pending-bytes-per-repo (" + maxPendingBytesPerRepo
                     + ") must be at least 1 and at most gate.connections.max-pending-bytes (" + maxPendingBytes + ")");
+        }
+        if (maxUploadBytes < 1) {
+            throw new IllegalArgumentException("gate.connections.max-upload-bytes must be positive, not " + maxUploadBytes);
         }
     }
 

@@ -113,6 +113,6 @@ public record GateSettings(Path manifest, Duration manifestPollInterval, Path st
 
     private static ConnectionLimits connections(GateConfig.Connections c) {
         return new ConnectionLimits(c.headerTimeout(), c.bodyTimeout(), c.idleTimeout(), c.maxPerRepo(), c.maxTotal(),
-                c.maxPendingBytesPerRepo(), c.maxPendingBytes());
+                c.maxPendingBytesPerRepo(), c.maxPendingBytes(), c.maxUploadBytes());
     }
 }

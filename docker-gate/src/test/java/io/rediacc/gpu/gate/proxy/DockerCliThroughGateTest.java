@@ -208,8 +208,9 @@ class DockerCliThroughGateTest {
         InetSocketAddress gate = (InetSocketAddress) lifecycle.gate().boundAddress(REPO).orElseThrow();
         try (java.net.Socket attach = new java.net.Socket("127.0.0.1", gate.getPort())) {
             attach.setSoTimeout(10_000);
-            // Old clients hijack without "Upgrade": the daemon answers 200 and a raw stream, no length.
-            attach.getOutputStream().write(("POST /v1.23/containers/" + id + "/attach?stream=1&stdin=1&stdout=1 HTTP/1.1\r\n"
+            // A client may hijack without "Upgrade" (old clients did): the daemon answers 200 and a raw stream, no length.
+            // (1.24: the oldest version the daemon serves; the gate refuses what it does not serve.)
+            attach.getOutputStream().write(("POST /v1.24/containers/" + id + "/attach?stream=1&stdin=1&stdout=1 HTTP/1.1\r\n"
                     + "Host: docker\r\nContent-Length: 0\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
             java.io.InputStream in = attach.getInputStream();
             String head = readHead(in);

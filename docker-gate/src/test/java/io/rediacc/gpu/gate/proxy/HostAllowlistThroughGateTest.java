@@ -180,17 +180,17 @@ class HostAllowlistThroughGateTest {
                 + "\"Target\":\"/s\",\"VolumeOptions\":{\"DriverConfig\":{\"Name\":\"local\",\"Options\":{\"type\":\"none\",\"o\":\"bind\","
                 + "\"device\":\"/etc\"}}}}]}}}";
         return Stream.of(
-                Arguments.of("swarm service binding the docker socket", "/v1.52/services/create", socketMount),
-                Arguments.of("swarm service with a bind-backed volume", "/v1.52/services/create", volumeMount),
-                Arguments.of("relative bind source", "/v1.52/containers/create", "{\"Image\":\"busybox\",\"HostConfig\":{\"Binds\":[\"../../etc:/x\"]}}"),
-                Arguments.of("unknown mount type", "/v1.52/containers/create",
+                Arguments.of("swarm service binding the docker socket", "/v1.50/services/create", socketMount),
+                Arguments.of("swarm service with a bind-backed volume", "/v1.50/services/create", volumeMount),
+                Arguments.of("relative bind source", "/v1.50/containers/create", "{\"Image\":\"busybox\",\"HostConfig\":{\"Binds\":[\"../../etc:/x\"]}}"),
+                Arguments.of("unknown mount type", "/v1.50/containers/create",
                         "{\"Image\":\"busybox\",\"HostConfig\":{\"Mounts\":[{\"Type\":\"Bind\",\"Source\":\"/etc\",\"Target\":\"/x\"}]}}"),
                 Arguments.of("bind created on demand outside hostPaths (CreateMountpoint; docker CLI 28 has no spelling)",
-                        "/v1.52/containers/create", "{\"Image\":\"busybox\",\"HostConfig\":{\"Mounts\":[{\"Type\":\"bind\","
+                        "/v1.50/containers/create", "{\"Image\":\"busybox\",\"HostConfig\":{\"Mounts\":[{\"Type\":\"bind\","
                                 + "\"Source\":\"/opt/elsewhere\",\"Target\":\"/x\",\"BindOptions\":{\"CreateMountpoint\":true}}]}}"),
-                Arguments.of("plugin pull", "/v1.52/plugins/pull?remote=vieux/sshfs", "[{\"Name\":\"network\",\"Value\":[\"host\"]}]"),
-                Arguments.of("plugin upgrade", "/v1.52/plugins/vieux/sshfs/upgrade?remote=vieux/sshfs:next", "[]"),
-                Arguments.of("volume create with any driver", "/v1.52/volumes/create", "{\"Name\":\"x\",\"Driver\":\"anything\"}"));
+                Arguments.of("plugin pull", "/v1.50/plugins/pull?remote=vieux/sshfs", "[{\"Name\":\"network\",\"Value\":[\"host\"]}]"),
+                Arguments.of("plugin upgrade", "/v1.50/plugins/vieux/sshfs/upgrade?remote=vieux/sshfs:next", "[]"),
+                Arguments.of("volume create with any driver", "/v1.50/volumes/create", "{\"Name\":\"x\",\"Driver\":\"anything\"}"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -236,7 +236,7 @@ class HostAllowlistThroughGateTest {
 
         DockerCli.Result bind = docker.run("run", "--rm", "-v", mount() + "/app:/app", "--mount",
                 "type=bind,source=" + mount() + "/app,target=/n,readonly", "busybox", "true");
-        String created = RawHttp.request(gate, "POST", "/v1.52/containers/create", "", "{\"Image\":\"busybox\",\"HostConfig\":"
+        String created = RawHttp.request(gate, "POST", "/v1.50/containers/create", "", "{\"Image\":\"busybox\",\"HostConfig\":"
                 + "{\"Mounts\":[{\"Type\":\"bind\",\"Source\":\"" + mount() + "/new-dir\",\"Target\":\"/n\","
                 + "\"BindOptions\":{\"CreateMountpoint\":true}}]}}");
         DockerCli.Result named = docker.run("run", "--rm", "-v", "data:/data", "--mount", "type=volume,source=cache,target=/c",
@@ -258,7 +258,7 @@ class HostAllowlistThroughGateTest {
         StringBuilder pipelined = new StringBuilder();
         for (int i = 0; i < 3; i++) {
             String body = "{\"Image\":\"busybox\",\"HostConfig\":{\"Binds\":[\"pooled" + i + ":/data\"]}}";
-            pipelined.append("POST /v1.52/containers/create HTTP/1.1\r\nHost: docker\r\n")
+            pipelined.append("POST /v1.50/containers/create HTTP/1.1\r\nHost: docker\r\n")
                     .append(i == 2 ? "Connection: close\r\n" : "")
                     .append("Content-Type: application/json\r\nContent-Length: ").append(body.length()).append("\r\n\r\n")
                     .append(body);

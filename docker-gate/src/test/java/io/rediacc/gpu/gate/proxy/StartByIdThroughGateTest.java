@@ -160,6 +160,37 @@ class StartByIdThroughGateTest {
     }
 
     @Test
+    void anUploadReachesTheDaemonOnlyOnceAllOfItIsJudgedWithItsLength() {
+        daemon.addContainer("spooled", PLAIN);
+        byte[] tar = new io.rediacc.gpu.gate.support.TarBuilder().file("a", "x".repeat(300_000)).file("b", "y".repeat(200_000)).build();
+
+        String ok = upload("/v1.44/containers/spooled/archive?path=/tmp", tar);
+        String refused = upload("/v1.44/containers/spooled/archive?path=/dev", new io.rediacc.gpu.gate.support.TarBuilder()
+                .file("before", "x".repeat(200_000)).charDevice("nvidia0", 195, 0).build());
+
+        assertThat(ok).as("the stand-in's own answer to the forwarded upload").contains("page not found");
+        assertThat(RawHttp.status(refused)).as(refused).isEqualTo(403);
+        java.util.List<StandInDockerd.Received> puts = daemon.requests("PUT", ".*/archive.*");
+        assertThat(puts).as("the refused upload sent nothing, not even the entry before the device").hasSize(1);
+        assertThat(puts.get(0).uri()).endsWith("path=/tmp");
+        assertThat(puts.get(0).body()).isEqualTo(tar);
+        assertThat(puts.get(0).headers().get("content-length")).isEqualTo(Integer.toString(tar.length));
+    }
+
+    @Test
+    void anUploadAboveTheLimitIs413AndNothingReachesTheDaemon() {
+        daemon.addContainer("too-big", PLAIN);
+        // the limit of the test gate is 1 MiB (GateTestResource)
+        byte[] tar = new io.rediacc.gpu.gate.support.TarBuilder().file("big", "z".repeat(1_100_000)).build();
+
+        String answer = upload("/v1.44/containers/too-big/archive?path=/tmp", tar);
+
+        assertThat(RawHttp.status(answer)).as(answer).isEqualTo(413);
+        assertThat(answer).contains("gate.connections.max-upload-bytes");
+        assertThat(daemon.requests("PUT", ".*")).isEmpty();
+    }
+
+    @Test
     void theHttp2PrefaceAndUnknownRoutesNeverReachTheDaemon() {
         String pri = RawHttp.exchange(gate, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
         String unknown = RawHttp.request(gate, "GET", "/v1.44/containers/x/secret", "", null);

@@ -125,6 +125,8 @@ public class GateTestResource implements QuarkusTestResourceLifecycleManager {
                 "gate.id", "gate-test",
                 "gate.heartbeat", "2s",
                 "gate.max-body-bytes", "65536",
+                // small enough for a test to go past: an upload is held on disk until judged, up to this
+                "gate.connections.max-upload-bytes", "1048576",
                 // Every test class refuses on repo gpu-a; the rate limit has its own unit test.
                 "gate.decisions-burst", "100000",
                 // grant-service's key as the tests hold it: GrantsTopic signs every snapshot with it
