@@ -1,7 +1,9 @@
 package io.rediacc.gpu.gate.policy;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.regex.Pattern;
 
@@ -149,6 +151,16 @@ final class DockerRouteTable {
 
     private static final List<Route> COMPILED = compile();
 
+    /**
+     * The routes by method and by their first path segment, lower-cased: a request is matched against
+     * the few routes of its own segment (and those whose first segment is a variable) instead of every
+     * route of its method (issue 34). Only a narrowing: the patterns still decide, and any path a
+     * route's pattern matches (ASCII letters folded) lower-cases to that route's segment.
+     */
+    private static final Map<String, Map<String, List<Route>>> BY_SEGMENT = index(COMPILED);
+    /** The routes whose first segment is a variable ({@code OPTIONS /{anyroute:.*}}), tried for every path. */
+    private static final String ANY_SEGMENT = "{";
+
     private DockerRouteTable() {
     }
 
@@ -178,12 +190,42 @@ final class DockerRouteTable {
         return List.copyOf(out);
     }
 
+    private static Map<String, Map<String, List<Route>>> index(List<Route> routes) {
+        Map<String, Map<String, List<Route>>> out = new HashMap<>();
+        for (int i = 0; i < routes.size(); i++) {
+            String path = ROUTES.get(i).split(" ", 2)[1];
+            String segment = firstSegment(path);
+            String key = segment.contains("{") ? ANY_SEGMENT : segment.toLowerCase(Locale.ROOT);
+            out.computeIfAbsent(routes.get(i).method(), m -> new HashMap<>())
+                    .computeIfAbsent(key, k -> new ArrayList<>()).add(routes.get(i));
+        }
+        return out;
+    }
+
+    /** The text between the first '/' and the next (or the end). */
+    private static String firstSegment(String path) {
+        int start = path.startsWith("/") ? 1 : 0;
+        int end = path.indexOf('/', start);
+        return end < 0 ? path.substring(start) : path.substring(start, end);
+    }
+
     /** Whether the daemon has a route for this method and routing path (trailing slash removed). */
     static boolean known(String method, String routingPath) {
-        String m = method == null ? "" : method.toUpperCase(Locale.ROOT);
-        for (Route route : COMPILED) {
-            if (route.method().equals(m) && (route.path().matcher(routingPath).matches()
-                    || route.path().matcher(routingPath + "/").matches())) {
+        Map<String, List<Route>> bySegment = BY_SEGMENT.get(method == null ? "" : method.toUpperCase(Locale.ROOT));
+        if (bySegment == null) {
+            return false;
+        }
+        String withSlash = routingPath + "/";
+        return matchesAny(bySegment.get(firstSegment(routingPath).toLowerCase(Locale.ROOT)), routingPath, withSlash)
+                || matchesAny(bySegment.get(ANY_SEGMENT), routingPath, withSlash);
+    }
+
+    private static boolean matchesAny(List<Route> routes, String routingPath, String withSlash) {
+        if (routes == null) {
+            return false;
+        }
+        for (Route route : routes) {
+            if (route.path().matcher(routingPath).matches() || route.path().matcher(withSlash).matches()) {
                 return true;
             }
         }
