@@ -140,7 +140,7 @@ for r in $(seq 1 "$ROUNDS"); do
       read -r rps p50 p99 bad < <(wrk_run "$r-$endpoint-$t" "$url" "$DURATION" "$CONNS" "$lua")
       if [ -n "$cpu0" ]; then # the gate's CPU µs per request answered in the round
         cpu_us="$(awk -v a="$cpu0" -v b="$(cpu_ticks "${GATE_PIDS[$t]}")" -v hz="$(getconf CLK_TCK)" \
-          '/ requests in / {n=$1} END {printf "%.1f", n > 0 ? (b - a) / hz * 1e6 / n : -1}' "$RUN_DIR/wrk-$r-$endpoint-$t.txt")"
+          '/ requests in / {n=$1} END {printf "%.1f", (n > 0 ? (b - a) / hz * 1e6 / n : -1)}' "$RUN_DIR/wrk-$r-$endpoint-$t.txt")"
       fi
       [ -n "$sampler" ] && { kill "$sampler" 2>/dev/null || true; wait "$sampler" 2>/dev/null || true; }
       [ "$bad" = 0 ] || log "WARNING: $t $endpoint had $bad non-2xx answers (see $RUN_DIR/wrk-$r-$endpoint-$t.txt)"

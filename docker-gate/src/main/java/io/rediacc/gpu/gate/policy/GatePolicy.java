@@ -59,6 +59,31 @@ public final class GatePolicy {
     }
 
     /**
+     * A buffered request body and its JSON tree (Go's reading, folded duplicate keys refused), read at
+     * most once: the judgement ({@link #onBody}) and the pin step ({@link #pin}) of one create share
+     * it instead of each parsing the body (issue 34). The tree is only read after it is built.
+     */
+    public static final class Body {
+        private final byte[] bytes;
+        private JsonValue json;
+
+        public Body(byte[] bytes) {
+            this.bytes = bytes == null ? new byte[0] : bytes;
+        }
+
+        public byte[] bytes() {
+            return bytes;
+        }
+
+        JsonValue json() {
+            if (json == null) {
+                json = GoJsonReader.read(bytes, GoJsonReader.Duplicates.REFUSE_FOLDED);
+            }
+            return json;
+        }
+    }
+
+    /**
      * Classifies a request from its head alone. Refuses ambiguous framing (Content-Length together
      * with Transfer-Encoding, or conflicting Content-Lengths), BuildKit (unless the repo's daemon has
      * its device entitlement disabled), swarm membership changes, every plugin management endpoint, and a container
@@ -90,8 +115,14 @@ public final class GatePolicy {
      * {@code onHead} decided (a start is never judged by its body).
      */
     public Verdict onBody(RequestHead head, byte[] body, RepoIdentity repo, GrantLookup grants) {
+        return onBody(head, new Body(body), repo, grants);
+    }
+
+    /** {@link #onBody(RequestHead, byte[], RepoIdentity, GrantLookup)} of a body whose tree {@link #pin} reuses. */
+    public Verdict onBody(RequestHead head, Body body, RepoIdentity repo, GrantLookup grants) {
         try {
-            HeadVerdict atHead = classify(head, repo, grants);
+            DockerRoute route = DockerRoute.classify(head.method(), head.uri());
+            HeadVerdict atHead = classify(head, route, repo, grants);
             if (atHead instanceof HeadVerdict.Refuse refuse) {
                 return new Verdict.Deny(RefusalMessages.forMachine(refuse.refusal(), repo));
             }
@@ -101,7 +132,7 @@ public final class GatePolicy {
             if (atHead instanceof HeadVerdict.InspectStoredContainer stored && !stored.action().equals("update")) {
                 throw PolicyRefusal.badRequest(RefusalMessages.RULE_START_BODY, RefusalMessages.startWithBody());
             }
-            DockerRoute.Kind kind = DockerRoute.classify(head.method(), head.uri()).kind();
+            DockerRoute.Kind kind = route.kind();
             switch (kind) {
                 case CONTAINER_CREATE -> GrantRules.requireFitDaemon(repo, grants, "container create");
                 case CONTAINER_UPDATE -> GrantRules.requireFitDaemon(repo, grants, "container update");
@@ -110,15 +141,14 @@ public final class GatePolicy {
                     // volumes and services are judged by their own rules
                 }
             }
-            byte[] bytes = body == null ? new byte[0] : body;
+            byte[] bytes = body.bytes();
             if (bytes.length > maxBodyBytes) {
                 throw tooLarge(bytes.length);
             }
             if (bytes.length == 0) {
                 return new Verdict.Allow();
             }
-            DockerRoute route = DockerRoute.classify(head.method(), head.uri());
-            JsonValue json = GoJsonReader.read(bytes, GoJsonReader.Duplicates.REFUSE_FOLDED);
+            JsonValue json = body.json();
             Set<String> requested = new LinkedHashSet<>();
             HostPathRules.Reach reach = hostPaths.reach(repo);
             switch (route.kind()) {
@@ -263,14 +293,22 @@ public final class GatePolicy {
      * does not create the container or volume.
      */
     public Pinned pin(RequestHead head, byte[] body, RepoIdentity repo) {
+        if (body == null || body.length == 0) {
+            return new Pinned(body, null, null);
+        }
+        return pin(head, new Body(body), repo);
+    }
+
+    /** {@link #pin(RequestHead, byte[], RepoIdentity)} of a body {@link #onBody} already read. */
+    public Pinned pin(RequestHead head, Body body, RepoIdentity repo) {
         try {
-            if (body == null || body.length == 0) {
-                return new Pinned(body, null, null);
+            if (body.bytes().length == 0) {
+                return new Pinned(body.bytes(), null, null);
             }
             DockerRoute.Kind kind = DockerRoute.classify(head.method(), head.uri()).kind();
             PinRewrite.Result result = kind == DockerRoute.Kind.CONTAINER_CREATE
-                    ? PinRewrite.containerCreate(body, repo, pins)
-                    : PinRewrite.volumeCreate(body, repo, pins);
+                    ? PinRewrite.containerCreate(body.json(), body.bytes(), repo, pins)
+                    : PinRewrite.volumeCreate(body.json(), body.bytes(), repo, pins);
             if (result.token() != null) {
                 try {
                     pins.save(repo);
@@ -302,7 +340,10 @@ public final class GatePolicy {
     }
 
     private HeadVerdict classify(RequestHead head, RepoIdentity repo, GrantLookup grants) {
-        DockerRoute route = DockerRoute.classify(head.method(), head.uri());
+        return classify(head, DockerRoute.classify(head.method(), head.uri()), repo, grants);
+    }
+
+    private HeadVerdict classify(RequestHead head, DockerRoute route, RepoIdentity repo, GrantLookup grants) {
         long contentLength = framing(head);
         boolean declaresBody = contentLength > 0 || !head.header("transfer-encoding").isEmpty();
         if (!repo.buildkitDeviceEntitlementDisabled()) {

@@ -53,8 +53,13 @@ final class PinRewrite {
     }
 
     static Result containerCreate(byte[] body, RepoIdentity repo, BindPins pins) {
+        return containerCreate(GoJsonReader.read(body, GoJsonReader.Duplicates.REFUSE_FOLDED), body, repo, pins);
+    }
+
+    /** {@code body} already read ({@code json}, folded duplicates refused): the tree the policy judged, not read again. */
+    static Result containerCreate(JsonValue json, byte[] body, RepoIdentity repo, BindPins pins) {
         PinRewrite rewrite = new PinRewrite(pins, repo);
-        JsonObject root = (JsonObject) GoJsonReader.read(body, GoJsonReader.Duplicates.REFUSE_FOLDED);
+        JsonObject root = (JsonObject) json;
         JsonObject labels = GoJsonTypes.object(root.field("Labels", "Labels"), "Labels");
         refuseGateLabels(labels, "Labels");
         JsonObject hc = GoJsonTypes.object(root.field("HostConfig", "HostConfig"), "HostConfig");
@@ -105,8 +110,12 @@ final class PinRewrite {
     }
 
     static Result volumeCreate(byte[] body, RepoIdentity repo, BindPins pins) {
+        return volumeCreate(GoJsonReader.read(body, GoJsonReader.Duplicates.REFUSE_FOLDED), body, repo, pins);
+    }
+
+    static Result volumeCreate(JsonValue json, byte[] body, RepoIdentity repo, BindPins pins) {
         PinRewrite rewrite = new PinRewrite(pins, repo);
-        JsonObject root = (JsonObject) GoJsonReader.read(body, GoJsonReader.Duplicates.REFUSE_FOLDED);
+        JsonObject root = (JsonObject) json;
         JsonObject labels = GoJsonTypes.object(root.field("Labels", "Labels"), "Labels");
         refuseGateLabels(labels, "Labels");
         String driver = GoJsonTypes.string(root.field("Driver", "Driver"), "Driver");

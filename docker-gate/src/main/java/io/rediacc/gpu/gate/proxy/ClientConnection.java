@@ -505,7 +505,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
 
     private void decide() {
-        byte[] body = ByteBufUtil.getBytes(ex.body);
+        // read as JSON once, by the judgement, and reused by the pin step
+        GatePolicy.Body body = new GatePolicy.Body(ByteBufUtil.getBytes(ex.body));
         dropBody(ex);
         if (ex.stored == null) {
             Verdict verdict;
@@ -523,7 +524,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             boolean restarts;
             try {
                 verdict = plane.policy().onBody(ex.head, body, repo, plane.grants());
-                restarts = verdict instanceof Verdict.Allow && plane.policy().updateSetsRestartPolicy(body);
+                restarts = verdict instanceof Verdict.Allow && plane.policy().updateSetsRestartPolicy(body.bytes());
             } catch (RuntimeException e) {
                 verdict = new Verdict.Deny(policyFailure(e));
                 restarts = false;
@@ -593,12 +594,13 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         });
     }
 
-    private void conclude(Verdict verdict, byte[] body) {
+    private void conclude(Verdict verdict, GatePolicy.Body judged) {
+        byte[] body = judged.bytes();
         if (verdict instanceof Verdict.Allow && plane.policy().pinsBody(ex.head)) {
             // The daemon mounts what the gate pinned, not the paths it judged (issue 30).
             GatePolicy.Pinned pinned;
             try {
-                pinned = plane.policy().pin(ex.head, body, repo);
+                pinned = plane.policy().pin(ex.head, judged, repo);
             } catch (RuntimeException e) {
                 pinned = new GatePolicy.Pinned(null, null, policyFailure(e));
             }
@@ -622,7 +624,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         } else if (verdict instanceof Verdict.Deny deny) {
             refuse(deny.refusal());
         } else if (verdict instanceof Verdict.InspectVolumes inspect) {
-            inspectVolumes(inspect.names(), 0, new ArrayList<>(), body);
+            inspectVolumes(inspect.names(), 0, new ArrayList<>(), judged);
         } else {
             refuse(policyFailure(new IllegalStateException("unknown verdict " + verdict)));
         }
@@ -632,7 +634,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
      * Reads the named volumes a request uses from the daemon, one after the other, then lets the
      * policy judge how they are backed; the request goes on only if that allows it.
      */
-    private void inspectVolumes(List<String> names, int next, List<StoredVolume> read, byte[] body) {
+    private void inspectVolumes(List<String> names, int next, List<StoredVolume> read, GatePolicy.Body body) {
         if (next == names.size()) {
             Verdict verdict;
             try {

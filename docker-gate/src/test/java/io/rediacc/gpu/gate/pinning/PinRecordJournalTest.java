@@ -166,7 +166,8 @@ class PinRecordJournalTest {
             pins.flush();
         }
 
-        assertThat(Files.readAllLines(journal()).size()).isLessThanOrEqualTo(Pins.COMPACT_AFTER);
+        // 2 × COMPACT_AFTER changes were made; the journal holds what came after the last snapshot (none right after one)
+        assertThat(Files.exists(journal()) ? Files.readAllLines(journal()).size() : 0).isLessThanOrEqualTo(Pins.COMPACT_AFTER);
         assertThat(new PinStore(state).load(GUID)).extracting(PinRecord::token).containsExactly(first, first);
         // the snapshot restore wrote was empty: the pins of the first create got into one written since
         assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(snapshot().toFile()).size()).isGreaterThanOrEqualTo(2);
