@@ -63,8 +63,9 @@ public final class DatabaseOutage {
 
     /** The one answer both services give for an outage: 503 with the reason, nothing changed. */
     public static ApiProblem problem(String what, Throwable e) {
-        String reason = sqlState(e).map(s -> "SQLSTATE " + s).orElse(e.getClass().getSimpleName())
-                + (e.getMessage() == null ? "" : ": " + e.getMessage());
+        // the server's words, never a Java type name: an answer is for the operator, not a stack trace
+        String message = e.getMessage() == null || e.getMessage().isBlank() ? "no answer" : e.getMessage();
+        String reason = sqlState(e).map(s -> "SQLSTATE " + s + ": " + message).orElse(message);
         return new ApiProblem(ProblemType.DATABASE_UNAVAILABLE, what + " cannot be reached or cannot take the work (" + reason + ")",
                 "retry when the database is back; nothing was changed by this request; if it persists check PostgreSQL and /q/health/ready");
     }

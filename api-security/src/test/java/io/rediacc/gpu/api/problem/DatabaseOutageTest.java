@@ -71,4 +71,11 @@ class DatabaseOutageTest {
         assertThat(problem.error()).isEqualTo("database-unavailable");
         assertThat(problem.detail()).contains("SQLSTATE 57P03");
     }
+
+    @Test
+    void anOutageAnswerNamesTheServersWordsNotAJavaType() {
+        ApiProblem problem = DatabaseOutage.problem("the database", new java.io.IOException("Connection reset"));
+
+        assertThat(problem.detail()).contains("Connection reset").doesNotContain("Exception");
+    }
 }
