@@ -377,6 +377,8 @@ public final class GatePolicy {
         }
         if (version != null) {
             daemonApiVersion(version, repo, grants);
+        } else if (!notRouted) {
+            unversioned(route, repo, grants);
         }
         switch (route.kind()) {
             case SWARM_INIT -> throw PolicyRefusal.forbidden(RefusalMessages.RULE_SWARM, null, RefusalMessages.swarm("init"));
@@ -442,6 +444,68 @@ public final class GatePolicy {
                 }
                 return new HeadVerdict.Pass();
             }
+        }
+    }
+
+    /**
+     * The request target to forward in place of an un-versioned one. The daemon serves a request
+     * without a {@code /vX.Y} prefix as its own {@code ApiVersion} ({@code GET /version}), so the gate
+     * judges it as that version (capped at {@link DockerRouteTable#MAX_API_VERSION}, the newest it
+     * knows) and forwards it with that prefix: the daemon then serves exactly the version the gate
+     * judged, also when it was replaced by a newer daemon since the gate last read its version.
+     * Null when the target is forwarded as sent: it has a version prefix, it is not an origin-form
+     * path, the daemon's versions are not known (then {@link #onHead} decides), or nothing verifies
+     * daemons (policy tests).
+     */
+    public String versionedTarget(RequestHead head, RepoIdentity repo, GrantLookup grants) {
+        String uri = head.uri();
+        if (uri == null || !uri.startsWith("/") || grants == null || grants.daemon(repo.guid()) == null) {
+            return null;
+        }
+        ApiVersions served = grants.apiVersions(repo.guid());
+        if (served == null) {
+            return null;
+        }
+        try {
+            if (DockerRoute.apiVersion(RequestTarget.parse(uri).path()) != null) {
+                return null;
+            }
+        } catch (RuntimeException unreadable) {
+            return null; // refused by onHead
+        }
+        return "/v" + effectiveVersion(served) + uri;
+    }
+
+    /** The version the daemon serves an un-versioned request as (its ApiVersion), capped at the newest the gate knows. */
+    private static String effectiveVersion(ApiVersions served) {
+        return DockerRouteTable.above(served.max()) ? DockerRouteTable.MAX_API_VERSION : served.max();
+    }
+
+    /**
+     * An un-versioned request reaching {@link #classify} was not given a version by
+     * {@link #versionedTarget} (an absolute-form target, or the daemon's versions not read yet). The
+     * daemon will serve it as its own {@code ApiVersion}: refused while that is unknown (fail
+     * closed; {@code /_ping} and {@code /version}, which clients ask to learn it, excepted) or above
+     * what the gate knows.
+     */
+    private static void unversioned(DockerRoute route, RepoIdentity repo, GrantLookup grants) {
+        if (grants == null || grants.daemon(repo.guid()) == null) {
+            return;
+        }
+        ApiVersions served = grants.apiVersions(repo.guid());
+        if (served == null) {
+            if (route.path().equals("/_ping") || route.path().equals("/version")) {
+                return;
+            }
+            throw new PolicyRefusal(new Refusal(503, RefusalMessages.RULE_API_VERSIONS_UNKNOWN, null,
+                    RefusalMessages.apiVersionsUnknown("(none given: the daemon's own)", repo, grants.daemon(repo.guid()))));
+        }
+        if (DockerRouteTable.above(served.max())) {
+            throw PolicyRefusal.badRequest(RefusalMessages.RULE_API_VERSION, "the request names no API version, so the Docker"
+                    + " daemon of repo " + repo.name() + " would serve it as its own, " + served.max() + ", above "
+                    + DockerRouteTable.MAX_API_VERSION + ", the newest the gate knows the routes of; send it as /v"
+                    + DockerRouteTable.MAX_API_VERSION + route.requestTarget().path() + " (DOCKER_API_VERSION="
+                    + DockerRouteTable.MAX_API_VERSION + ")");
         }
     }
 

@@ -73,8 +73,12 @@ final class HostConfigRules {
 
     /**
      * A log driver that is not built in is a plugin, allowed only when the manifest lists it for the
-     * repo. The daemon connects to a unix socket named in an {@code *-address} option (syslog,
-     * fluentd) on the host: that path is judged like a bind source.
+     * repo. A unix socket named in an {@code *-address} option ({@code unix://} or {@code unixgram://},
+     * syslog and fluentd) is refused wherever it lies: the daemon dials it by path (after
+     * percent-decoding it as a URL) whenever it starts the container's logger, at every start,
+     * restart, its own boot and {@code docker logs} of a stopped container, so no check at create
+     * holds; a pin would freeze the socket's inode, and a log server that re-creates its socket would
+     * leave the container unable to start. Network addresses are the alternative.
      */
     static void logDriver(String driver, JsonValue options, String path, HostPathRules.Reach reach) {
         if (!BUILT_IN_LOG_DRIVERS.contains(driver) && !reach.allowance.logDrivers().contains(driver)) {
@@ -91,11 +95,9 @@ final class HostConfigRules {
                             RefusalMessages.logHostFile(option.getKey(), path + ".Config"));
                 }
             }
-            if (option.getKey().toLowerCase(Locale.ROOT).endsWith("-address") && lower.startsWith("unix")) {
-                int scheme = value.indexOf("://");
-                String socket = scheme < 0 ? value : value.substring(scheme + 3);
-                HostPathRules.requireClean(socket, "log socket", path + ".Config " + option.getKey() + "=" + value);
-                reach.hostPath(socket, RefusalMessages.RULE_LOG_DRIVER, "log socket", path + ".Config " + option.getKey() + "=" + value);
+            if (key.endsWith("-address") && lower.startsWith("unix")) {
+                throw PolicyRefusal.forbidden(RefusalMessages.RULE_LOG_SOCKET, null,
+                        RefusalMessages.logSocket(option.getKey(), value, path + ".Config"));
             }
         }
     }

@@ -60,6 +60,7 @@ public final class RefusalMessages {
     public static final String RULE_VOLUME_DRIVER = "volume-driver";
     public static final String RULE_LOG_DRIVER = "log-driver";
     public static final String RULE_LOG_HOST_FILE = "log-option-host-file";
+    public static final String RULE_LOG_SOCKET = "log-socket";
     public static final String RULE_PATH_NOT_CLEAN = "host-path-not-clean";
     public static final String RULE_VOLUME_UNREADABLE = "volume-unreadable";
     public static final String RULE_STORED_UNREADABLE = "stored-config-unreadable";
@@ -220,10 +221,7 @@ public final class RefusalMessages {
                 + " in " + where + " is refused: ";
         return head + switch (root) {
             case "/" -> "the host root contains /dev and every other protected path; bind only directories under the repo's hostPaths";
-            case "/dev" -> what.equals("log socket")
-                    ? "the daemon connects to a log socket on the host as root, and host /dev is no place a repo's log socket may be;"
-                            + " serve your log collector's socket under the repo's hostPaths, or use a network address (tcp://, udp://)"
-                    : cleaned.equals("/dev/shm") || cleaned.startsWith("/dev/shm/")
+            case "/dev" -> cleaned.equals("/dev/shm") || cleaned.startsWith("/dev/shm/")
                     ? "host /dev/shm is the machine's shared memory, not the container's; for a larger /dev/shm in the container write "
                             + "--shm-size (e.g. --shm-size 8g; compose: shm_size: 8g), and to share memory between containers --ipc container:<name>"
                     : "host /dev is reached only through granted CDI devices; " + insteadOfHostPath(cleaned);
@@ -465,6 +463,16 @@ public final class RefusalMessages {
         return what + " \"" + written + "\" in " + where + " is refused: the daemon uses this string exactly as written, and the kernel"
                 + " follows each symlink on it before a '..' is applied, so the gate judges only clean paths; write it without"
                 + " '.', '..', '//' or a trailing '/' (" + HostPathRules.cleaned(written) + " if that is the directory you mean)";
+    }
+
+    static String logSocket(String option, String value, String path) {
+        return "log socket " + option + "=" + value + " in " + path + " is refused: the daemon connects to a unix log socket by"
+                + " path, as root, every time it starts the container's logger (each start, each restart by a restart policy, its"
+                + " own boot, docker logs of a stopped container), long after the gate saw the request, so a directory swapped for"
+                + " a symlink would have it connect wherever the repo points; send logs over the network instead (the daemon"
+                + " connects from the host's network namespace): syslog-address=udp://127.0.0.1:514 or tcp://127.0.0.1:514,"
+                + " fluentd-address=tcp://127.0.0.1:24224, or keep the default syslog address (the host's own /dev/log), or use"
+                + " json-file, local or journald";
     }
 
     static String logHostFile(String option, String path) {

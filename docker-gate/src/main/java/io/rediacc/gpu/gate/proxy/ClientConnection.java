@@ -311,6 +311,12 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         ex = new Exchange(request, head(request));
         HeadVerdict verdict;
         try {
+            // An un-versioned request goes on with the version the daemon would give it, and is judged as that.
+            String versioned = plane.policy().versionedTarget(ex.head, repo, plane.grants());
+            if (versioned != null) {
+                request.setUri(versioned);
+                ex = new Exchange(request, head(request));
+            }
             verdict = plane.policy().onHead(ex.head, repo, plane.grants());
         } catch (RuntimeException e) {
             verdict = new HeadVerdict.Refuse(policyFailure(e));

@@ -215,12 +215,42 @@ class HostPathAllowlistTest {
         assertThat(create(withHostConfig("\"LogConfig\":{\"Type\":\"json-file\",\"Config\":{\"max-size\":\"10m\"}}"))).isEqualTo(new Verdict.Allow());
         Refusal socket = refusal(create(withHostConfig(
                 "\"LogConfig\":{\"Type\":\"syslog\",\"Config\":{\"syslog-address\":\"unix:///run/rediacc/gate/gpu-b.sock\"}}")));
-        assertThat(socket.rule()).isEqualTo("log-driver");
+        assertThat(socket.rule()).isEqualTo("log-socket");
         assertThat(socket.message()).contains("log socket").doesNotContain("CDI");
         Refusal devLog = refusal(create(withHostConfig(
                 "\"LogConfig\":{\"Type\":\"syslog\",\"Config\":{\"syslog-address\":\"unix:///dev/log\"}}")));
-        assertThat(devLog.rule()).isEqualTo("log-driver");
+        assertThat(devLog.rule()).isEqualTo("log-socket");
         assertThat(devLog.message()).contains("log socket").doesNotContain("CDI").doesNotContain("--device");
+    }
+
+    /**
+     * Issue 30: the daemon dials a unix log socket by path (percent-decoded) at every start, restart,
+     * boot and docker logs, so a socket under hostPaths is refused too, naming the network address
+     * that serves instead; network addresses and the default syslog address pass.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"syslog-address=unix:///srv/log.sock", "syslog-address=unixgram:///srv/log.sock",
+            "syslog-address=UNIX:///srv/log.sock", "fluentd-address=unix:///srv/fluent.sock",
+            "syslog-address=unix:///srv/l%2F..%2F..%2Fdev%2Flog"})
+    void unixLogSocketsAreRefusedEvenUnderHostPathsNamingTheNetworkAlternative(String option) {
+        String[] kv = option.split("=", 2);
+        String driver = kv[0].substring(0, kv[0].indexOf('-'));
+        Refusal r = refusal(create(withHostConfig(
+                "\"LogConfig\":{\"Type\":\"" + driver + "\",\"Config\":{\"" + kv[0] + "\":\"" + kv[1] + "\"}}")));
+        assertThat(r.status()).isEqualTo(403);
+        assertThat(r.rule()).isEqualTo("log-socket");
+        assertThat(r.message()).startsWith("log socket " + option).contains("udp://127.0.0.1:514").contains("tcp://127.0.0.1:24224");
+    }
+
+    @Test
+    void networkLogAddressesAndTheDefaultSyslogPass() {
+        for (String config : List.of("\"syslog-address\":\"udp://127.0.0.1:514\"", "\"syslog-address\":\"tcp://127.0.0.1:514\"", "")) {
+            assertThat(create(withHostConfig("\"LogConfig\":{\"Type\":\"syslog\",\"Config\":{" + config + "}}")))
+                    .as(config).isEqualTo(new Verdict.Allow());
+        }
+        assertThat(create(withHostConfig(
+                "\"LogConfig\":{\"Type\":\"fluentd\",\"Config\":{\"fluentd-address\":\"tcp://127.0.0.1:24224\"}}")))
+                .isEqualTo(new Verdict.Allow());
     }
 
     @Test
@@ -242,7 +272,7 @@ class HostPathAllowlistTest {
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"/l/..", "/l/../d", "/./d", "//d", "/d/", "/d//e", "/d/."})
-    void deviceAndLogSocketStringsMustAlreadyBeClean(String tail) {
+    void volumeDeviceStringsMustAlreadyBeClean(String tail) {
         String root = "/srv";
         Refusal volume = refusal(send("/v1.50/volumes/create",
                 "{\"Driver\":\"local\",\"DriverOpts\":{\"type\":\"none\",\"o\":\"bind\",\"device\":\"" + root + tail + "\"}}", grants()));
@@ -250,14 +280,11 @@ class HostPathAllowlistTest {
                 "{\"DriverOpts\":{\"type\":\"none\",\"o\":\"rbind,ro\",\"device\":\"" + root + tail + "\"}}", grants()));
         Refusal inline = refusal(create(withHostConfig("\"Mounts\":[{\"Type\":\"volume\",\"Target\":\"/v\",\"VolumeOptions\":"
                 + "{\"DriverConfig\":{\"Name\":\"local\",\"Options\":{\"type\":\"none\",\"o\":\"bind\",\"device\":\"" + root + tail + "\"}}}}]")));
-        Refusal log = refusal(create(withHostConfig(
-                "\"LogConfig\":{\"Type\":\"syslog\",\"Config\":{\"syslog-address\":\"unix://" + root + tail + "\"}}")));
-        for (Refusal r : List.of(volume, rbind, inline, log)) {
+        for (Refusal r : List.of(volume, rbind, inline)) {
             assertThat(r.status()).isEqualTo(400);
             assertThat(r.rule()).isEqualTo("host-path-not-clean");
             assertThat(r.message()).contains("exactly as written").contains(root + tail);
         }
-        assertThat(log.message()).startsWith("log socket");
     }
 
     @Test

@@ -314,4 +314,41 @@ class RequestHeadRulesTest {
             assertThat(POLICY.onHead(new RequestHead("HEAD", "/_ping", Map.of()), REPO, daemon)).isEqualTo(new HeadVerdict.Pass());
         }
     }
+
+    /**
+     * The daemon serves a request without a version prefix as its own ApiVersion: the gate forwards it
+     * with that version (capped at the newest it knows), so the daemon serves exactly what was judged.
+     */
+    @Test
+    void anUnversionedRequestIsForwardedAsTheVersionTheDaemonWouldServeItAs() {
+        GrantLookup older = daemonServing(new ApiVersions("1.24", "1.51"), "ok");
+        GrantLookup newer = daemonServing(new ApiVersions("1.40", "1.60"), "ok");
+
+        assertThat(POLICY.versionedTarget(new RequestHead("POST", "/containers/create?name=x", Map.of()), REPO, older))
+                .isEqualTo("/v1.51/containers/create?name=x");
+        assertThat(POLICY.versionedTarget(new RequestHead("HEAD", "/_ping", Map.of()), REPO, older)).isEqualTo("/v1.51/_ping");
+        assertThat(POLICY.versionedTarget(new RequestHead("POST", "/containers/create", Map.of()), REPO, newer))
+                .as("a daemon newer than the gate serves it as the newest version the gate knows").isEqualTo("/v1.56/containers/create");
+        assertThat(POLICY.versionedTarget(new RequestHead("POST", "/v1.44/containers/create", Map.of()), REPO, older)).isNull();
+        assertThat(POLICY.versionedTarget(new RequestHead("POST", "/%761.44/containers/create", Map.of()), REPO, older)).isNull();
+        assertThat(POLICY.versionedTarget(new RequestHead("POST", "/containers/create", Map.of()), REPO, grants()))
+                .as("nothing verifies daemons: nothing known to add").isNull();
+        assertThat(POLICY.versionedTarget(new RequestHead("POST", "/containers/create", Map.of()), REPO, daemonServing(null, "unchecked")))
+                .isNull();
+    }
+
+    @Test
+    void anUnversionedRequestTheGateCannotVersionIsJudgedAsTheDaemonsOwnVersion() {
+        GrantLookup newer = daemonServing(new ApiVersions("1.40", "1.60"), "ok");
+        Refusal absolute = refusal(POLICY.onHead(new RequestHead("POST", "http://d/containers/create", Map.of()), REPO, newer));
+        assertThat(absolute.status()).isEqualTo(400);
+        assertThat(absolute.rule()).isEqualTo("api-version");
+        assertThat(absolute.message()).contains("would serve it as its own, 1.60").contains("/v1.56/containers/create");
+
+        GrantLookup unknown = daemonServing(null, "unchecked");
+        Refusal waits = refusal(POLICY.onHead(new RequestHead("GET", "/containers/json", Map.of()), REPO, unknown));
+        assertThat(waits.status()).isEqualTo(503);
+        assertThat(waits.rule()).isEqualTo("api-versions-unknown");
+        assertThat(POLICY.onHead(new RequestHead("GET", "/version", Map.of()), REPO, unknown)).isEqualTo(new HeadVerdict.Pass());
+    }
 }

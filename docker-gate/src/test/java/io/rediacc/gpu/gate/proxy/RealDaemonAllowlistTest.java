@@ -259,11 +259,19 @@ class RealDaemonAllowlistTest {
         DockerCli.Result running = viaGate.run("cp", name + ":/d/checked", dir.resolve("cp-running").toString());
         assertThat(running.ok()).as(running.toString()).isTrue();
         assertThat(viaGate.run("cp", name + ":/d/etc/hostname", dir.resolve("cp-running-host").toString()).ok()).isFalse();
+        DockerCli.Result inRunning = viaGate.run("cp", dir.resolve("cp-in").toString(), name + ":/d/cp-in-running");
+        assertThat(inRunning.ok()).as(inRunning.toString()).isTrue();
+        assertThat(Files.readString(work.resolve("moved/cp-in-running"))).isEqualTo("copied in\n");
+        assertThat(Files.exists(Path.of("/cp-in-running"))).isFalse();
 
         // stopped: the same
         assertThat(direct.run("kill", name).ok()).isTrue();
         assertThat(viaGate.run("cp", name + ":/d/etc/hostname", dir.resolve("cp-stopped-host").toString()).ok()).isFalse();
         assertThat(viaGate.run("cp", name + ":/d/checked", dir.resolve("cp-stopped").toString()).ok()).isTrue();
+        DockerCli.Result inStopped = viaGate.run("cp", dir.resolve("cp-in").toString(), name + ":/d/cp-in-stopped");
+        assertThat(inStopped.ok()).as(inStopped.toString()).isTrue();
+        assertThat(Files.readString(work.resolve("moved/cp-in-stopped"))).isEqualTo("copied in\n");
+        assertThat(Files.exists(Path.of("/cp-in-stopped"))).isFalse();
 
         assertThat(viaGate.run("rm", "-f", name).ok()).isTrue();
     }
@@ -275,13 +283,22 @@ class RealDaemonAllowlistTest {
         DockerCli.Result created = viaGate.run("create", "--name", "pinned-restart", "--network", "none",
                 "--restart", "on-failure:2", "-v", work + "/d:/d", BaseImage.TAG, "sh", "-c", "echo run >> /d/runs; exit 1");
         assertThat(created.ok()).as(created.toString()).isTrue();
+        // --restart always: restarted after a clean exit too
+        DockerCli.Result always = viaGate.run("create", "--name", "pinned-always", "--network", "none",
+                "--restart", "always", "-v", work + "/d:/d", BaseImage.TAG, "sh", "-c", "echo run >> /d/always; exit 0");
+        assertThat(always.ok()).as(always.toString()).isTrue();
         swap(work, outside.toString());
 
         assertThat(viaGate.run("start", "pinned-restart").ok()).isTrue();
+        assertThat(viaGate.run("start", "pinned-always").ok()).isTrue();
 
         Await.until("the first run and both restarts wrote", Duration.ofSeconds(60),
                 () -> read(work.resolve("moved/runs")).equals("run\nrun\nrun\n"));
+        Await.until("--restart always restarted the container twice after clean exits", Duration.ofSeconds(60),
+                () -> read(work.resolve("moved/always")).length() >= "run\nrun\nrun\n".length());
+        assertThat(viaGate.run("rm", "-f", "pinned-always").ok()).isTrue();
         assertThat(Files.exists(outside.resolve("runs"))).as("no run wrote through the swapped link").isFalse();
+        assertThat(Files.exists(outside.resolve("always"))).as("no run of --restart always wrote through the swapped link").isFalse();
         assertThat(viaGate.run("rm", "-f", "pinned-restart").ok()).isTrue();
     }
 
@@ -361,6 +378,52 @@ class RealDaemonAllowlistTest {
         DockerCli.Result existing = viaGate.run("run", "--rm", "--network", "none", "-v", "bypath:/v", BaseImage.TAG, "ls", "/v");
         assertThat(existing.ok()).isFalse();
         assertThat(existing.stderr()).contains("made before the gate pinned bind sources").contains("create it again through the gate");
+    }
+
+    /**
+     * A bind volume made through the gate and used later: its checked directory is swapped for a
+     * symlink out of hostPaths after the create, and every later use mounts what was checked.
+     */
+    @Test
+    void anExistingBindVolumeUsedAfterASwapMountsWhatWasChecked() throws IOException {
+        Path work = checkedTree("vol-existing");
+        Path outside = dir.resolve("outside-vol-existing");
+        DockerCli.Result made = viaGate.run("volume", "create", "--opt", "type=none", "--opt", "o=bind", "--opt",
+                "device=" + work + "/d", "checked-vol");
+        assertThat(made.ok()).as(made.toString()).isTrue();
+        swap(work, outside.toString());
+
+        DockerCli.Result ls = viaGate.run("run", "--rm", "--network", "none", "-v", "checked-vol:/v", BaseImage.TAG, "ls", "/v");
+
+        assertThat(ls.ok()).as(ls.toString()).isTrue();
+        assertThat(ls.stdout()).isEqualTo("checked\n");
+        assertThat(viaGate.run("volume", "rm", "checked-vol").ok()).isTrue();
+    }
+
+    /** compose's relative bind ({@code ./data:/data}) resolves under the project directory, inside hostPaths, and works. */
+    @Test
+    void composeRelativeBindsStillWork() throws IOException {
+        assertThat(docker.kit().composePlugin()).as("the dockerd kit's compose plugin").isPresent();
+        Path project = Files.createDirectories(mount.resolve("compose-project"));
+        Files.createDirectories(project.resolve("data"));
+        Files.writeString(project.resolve("data/file"), "compose data\n");
+        Files.writeString(project.resolve("compose.yaml"), """
+                services:
+                  app:
+                    image: %s
+                    command: cat /data/file
+                    network_mode: none
+                    volumes:
+                      - ./data:/data
+                """.formatted(BaseImage.TAG));
+        DockerCli compose = new DockerCli("tcp://127.0.0.1:" + ((InetSocketAddress) gate.boundAddress("real").orElseThrow()).getPort(),
+                docker.kit().dockerConfig(dir.resolve("compose-config")));
+
+        DockerCli.Result run = compose.run("compose", "-f", project.resolve("compose.yaml").toString(), "-p", "gate30", "run", "--rm", "app");
+
+        assertThat(run.ok()).as(run.toString()).isTrue();
+        assertThat(run.stdout()).contains("compose data");
+        compose.run("compose", "-f", project.resolve("compose.yaml").toString(), "-p", "gate30", "down");
     }
 
     @Test
@@ -501,27 +564,64 @@ class RealDaemonAllowlistTest {
         assertThat(before).containsAll(BindPinner.mountsUnder(pinDir()));
     }
 
+    /**
+     * {@code docker update --restart always} and {@code --restart on-failure}, across a restart of the
+     * real daemon: its boot starts both containers itself, on their pins, after the checked directory
+     * was swapped. The restarted daemon logs requests (debug), which the last part uses: an
+     * un-versioned request reaches the daemon with the API version the daemon serves it as
+     * ({@code GET /version} {@code ApiVersion}), the one the gate judged it as.
+     */
     @Test
-    void updateRestartAlwaysAndADaemonRestartMountThePin() throws IOException {
+    void updateRestartAlwaysOnFailureAndADaemonRestartMountThePin() throws Exception {
         Path work = checkedTree("boot");
         Path outside = dir.resolve("outside-boot");
         DockerCli.Result created = viaGate.run("create", "--name", "pinned-boot", "--network", "none", "-v", work + "/d:/d",
                 BaseImage.TAG, "sh", "-c", "echo boot >> /d/boots; sleep 600");
         assertThat(created.ok()).as(created.toString()).isTrue();
+        DockerCli.Result onFailure = viaGate.run("create", "--name", "pinned-boot-onfailure", "--network", "none",
+                "--restart", "on-failure:5", "-v", work + "/d:/d", BaseImage.TAG, "sh", "-c", "echo boot >> /d/onfailure; sleep 600");
+        assertThat(onFailure.ok()).as(onFailure.toString()).isTrue();
         DockerCli.Result update = viaGate.run("update", "--restart", "always", "pinned-boot");
         assertThat(update.ok()).as(update.toString()).isTrue();
         assertThat(viaGate.run("start", "pinned-boot").ok()).isTrue();
-        Await.until("the first start wrote", Duration.ofSeconds(30), () -> read(work.resolve("d/boots")).equals("boot\n"));
+        assertThat(viaGate.run("start", "pinned-boot-onfailure").ok()).isTrue();
+        Await.until("the first starts wrote", Duration.ofSeconds(30),
+                () -> read(work.resolve("d/boots")).equals("boot\n") && read(work.resolve("d/onfailure")).equals("boot\n"));
         swap(work, outside.toString());
 
-        // the daemon restarts (same data root and socket) and starts the container itself at its boot
+        // the daemon restarts (same data root and socket) and starts the containers itself at its boot
+        // (on-failure too: the shutdown stopped it with a non-zero exit, and the daemon did not count that as a manual stop)
         io.rediacc.gpu.dockerd.Dockerd first = docker.daemon();
+        String max = direct.run("version", "--format", "{{.Server.APIVersion}}").stdout().strip();
         first.close();
-        restarted = io.rediacc.gpu.dockerd.Dockerd.startWithConfig(first.kit(), first.dir(), first.socket(), first.dir().resolve("daemon.json"));
+        Path config = first.dir().resolve("daemon.json");
+        Files.writeString(config, Files.readString(config).replaceFirst("\\{", "{\"debug\": true,"));
+        restarted = io.rediacc.gpu.dockerd.Dockerd.startWithConfig(first.kit(), first.dir(), first.socket(), config);
 
-        Await.until("the daemon's boot restarted the container on its pin", Duration.ofSeconds(60),
-                () -> read(work.resolve("moved/boots")).equals("boot\nboot\n"));
+        Await.until("the daemon's boot restarted both containers on their pins", Duration.ofSeconds(60),
+                () -> read(work.resolve("moved/boots")).equals("boot\nboot\n") && read(work.resolve("moved/onfailure")).equals("boot\nboot\n"));
         assertThat(Files.exists(outside.resolve("boots"))).as("the boot start did not follow the swapped link").isFalse();
-        assertThat(viaGate.run("rm", "-f", "pinned-boot").ok()).isTrue();
+        assertThat(Files.exists(outside.resolve("onfailure"))).as("the boot start (on-failure) did not follow the swapped link").isFalse();
+        assertThat(viaGate.run("rm", "-f", "pinned-boot", "pinned-boot-onfailure").ok()).isTrue();
+
+        // An un-versioned create is served by the daemon as its ApiVersion: the gate forwards it with exactly that version.
+        java.net.SocketAddress address = gate.boundAddress("real").orElseThrow();
+        Files.createDirectories(mount.resolve("unversioned"));
+        String name = "unversioned-" + UUID.randomUUID().toString().substring(0, 8);
+        String body = "{\"Image\":\"" + BaseImage.TAG + "\",\"Cmd\":[\"true\"],\"HostConfig\":{\"NetworkMode\":\"none\","
+                + "\"Binds\":[\"" + mount + "/unversioned:/u\"]}}";
+        String privileged = "{\"Image\":\"" + BaseImage.TAG + "\",\"HostConfig\":{\"Privileged\":true}}";
+        String create = RawHttp.request(address, "POST", "/containers/create?name=" + name, "", body);
+        String refused = RawHttp.request(address, "POST", "/containers/create?name=" + name + "-privileged", "", privileged);
+
+        assertThat(RawHttp.status(create)).as(create).isEqualTo(201);
+        String log = Files.readString(restarted.log());
+        assertThat(log).as("the daemon received the create with the version it serves un-versioned requests as")
+                .contains("/v" + max + "/containers/create?name=" + name).doesNotContain("request-url=\"/containers/create?name=" + name);
+        assertThat(direct.run("inspect", "--format", "{{index .Config.Labels \"io.rediacc.gate.bind.0\"}}", name).stdout().strip())
+                .as("judged and pinned like any create").isEqualTo(mount + "/unversioned");
+        assertThat(RawHttp.status(refused)).as(refused).isEqualTo(403);
+        assertThat(log).doesNotContain(name + "-privileged");
+        assertThat(viaGate.run("rm", "-f", name).ok()).isTrue();
     }
 }

@@ -48,6 +48,12 @@ public final class DockerCli {
         }
     }
 
+    /** A CLI using the config directory {@code config} (e.g. one whose {@code cli-plugins/} holds compose). */
+    public DockerCli(String dockerHost, Path config) {
+        this.host = dockerHost;
+        this.config = config;
+    }
+
     public Result run(String... args) {
         return runWithInput(null, args);
     }
