@@ -537,7 +537,7 @@ class FaultsIT {
     }
 
     static long outboxRows(String machine) throws Exception {
-        return Long.parseLong(query("SELECT count(*)::text FROM outbox WHERE record_key = '" + machine + "'").iterator().next());
+        return Long.parseLong(query("SELECT count(*)::text FROM outbox WHERE aggregateid = '" + machine + "'").iterator().next());
     }
 
     static Set<String> query(String sql) throws Exception {

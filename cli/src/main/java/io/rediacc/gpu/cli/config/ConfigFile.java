@@ -1,10 +1,7 @@
 package io.rediacc.gpu.cli.config;
 
 import io.rediacc.gpu.cli.failure.Failure;
-import org.yaml.snakeyaml.LoaderOptions;
-import org.yaml.snakeyaml.Yaml;
-import org.yaml.snakeyaml.constructor.SafeConstructor;
-import org.yaml.snakeyaml.error.YAMLException;
+import io.rediacc.gpu.contracts.yaml.YamlText;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -55,8 +52,8 @@ public record ConfigFile(String grantUrl, String inventoryUrl, String token, Map
     static ConfigFile parse(Path path, String text) {
         Object document;
         try {
-            document = new Yaml(new SafeConstructor(new LoaderOptions())).load(text);
-        } catch (YAMLException e) {
+            document = YamlText.read(text);
+        } catch (IOException e) {
             throw Failure.usage("config file " + path + " is not valid YAML: " + firstLine(e.getMessage()));
         }
         if (document == null) {

@@ -1,8 +1,8 @@
 package io.rediacc.gpu.cli.machine;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.rediacc.gpu.cli.client.InventoryViews.CdiDevice;
-import io.rediacc.gpu.cli.client.InventoryViews.Holder;
+import io.rediacc.gpu.contracts.api.CdiDeviceView;
+import io.rediacc.gpu.contracts.api.Holder;
 import io.rediacc.gpu.contracts.events.Grant;
 import io.rediacc.gpu.contracts.events.MachineInventory.Gpu;
 
@@ -39,7 +39,7 @@ final class CardReservations {
      * @param stored the machine's stored inventory (what setup wrote), whose devices carry their cards
      *               when the fleet's read model does not; may be null
      */
-    static CardReservations of(List<CdiDevice> devices, JsonNode stored, List<Gpu> gpus, List<Grant> dbGrants) {
+    static CardReservations of(List<CdiDeviceView> devices, JsonNode stored, List<Gpu> gpus, List<Grant> dbGrants) {
         Map<String, List<String>> cards = new HashMap<>();
         if (stored != null) {
             for (JsonNode d : stored.path("cdiDevices")) {
@@ -50,13 +50,8 @@ final class CardReservations {
                 }
             }
         }
-        for (CdiDevice d : devices) {
-            if (d.cards() != null && !d.cards().isEmpty()) {
-                cards.put(d.name(), d.cards().stream().map(c -> c.toLowerCase(java.util.Locale.ROOT)).toList());
-            }
-        }
         CardReservations r = new CardReservations(cards, gpus);
-        for (CdiDevice d : devices) {
+        for (CdiDeviceView d : devices) {
             for (Holder h : d.holders()) {
                 if (h.exclusive()) {
                     r.exclusiveByDevice.computeIfAbsent(d.name(), k -> new TreeSet<>()).add(h.repo());

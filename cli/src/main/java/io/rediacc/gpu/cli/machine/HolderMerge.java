@@ -1,8 +1,8 @@
 package io.rediacc.gpu.cli.machine;
 
-import io.rediacc.gpu.cli.client.InventoryViews.CdiDevice;
-import io.rediacc.gpu.cli.client.InventoryViews.Holder;
-import io.rediacc.gpu.cli.client.InventoryViews.OrphanedDevice;
+import io.rediacc.gpu.contracts.api.CdiDeviceView;
+import io.rediacc.gpu.contracts.api.Holder;
+import io.rediacc.gpu.contracts.api.OrphanedDevice;
 import io.rediacc.gpu.contracts.events.Grant;
 
 import java.util.ArrayList;
@@ -57,13 +57,13 @@ final class HolderMerge {
      *                 be asked (then no holder is flagged)
      * @param orphans  what the services report orphaned
      */
-    static List<DeviceHolders> merge(List<CdiDevice> devices, List<Grant> dbGrants, ReportedOrphans orphans) {
+    static List<DeviceHolders> merge(List<CdiDeviceView> devices, List<Grant> dbGrants, ReportedOrphans orphans) {
         Map<String, List<Grant>> dbByDevice = new LinkedHashMap<>();
         if (dbGrants != null) {
             dbGrants.forEach(g -> dbByDevice.computeIfAbsent(g.device(), d -> new ArrayList<>()).add(g));
         }
         List<DeviceHolders> rows = new ArrayList<>();
-        for (CdiDevice device : devices) {
+        for (CdiDeviceView device : devices) {
             rows.add(new DeviceHolders(device.name(), orphans.names().contains(device.name()),
                     labels(device.holders(), dbByDevice.remove(device.name()), dbGrants != null)));
         }

@@ -4,13 +4,13 @@ import io.rediacc.gpu.cli.command.Commands;
 import io.rediacc.gpu.cli.failure.ExitCodes;
 import io.rediacc.gpu.cli.failure.Failure;
 import io.rediacc.gpu.cli.command.Session;
-import io.rediacc.gpu.cli.client.InventoryViews.Gate;
-import io.rediacc.gpu.cli.client.InventoryViews.MachineDetail;
 import io.rediacc.gpu.cli.client.Reply;
 import io.rediacc.gpu.cli.output.Ages;
 import io.rediacc.gpu.cli.output.Documents;
 import io.rediacc.gpu.cli.output.OutputFormat;
 import io.rediacc.gpu.cli.output.Table;
+import io.rediacc.gpu.contracts.api.GateView;
+import io.rediacc.gpu.contracts.api.MachineDetail;
 import io.rediacc.gpu.contracts.api.MachineGrantsView;
 import io.rediacc.gpu.contracts.events.DaemonStatus;
 import io.rediacc.gpu.contracts.events.Grant;
@@ -177,7 +177,7 @@ public class MachineGpuListCommand implements Callable<Integer> {
         if (!detail.gates().isEmpty()) {
             out.println();
             Table gates = session.table("GATE", "STATE", "APPLIED VERSION", "LIVE", "DAEMONS");
-            for (Gate gate : detail.gates()) {
+            for (GateView gate : detail.gates()) {
                 gates.row(gate.gateId(), gate.state(), gate.appliedVersion(), gate.live() ? "yes" : "no",
                         DaemonStatus.summary(gate.daemons()));
             }
@@ -188,7 +188,7 @@ public class MachineGpuListCommand implements Callable<Integer> {
             session.warn("the last inventory publication of " + detail.machine() + " is " + Ages.of(detail.ageSeconds())
                     + " old (stale: more than 3 heartbeats); is its node-agent running?");
         }
-        for (Gate gate : detail.gates()) {
+        for (GateView gate : detail.gates()) {
             for (DaemonStatus daemon : gate.daemons()) {
                 if (gate.live() && !DaemonStatus.OK.equals(daemon.state())) {
                     session.warn("the Docker daemon of repo " + daemon.repoName() + " on " + detail.machine() + " is "
@@ -204,7 +204,7 @@ public class MachineGpuListCommand implements Callable<Integer> {
                         + "free it with rdc repo gpu revoke <repo>@" + detail.machine() + " --device " + row.device());
             }
         }
-        if (!detail.anyLiveGate()) {
+        if (detail.gates().stream().noneMatch(GateView::live)) {
             session.warn("no live gate on " + detail.machine()
                     + ": nothing is enforced there now; holders marked (db only) are granted but not enforced");
         }

@@ -1,11 +1,8 @@
 package io.rediacc.gpu.cli.output;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import io.rediacc.gpu.cli.client.Json;
+import io.rediacc.gpu.contracts.yaml.YamlText;
 
 import java.io.PrintWriter;
 
@@ -15,25 +12,11 @@ public final class Documents {
     private Documents() {
     }
 
-    /** The YAML mapper, made on first use: {@code -o json} and tables need neither it nor SnakeYAML. */
-    private static final class Yaml {
-        static final ObjectMapper MAPPER = new ObjectMapper(YAMLFactory.builder()
-                .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
-                .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
-                .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS)
-                .stringQuotingChecker(new YamlSafeQuoting())
-                .build());
-    }
-
     public static void print(PrintWriter out, OutputFormat format, JsonNode document) {
-        try {
-            if (format == OutputFormat.yaml) {
-                out.print(Yaml.MAPPER.writeValueAsString(document));
-            } else {
-                out.println(Json.pretty(document));
-            }
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("cannot print the answer: " + e.getOriginalMessage(), e);
+        if (format == OutputFormat.yaml) {
+            out.print(YamlText.write(document, YamlText.Lists.FLUSH)); // YAML classes load on this first use only
+        } else {
+            out.println(Json.pretty(document));
         }
         out.flush();
     }

@@ -1,9 +1,9 @@
 package io.rediacc.gpu.cli.machine;
 
-import io.rediacc.gpu.cli.client.InventoryViews.CdiDevice;
-import io.rediacc.gpu.cli.client.InventoryViews.Holder;
-import io.rediacc.gpu.cli.client.InventoryViews.OrphanedDevice;
 import io.rediacc.gpu.cli.machine.HolderMerge.ReportedOrphans;
+import io.rediacc.gpu.contracts.api.CdiDeviceView;
+import io.rediacc.gpu.contracts.api.Holder;
+import io.rediacc.gpu.contracts.api.OrphanedDevice;
 import io.rediacc.gpu.contracts.events.Grant;
 import org.junit.jupiter.api.Test;
 
@@ -80,12 +80,12 @@ class HolderMergeTest {
         assertThat(rows.get(0).holders()).containsExactly("train-a (exclusive)");
     }
 
-    private static CdiDevice device(String name, Holder... holders) {
-        return new CdiDevice(name, List.of(), "/etc/cdi/nvidia.yaml", List.of(holders), null);
+    private static CdiDeviceView device(String name, Holder... holders) {
+        return new CdiDeviceView(name, List.of(), "/etc/cdi/nvidia.yaml", null, List.of(holders));
     }
 
     private static Holder gate(String repo, String guid, boolean exclusive) {
-        return new Holder(repo, guid, exclusive, "gate");
+        return new Holder(repo, guid, exclusive, "gate", List.of());
     }
 
     private static Grant db(String repo, String guid, String device, boolean exclusive) {

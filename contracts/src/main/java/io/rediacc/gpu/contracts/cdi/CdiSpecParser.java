@@ -6,9 +6,7 @@ import io.rediacc.gpu.contracts.cdi.CdiSpec.Device;
 import io.rediacc.gpu.contracts.cdi.CdiSpec.DeviceNode;
 import io.rediacc.gpu.contracts.cdi.CdiSpec.Hook;
 import io.rediacc.gpu.contracts.cdi.CdiSpec.Mount;
-import org.yaml.snakeyaml.LoaderOptions;
-import org.yaml.snakeyaml.Yaml;
-import org.yaml.snakeyaml.constructor.SafeConstructor;
+import io.rediacc.gpu.contracts.yaml.YamlText;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -97,17 +95,12 @@ public final class CdiSpecParser {
     }
 
     private static Object read(String source, byte[] content) {
-        String text = new String(content, StandardCharsets.UTF_8);
-        String trimmed = text.stripLeading();
+        String trimmed = new String(content, StandardCharsets.UTF_8).stripLeading();
         try {
             if (source.endsWith(".json") || trimmed.startsWith("{")) {
                 return new ObjectMapper().readValue(content, Object.class);
             }
-            LoaderOptions options = new LoaderOptions();
-            options.setAllowDuplicateKeys(false);
-            options.setMaxAliasesForCollections(50);
-            options.setCodePointLimit(MAX_SPEC_BYTES);
-            return new Yaml(new SafeConstructor(options)).load(text);
+            return YamlText.read(content);
         } catch (Exception e) {
             String msg = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage().lines().findFirst().orElse("");
             throw new InvalidCdiSpecException(source + ": not valid " + (source.endsWith(".json") ? "JSON" : "YAML")

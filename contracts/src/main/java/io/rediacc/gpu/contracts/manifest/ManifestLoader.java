@@ -1,11 +1,10 @@
 package io.rediacc.gpu.contracts.manifest;
 
-import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.rediacc.gpu.contracts.identity.Identifiers;
 import io.rediacc.gpu.contracts.identity.InvalidIdentifierException;
 import io.rediacc.gpu.contracts.text.ClosestName;
+import io.rediacc.gpu.contracts.yaml.YamlText;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -40,7 +39,6 @@ public final class ManifestLoader {
     private static final java.util.regex.Pattern GROUP = java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_.-]{0,31}");
     /** A systemd unit name: setup passes it to systemctl, so nothing a shell or systemctl could read as more. */
     private static final java.util.regex.Pattern UNIT = java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9:_.@-]{0,255}");
-    private static final YAMLMapper YAML = YAMLMapper.builder().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION).build();
 
     private ManifestLoader() {
     }
@@ -77,7 +75,7 @@ public final class ManifestLoader {
     public static ReposManifest parse(byte[] yaml, Supplier<String> machineWhenUnnamed) {
         JsonNode root;
         try {
-            root = YAML.readTree(yaml);
+            root = YamlText.readTree(yaml);
         } catch (IOException e) {
             throw new InvalidManifestException("not valid YAML: " + e.getMessage(), e);
         }

@@ -6,7 +6,7 @@ import io.rediacc.gpu.grants.config.ChannelTopics;
 import io.rediacc.gpu.grants.config.GrantsConfig;
 import io.rediacc.gpu.grants.repository.GrantWrites;
 import io.rediacc.gpu.contracts.identity.Identifiers;
-import io.rediacc.gpu.grants.service.InventoryService;
+import io.rediacc.gpu.grants.service.InventoryCopy;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -25,14 +25,14 @@ public class InventoryConsumer {
 
     private static final Logger LOG = Logger.getLogger(InventoryConsumer.class);
 
-    private final InventoryService inventories;
+    private final InventoryCopy inventories;
     private final GrantsConfig config;
     private final DroppedRecords dropped;
 
     private final GrantWrites writes;
     private final SignedRecords signed;
 
-    public InventoryConsumer(InventoryService inventories, GrantWrites writes,
+    public InventoryConsumer(InventoryCopy inventories, GrantWrites writes,
                              GrantsConfig config, DroppedRecords dropped, SignedRecords signed) {
         this.signed = signed;
         this.inventories = inventories;

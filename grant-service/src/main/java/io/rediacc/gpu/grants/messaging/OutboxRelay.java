@@ -79,24 +79,24 @@ public class OutboxRelay {
     private static final String TRY_RELAY_LOCK = "select pg_try_advisory_xact_lock($1)";
     /** The oldest rows, less those of a machine with a parked row: they wait behind it, in order. */
     private static final String OLDEST = """
-            select id, topic, record_key, payload, headers from outbox o
-            where not exists (select 1 from outbox_parked p where p.record_key = o.record_key)
+            select id, aggregatetype, aggregateid, type, payload, headers from outbox o
+            where not exists (select 1 from outbox_parked p where p.aggregateid = o.aggregateid)
             order by id limit $1""";
     /** How many rows are parked, and the oldest one's machine and reason (for the health check). */
     private static final String PARKED = """
-            select count(*), (select 'outbox row ' || id || ' of ' || record_key || ' on ' || topic || ': ' || reason
+            select count(*), (select 'outbox row ' || id || ' of ' || aggregateid || ' on ' || aggregatetype || ': ' || reason
                               from outbox_parked order by id limit 1)
             from outbox_parked""";
     private static final String PARK = """
             with moved as (delete from outbox where id = $1 returning *)
-            insert into outbox_parked (id, topic, record_key, payload, headers, created_at, parked_at, reason)
-            select id, topic, record_key, payload, headers, created_at, now(), $2 from moved
+            insert into outbox_parked (id, aggregatetype, aggregateid, type, payload, headers, created_at, parked_at, reason)
+            select id, aggregatetype, aggregateid, type, payload, headers, created_at, now(), $2 from moved
             on conflict (id) do nothing""";
     private static final String IDLE_LOOK = """
             select exists (select 1 from outbox o
-                           where not exists (select 1 from outbox_parked p where p.record_key = o.record_key)),
+                           where not exists (select 1 from outbox_parked p where p.aggregateid = o.aggregateid)),
                    (select count(*) from outbox_parked),
-                   (select 'outbox row ' || id || ' of ' || record_key || ' on ' || topic || ': ' || reason
+                   (select 'outbox row ' || id || ' of ' || aggregateid || ' on ' || aggregatetype || ': ' || reason
                     from outbox_parked order by id limit 1)""";
     private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() {
     };
@@ -346,7 +346,7 @@ public class OutboxRelay {
         /** Hands each row to the producer; stops at the first failure that concerns every record. */
         void send(RowSet<Row> rows) {
             for (Row row : rows) {
-                String key = row.getString("record_key");
+                String key = row.getString("aggregateid");
                 if (held.contains(key)) {
                     continue;
                 }
@@ -375,10 +375,10 @@ public class OutboxRelay {
                 try {
                     acks.get(i).get(config.relay().deliveryTimeout().toMillis() + 5000, TimeUnit.MILLISECONDS);
                     done.add(row.getLong("id"));
-                    if (held.contains(row.getString("record_key"))) {
+                    if (held.contains(row.getString("aggregateid"))) {
                         LOG.warnf("outbox row %d of %s was published after an earlier row of that machine was parked"
                                 + " (the broker refused that one after it was sent)", row.getLong("id"),
-                                row.getString("record_key"));
+                                row.getString("aggregateid"));
                     }
                 } catch (ExecutionException e) {
                     if (permanent(e.getCause())) { // the broker refused this record for good: park it, go on
@@ -396,7 +396,7 @@ public class OutboxRelay {
 
         private void hold(Row row, String reason) {
             park.put(row.getLong("id"), reason);
-            held.add(row.getString("record_key"));
+            held.add(row.getString("aggregateid"));
         }
     }
 
@@ -473,15 +473,23 @@ public class OutboxRelay {
         return json == null ? null : json.getBytes(StandardCharsets.UTF_8);
     }
 
-    /** The row as a record, signed with grant-service's key (over topic, key, ce_time and payload) as it leaves. */
+    /**
+     * The row as a record, signed with grant-service's key (over topic, key, ce_time and payload) as it leaves.
+     * The columns are those Debezium's outbox event router reads (V5): {@code aggregatetype} is the topic,
+     * {@code aggregateid} the key, {@code type} the CloudEvents type.
+     */
     private ProducerRecord<String, byte[]> toRecord(Row row) {
         byte[] value = payload(row.getString("payload"));
-        ProducerRecord<String, byte[]> record = new ProducerRecord<>(row.getString("topic"), null,
-                row.getString("record_key"), value);
+        ProducerRecord<String, byte[]> record = new ProducerRecord<>(row.getString("aggregatetype"), null,
+                row.getString("aggregateid"), value);
         Map<String, byte[]> signed = new java.util.LinkedHashMap<>();
         try {
             Map<String, String> headers = EventJson.mapper().readValue(row.getString("headers"), HEADERS);
             headers.forEach((name, v) -> signed.put(name, v.getBytes(StandardCharsets.UTF_8)));
+            String type = row.getString("type");
+            if (!type.isEmpty()) { // the row's type column is its ce_type, as a CDC connector would read it
+                signed.put(io.rediacc.gpu.contracts.events.CloudEventHeaders.TYPE, type.getBytes(StandardCharsets.UTF_8));
+            }
             // every row this service writes has its ce_time; one without (written by hand) gets the time it leaves
             signed.putIfAbsent(io.rediacc.gpu.contracts.events.CloudEventHeaders.TIME,
                     java.time.Instant.now().toString().getBytes(StandardCharsets.UTF_8));

@@ -117,7 +117,7 @@ public class GrantWrites {
             where machine = $1 and (published_at is null or published_at < $2)
             returning version""";
     private static final String APPEND_OUTBOX = """
-            insert into outbox (topic, record_key, payload, headers, created_at) values ($1, $2, $3, $4, $5)
+            insert into outbox (aggregatetype, aggregateid, type, payload, headers, created_at) values ($1, $2, $3, $4, $5, $6)
             returning id""";
 
     private final Pool pool;
@@ -363,7 +363,7 @@ public class GrantWrites {
             if (bytes > config.relay().maxRecordBytes()) {
                 throw new OutboxRecordTooLarge(r.subject(), r.topic().name(), bytes, config.relay().maxRecordBytes());
             }
-            rows.add(Tuple.of(r.topic().name(), r.key(), payload, headerJson, utc(r.time())));
+            rows.add(Tuple.of(r.topic().name(), r.key(), r.topic().cloudEventType(), payload, headerJson, utc(r.time())));
         }
         return c.preparedQuery(APPEND_OUTBOX).executeBatch(rows).map(first -> {
             List<Long> ids = new ArrayList<>(records.size());

@@ -15,15 +15,15 @@ import java.util.List;
 public class ParkedOutbox {
 
     private static final String LIST = """
-            select id, topic, record_key, coalesce(octet_length(payload), 0) as bytes, created_at, parked_at, reason
+            select id, aggregatetype, aggregateid, coalesce(octet_length(payload), 0) as bytes, created_at, parked_at, reason
             from outbox_parked order by id limit $1""";
     private static final String PAYLOAD = "select coalesce(payload, 'null') from outbox_parked where id = $1";
     private static final String DROP = "delete from outbox_parked where id = $1";
     /** Back into the outbox under its own id: it is published first among its machine's rows again. */
     private static final String RETRY = """
             with moved as (delete from outbox_parked where id = $1 returning *)
-            insert into outbox (id, topic, record_key, payload, headers, created_at)
-            select id, topic, record_key, payload, headers, created_at from moved""";
+            insert into outbox (id, aggregatetype, aggregateid, type, payload, headers, created_at)
+            select id, aggregatetype, aggregateid, type, payload, headers, created_at from moved""";
 
     private final Pool pool;
 
@@ -40,7 +40,7 @@ public class ParkedOutbox {
         return pool.preparedQuery(LIST).execute(Tuple.of(limit)).map(rows -> {
             List<Parked> parked = new ArrayList<>();
             for (Row r : rows) {
-                parked.add(new Parked(r.getLong("id"), r.getString("topic"), r.getString("record_key"),
+                parked.add(new Parked(r.getLong("id"), r.getString("aggregatetype"), r.getString("aggregateid"),
                         r.getInteger("bytes"), r.getOffsetDateTime("created_at").toInstant(),
                         r.getOffsetDateTime("parked_at").toInstant(), r.getString("reason")));
             }

@@ -100,12 +100,13 @@ class OutboxWakeupsTest {
     /** An outbox row as another replica's change writes it (the relay signs it as it leaves). */
     private static void insertOutboxRow(String key) throws SQLException {
         try (Connection c = PostgresTestResource.current().connect();
-             PreparedStatement s = c.prepareStatement("insert into outbox (topic, record_key, payload, headers, created_at)"
-                     + " values (?, ?, ?, ?, now())")) {
+             PreparedStatement s = c.prepareStatement("insert into outbox (aggregatetype, aggregateid, type, payload, headers,"
+                     + " created_at) values (?, ?, ?, ?, ?, now())")) {
             s.setString(1, Topics.GRANT_EVENTS);
             s.setString(2, key);
-            s.setString(3, "{\"machine\":\"" + key + "\"}");
-            s.setString(4, "{\"ce_specversion\":\"1.0\",\"ce_id\":\"" + UUID.randomUUID() + "\",\"ce_type\":\""
+            s.setString(3, Topics.GRANT_EVENTS_TOPIC.cloudEventType());
+            s.setString(4, "{\"machine\":\"" + key + "\"}");
+            s.setString(5, "{\"ce_specversion\":\"1.0\",\"ce_id\":\"" + UUID.randomUUID() + "\",\"ce_type\":\""
                     + Topics.GRANT_EVENTS_TOPIC.cloudEventType() + "\",\"ce_source\":\"/grant-service/other\"}");
             s.executeUpdate();
         }
@@ -127,7 +128,7 @@ class OutboxWakeupsTest {
     private static void awaitEmptyOutbox(String key) {
         await("the published row deleted").atMost(Duration.ofSeconds(20)).until(() -> {
             try (Connection c = PostgresTestResource.current().connect();
-                 PreparedStatement s = c.prepareStatement("select count(*) from outbox where record_key = ?")) {
+                 PreparedStatement s = c.prepareStatement("select count(*) from outbox where aggregateid = ?")) {
                 s.setString(1, key);
                 try (ResultSet rs = s.executeQuery()) {
                     rs.next();

@@ -54,11 +54,12 @@ class ParkedRecordTest {
         // a 2 MB row, as an older release or a lowered topic limit would leave: over max.request.size and max.message.bytes
         long oversized;
         try (Connection c = PostgresTestResource.current().connect();
-             PreparedStatement s = c.prepareStatement("insert into outbox (topic, record_key, payload, headers, created_at)"
-                     + " values (?, ?, ?, '{}', now()) returning id")) {
+             PreparedStatement s = c.prepareStatement("insert into outbox (aggregatetype, aggregateid, type, payload, headers,"
+                     + " created_at) values (?, ?, ?, ?, '{}', now()) returning id")) {
             s.setString(1, Topics.GRANT_EVENTS);
             s.setString(2, a.name);
-            s.setString(3, "{\"padding\":\"" + "x".repeat(2_000_000) + "\"}");
+            s.setString(3, Topics.GRANT_EVENTS_TOPIC.cloudEventType());
+            s.setString(4, "{\"padding\":\"" + "x".repeat(2_000_000) + "\"}");
             try (ResultSet rs = s.executeQuery()) {
                 rs.next();
                 oversized = rs.getLong(1);

@@ -43,9 +43,9 @@ class SchemaMigrationTest {
 
                 assertThat(results).extracting(r -> r.success).containsOnly(true);
                 assertThat(results.stream().mapToInt(r -> r.migrationsExecuted).sum())
-                        .as("one replica applies V1, V2, V3.33, V3.40, V3.41, V3.42 and V4, the others find them applied").isEqualTo(7);
+                        .as("one replica applies V1, V2, V3.33, V3.40, V3.41, V3.42, V4 and V5, the others find them applied").isEqualTo(8);
                 assertThat(history(db)).containsExactly("1 success", "2 success", "3.33 success", "3.40 success",
-                        "3.41 success", "3.42 success", "4 success");
+                        "3.41 success", "3.42 success", "4 success", "5 success");
                 assertThat(tables(db)).contains("grants", "grant_history", "outbox_parked", "machine_keys", "machine_key_history");
             }
         }
@@ -65,7 +65,7 @@ class SchemaMigrationTest {
             MigrateResult result = flyway(db).migrate();
 
             assertThat(result.success).isTrue();
-            assertThat(history(db)).as("baselined at 0, then V1 over the old tables, then V2, V3.33, V3.40, V3.41, V3.42 and V4").containsExactly("0 success", "1 success", "2 success", "3.33 success", "3.40 success", "3.41 success", "3.42 success", "4 success");
+            assertThat(history(db)).as("baselined at 0, then V1 over the old tables, then V2, V3.33, V3.40, V3.41, V3.42, V4 and V5").containsExactly("0 success", "1 success", "2 success", "3.33 success", "3.40 success", "3.41 success", "3.42 success", "4 success", "5 success");
             assertThat(tables(db)).contains("grant_history", "outbox_parked", "machine_keys");
             assertThat(query(db, "select repo_name || ' ' || device || ' ' || granted_by from grants"))
                     .containsExactly("web nvidia.com/gpu=0 alice");
@@ -85,7 +85,47 @@ class SchemaMigrationTest {
             List<MigrateResult> results = migrateConcurrently(db, 2);
 
             assertThat(results).extracting(r -> r.success).containsOnly(true);
-            assertThat(history(db)).containsExactly("0 success", "1 success", "2 success", "3.33 success", "3.40 success", "3.41 success", "3.42 success", "4 success");
+            assertThat(history(db)).containsExactly("0 success", "1 success", "2 success", "3.33 success", "3.40 success", "3.41 success", "3.42 success", "4 success", "5 success");
+        }
+    }
+
+    @Test
+    void theOutboxHasTheColumnsDebeziumsOutboxEventRouterReads() throws Exception {
+        try (LocalPostgres db = LocalPostgres.createDatabase()) {
+            flyway(db).migrate();
+            for (String table : List.of("outbox", "outbox_parked")) {
+                assertThat(query(db, "select column_name::text from information_schema.columns where table_name = '"
+                        + table + "' and is_nullable = 'NO'"))
+                        .as(table).contains("id", "aggregatetype", "aggregateid", "type");
+                assertThat(query(db, "select column_name::text from information_schema.columns where table_name = '"
+                        + table + "'")).as(table).contains("payload").doesNotContain("topic", "record_key");
+            }
+        }
+    }
+
+    @Test
+    void rowsWaitingInTheOutboxWhenV5IsAppliedKeepTheirTopicKeyAndTakeTheirTypeFromTheirHeaders() throws Exception {
+        try (LocalPostgres db = LocalPostgres.createDatabase()) {
+            Flyway untilV4 = Flyway.configure().configuration(flyway(db).getConfiguration()).target("4").load();
+            untilV4.migrate();
+            execute(db, """
+                    insert into outbox (topic, record_key, payload, headers, created_at) values
+                      ('gpu.grants.v1', 'm1', '{"version":3}', '{"ce_type":"io.rediacc.gpu.grants.v1"}', now()),
+                      ('gpu.inventory.v1', 'm2', null, 'not json', now());
+                    insert into outbox_parked (id, topic, record_key, payload, headers, created_at, parked_at, reason)
+                      values (99, 'gpu.grant-events.v1', 'm3', '{}', '{"ce_type":"io.rediacc.gpu.grant-event.v1"}', now(),
+                              now(), 'too large');
+                    """);
+
+            MigrateResult result = flyway(db).migrate();
+
+            assertThat(result.success).isTrue();
+            assertThat(query(db, "select aggregatetype || ' ' || aggregateid || ' [' || type || '] ' || coalesce(payload, 'tombstone')"
+                    + " from outbox order by id")).containsExactly(
+                    "gpu.grants.v1 m1 [io.rediacc.gpu.grants.v1] {\"version\":3}",
+                    "gpu.inventory.v1 m2 [] tombstone");
+            assertThat(query(db, "select id || ' ' || aggregatetype || ' ' || aggregateid || ' [' || type || ']' from outbox_parked"))
+                    .containsExactly("99 gpu.grant-events.v1 m3 [io.rediacc.gpu.grant-event.v1]");
         }
     }
 

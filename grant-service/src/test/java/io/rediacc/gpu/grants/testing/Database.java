@@ -39,7 +39,7 @@ public final class Database {
     }
 
     public long pendingOutboxRows(String machine) throws SQLException {
-        return count("select count(*) from outbox where record_key = ?", machine);
+        return count("select count(*) from outbox where aggregateid = ?", machine);
     }
 
     private long count(String sql, String machine) throws SQLException {

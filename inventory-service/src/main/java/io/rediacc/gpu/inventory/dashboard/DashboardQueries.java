@@ -2,7 +2,7 @@ package io.rediacc.gpu.inventory.dashboard;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.rediacc.gpu.contracts.events.EventJson;
-import io.rediacc.gpu.inventory.api.GateView;
+import io.rediacc.gpu.contracts.api.GateView;
 import io.rediacc.gpu.inventory.dashboard.DashboardViews.FleetRow;
 import io.rediacc.gpu.inventory.dashboard.DashboardViews.HistoryEntry;
 import io.rediacc.gpu.inventory.dashboard.DashboardViews.ModelCount;

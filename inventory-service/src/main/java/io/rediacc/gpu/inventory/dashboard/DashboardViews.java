@@ -2,8 +2,8 @@ package io.rediacc.gpu.inventory.dashboard;
 
 import io.rediacc.gpu.contracts.events.DaemonStatus;
 import io.rediacc.gpu.contracts.events.MachineInventory;
-import io.rediacc.gpu.inventory.api.GateView;
-import io.rediacc.gpu.inventory.api.MachineDetail;
+import io.rediacc.gpu.contracts.api.GateView;
+import io.rediacc.gpu.contracts.api.MachineDetail;
 
 import java.time.Instant;
 import java.util.Comparator;

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import io.rediacc.gpu.contracts.events.EventJson;
 import io.rediacc.gpu.contracts.events.MachineInventory;
 import io.rediacc.gpu.contracts.events.RepoInfo;
-import io.rediacc.gpu.inventory.api.GateView;
+import io.rediacc.gpu.contracts.api.GateView;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;

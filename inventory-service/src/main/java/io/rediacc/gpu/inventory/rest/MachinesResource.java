@@ -3,7 +3,7 @@ package io.rediacc.gpu.inventory.rest;
 import io.rediacc.gpu.api.problem.ProblemBody;
 import io.rediacc.gpu.api.security.Roles;
 import io.rediacc.gpu.contracts.events.MachineInventory;
-import io.rediacc.gpu.inventory.api.MachineDetail;
+import io.rediacc.gpu.contracts.api.MachineDetail;
 import io.rediacc.gpu.inventory.api.MachineSummary;
 import io.rediacc.gpu.inventory.api.Page;
 import io.rediacc.gpu.inventory.repository.FleetFilter;

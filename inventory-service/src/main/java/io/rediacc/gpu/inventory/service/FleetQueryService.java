@@ -2,11 +2,11 @@ package io.rediacc.gpu.inventory.service;
 
 import io.quarkus.hibernate.reactive.panache.common.WithSession;
 import io.rediacc.gpu.contracts.events.MachineInventory;
-import io.rediacc.gpu.inventory.api.CdiDeviceView;
+import io.rediacc.gpu.contracts.api.CdiDeviceView;
 import io.rediacc.gpu.inventory.api.GpuPage;
-import io.rediacc.gpu.inventory.api.Holder;
+import io.rediacc.gpu.contracts.api.Holder;
 import io.rediacc.gpu.inventory.api.Page;
-import io.rediacc.gpu.inventory.api.MachineDetail;
+import io.rediacc.gpu.contracts.api.MachineDetail;
 import io.rediacc.gpu.inventory.api.MachineSummary;
 import io.rediacc.gpu.inventory.config.InventoryConfig;
 import io.rediacc.gpu.inventory.model.GpuRow;
@@ -150,12 +150,12 @@ public class FleetQueryService {
     }
 
     /** Names the live gates hold grants for that the inventory no longer defines (a setup removed them). */
-    private static List<io.rediacc.gpu.inventory.api.OrphanedDevice> orphaned(MachineDetailQuery.Found m,
+    private static List<io.rediacc.gpu.contracts.api.OrphanedDevice> orphaned(MachineDetailQuery.Found m,
             Map<String, List<MachineDetailQuery.LiveGrant>> grantsByDevice) {
         java.util.Set<String> defined = m.devices().stream().map(d -> d.name()).collect(Collectors.toSet());
         return grantsByDevice.entrySet().stream().filter(e -> !defined.contains(e.getKey()))
                 .sorted(Map.Entry.comparingByKey())
-                .map(e -> new io.rediacc.gpu.inventory.api.OrphanedDevice(e.getKey(), holders(e.getValue()))).toList();
+                .map(e -> new io.rediacc.gpu.contracts.api.OrphanedDevice(e.getKey(), holders(e.getValue()))).toList();
     }
 
     /** One holder per repo, merging the reports of several live gates of the machine. */

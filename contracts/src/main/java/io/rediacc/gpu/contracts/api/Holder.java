@@ -1,4 +1,4 @@
-package io.rediacc.gpu.inventory.api;
+package io.rediacc.gpu.contracts.api;
 
 import java.util.List;
 

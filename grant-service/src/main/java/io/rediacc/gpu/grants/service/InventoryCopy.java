@@ -34,16 +34,16 @@ import java.util.Objects;
  * gate refuses what the machine cannot resolve, and an operator revokes on purpose.
  */
 @ApplicationScoped
-public class InventoryService {
+public class InventoryCopy {
 
-    private static final Logger LOG = Logger.getLogger(InventoryService.class);
+    private static final Logger LOG = Logger.getLogger(InventoryCopy.class);
 
     private final MachineLock lock;
     private final MachineRepository machines;
     private final MachineDeviceRepository devices;
     private final MachineRepoRepository repos;
 
-    public InventoryService(MachineLock lock, MachineRepository machines, MachineDeviceRepository devices,
+    public InventoryCopy(MachineLock lock, MachineRepository machines, MachineDeviceRepository devices,
                             MachineRepoRepository repos) {
         this.lock = lock;
         this.machines = machines;

@@ -1,4 +1,4 @@
-package io.rediacc.gpu.cli.output;
+package io.rediacc.gpu.contracts.yaml;
 
 import com.fasterxml.jackson.dataformat.yaml.util.StringQuotingChecker;
 import org.yaml.snakeyaml.nodes.NodeId;

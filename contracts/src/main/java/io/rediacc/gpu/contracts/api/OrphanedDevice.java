@@ -1,4 +1,4 @@
-package io.rediacc.gpu.inventory.api;
+package io.rediacc.gpu.contracts.api;
 
 import java.util.List;
 
@@ -8,4 +8,8 @@ import java.util.List;
  * defines it again ({@code rdc machine setup <machine>}) or the grants are revoked ({@code rdc repo gpu revoke}).
  */
 public record OrphanedDevice(String name, List<Holder> holders) {
+
+    public OrphanedDevice {
+        holders = holders == null ? List.of() : holders;
+    }
 }

@@ -1,4 +1,4 @@
-package io.rediacc.gpu.inventory.api;
+package io.rediacc.gpu.contracts.api;
 
 import io.rediacc.gpu.contracts.events.DaemonStatus;
 
@@ -6,7 +6,8 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * A gate of a machine, as last reported.
+ * A gate of a machine, as last reported to inventory-service (a {@link MachineDetail}'s gates; grant-service's
+ * view of a gate, with the grants it enforces, is {@link MachineGrantsView.GateView}).
  *
  * @param live    the gate was heard from within its liveness window (3 of its heartbeats by default)
  * @param daemons each repo daemon as the gate last verified it (empty when the gate reports none)
