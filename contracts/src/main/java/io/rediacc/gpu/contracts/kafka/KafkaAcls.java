@@ -54,9 +54,9 @@ public final class KafkaAcls {
         return password != null && PASSWORD.matcher(password).matches();
     }
 
-    /** The client's JAAS line for a SCRAM user. */
+    /** The client's JAAS line for a SCRAM user; a password with a quote, backslash, space or control character is refused. */
     public static String jaasConfig(String user, String password) {
-        if (!validPassword(password) || !user.matches("[A-Za-z0-9._-]+")) {
+        if (password == null || !password.matches("[\\x21\\x23-\\x5b\\x5d-\\x7e]+") || !user.matches("[A-Za-z0-9._-]+")) {
             throw new IllegalArgumentException("a Kafka user name or password with characters a JAAS line cannot hold");
         }
         return "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"" + user + "\" password=\""
