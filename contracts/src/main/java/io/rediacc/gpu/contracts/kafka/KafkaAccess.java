@@ -95,7 +95,24 @@ public final class KafkaAccess {
         }
     }
 
+    /** What a machine's password may hold: it goes between double quotes into a JAAS line. */
+    private static final java.util.regex.Pattern PASSWORD = java.util.regex.Pattern.compile("[A-Za-z0-9_-]{32,128}");
+
     private KafkaAccess() {
+    }
+
+    /** Whether a password is one this product hands out: 32-128 characters of {@code [A-Za-z0-9_-]}. */
+    public static boolean validPassword(String password) {
+        return password != null && PASSWORD.matcher(password).matches();
+    }
+
+    /** The client's JAAS line for a SCRAM user; a password with a quote, backslash, space or control character is refused. */
+    public static String jaasConfig(String user, String password) {
+        if (password == null || !password.matches("[\\x21\\x23-\\x5b\\x5d-\\x7e]+") || !user.matches("[A-Za-z0-9._-]+")) {
+            throw new IllegalArgumentException("a Kafka user name or password with characters a JAAS line cannot hold");
+        }
+        return "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"" + user + "\" password=\""
+                + password + "\";";
     }
 
     /** The Kafka user of a machine: {@code machine-<name>}; the name is checked like every machine name. */

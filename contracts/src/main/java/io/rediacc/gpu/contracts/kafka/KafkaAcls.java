@@ -29,7 +29,6 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.regex.Pattern;
 
 /**
  * {@link KafkaAccess}'s table applied to a broker with Kafka's Admin API: a user's SCRAM-SHA-512
@@ -43,24 +42,8 @@ public final class KafkaAcls {
 
     /** SCRAM iterations, as Strimzi's user operator uses. */
     public static final int ITERATIONS = 4096;
-    /** What a password may hold: it goes between double quotes into a JAAS line, so no quote, backslash or space. */
-    private static final Pattern PASSWORD = Pattern.compile("[A-Za-z0-9_-]{32,128}");
 
     private KafkaAcls() {
-    }
-
-    /** Whether a password is one this product hands out: 32-128 characters of {@code [A-Za-z0-9_-]}. */
-    public static boolean validPassword(String password) {
-        return password != null && PASSWORD.matcher(password).matches();
-    }
-
-    /** The client's JAAS line for a SCRAM user; a password with a quote, backslash, space or control character is refused. */
-    public static String jaasConfig(String user, String password) {
-        if (password == null || !password.matches("[\\x21\\x23-\\x5b\\x5d-\\x7e]+") || !user.matches("[A-Za-z0-9._-]+")) {
-            throw new IllegalArgumentException("a Kafka user name or password with characters a JAAS line cannot hold");
-        }
-        return "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"" + user + "\" password=\""
-                + password + "\";";
     }
 
     /** The Kafka ACL bindings of {@code principal} in {@code role}. */
@@ -85,7 +68,7 @@ public final class KafkaAcls {
      */
     public static boolean ensureUser(Admin admin, String principal, String password, KafkaAccess.Role role, String machine,
                                      KafkaAccess.Quota quota, Duration timeout) {
-        if (!validPassword(password)) {
+        if (!KafkaAccess.validPassword(password)) {
             throw new IllegalArgumentException("a Kafka password must be 32-128 characters of A-Z, a-z, 0-9, '_' or '-'");
         }
         boolean existed = hasCredential(admin, principal, timeout);

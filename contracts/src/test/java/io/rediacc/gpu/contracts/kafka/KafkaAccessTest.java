@@ -67,10 +67,21 @@ class KafkaAccessTest {
     void machineNamesAndPasswordsAreCheckedBeforeTheyReachAJaasLine() {
         assertThatThrownBy(() -> KafkaAccess.machinePrincipal("GPU")).isInstanceOf(InvalidIdentifierException.class);
         assertThatThrownBy(() -> KafkaAccess.machinePrincipal("a\" b")).isInstanceOf(InvalidIdentifierException.class);
-        assertThat(KafkaAcls.validPassword("x".repeat(32))).isTrue();
-        assertThat(KafkaAcls.validPassword("x".repeat(31))).isFalse();
-        assertThat(KafkaAcls.validPassword("x".repeat(31) + "\"")).isFalse();
-        assertThatThrownBy(() -> KafkaAcls.jaasConfig("u", "a\" b")).isInstanceOf(IllegalArgumentException.class);
-        assertThat(KafkaAcls.jaasConfig("machine-a", "p".repeat(32))).contains("username=\"machine-a\"");
+        assertThat(KafkaAccess.validPassword("x".repeat(32))).isTrue();
+        assertThat(KafkaAccess.validPassword("x".repeat(31))).isFalse();
+        assertThat(KafkaAccess.validPassword("x".repeat(31) + "\"")).isFalse();
+        assertThatThrownBy(() -> KafkaAccess.jaasConfig("u", "a\" b")).isInstanceOf(IllegalArgumentException.class);
+        assertThat(KafkaAccess.jaasConfig("machine-a", "p".repeat(32))).contains("username=\"machine-a\"");
+    }
+
+    @Test
+    void theMachinesKafkaEnvReadsBackWhatItWrote() {
+        String password = MachineKafkaEnv.newPassword();
+        assertThat(KafkaAccess.validPassword(password)).isTrue();
+        String text = MachineKafkaEnv.render(new MachineKafkaEnv.Login("machine-gpu-host-1", password));
+        assertThat(text).contains("KAFKA_SASL_MECHANISM=SCRAM-SHA-512\n");
+        assertThat(MachineKafkaEnv.parse(text)).contains(new MachineKafkaEnv.Login("machine-gpu-host-1", password));
+        assertThat(MachineKafkaEnv.parse("# nothing\n")).isEmpty();
+        assertThat(MachineKafkaEnv.parse(text.replace(password, "short"))).isEmpty();
     }
 }

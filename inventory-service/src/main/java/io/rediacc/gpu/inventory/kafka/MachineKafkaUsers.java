@@ -91,7 +91,7 @@ public class MachineKafkaUsers {
                 }
             });
             if (config.adminUsername().isPresent()) {
-                c.put(SaslConfigs.SASL_JAAS_CONFIG, KafkaAcls.jaasConfig(config.adminUsername().get(),
+                c.put(SaslConfigs.SASL_JAAS_CONFIG, KafkaAccess.jaasConfig(config.adminUsername().get(),
                         config.adminPassword().orElseThrow(() -> new IllegalStateException(
                                 "inventory.kafka-users.admin-username is set without inventory.kafka-users.admin-password"))));
             }

@@ -4,7 +4,7 @@ import io.rediacc.gpu.api.problem.ProblemBody;
 import io.rediacc.gpu.api.security.Roles;
 import io.rediacc.gpu.contracts.api.MachineKafkaCredential;
 import io.rediacc.gpu.contracts.api.MachineKafkaUser;
-import io.rediacc.gpu.contracts.kafka.KafkaAcls;
+import io.rediacc.gpu.contracts.kafka.KafkaAccess;
 import io.rediacc.gpu.inventory.kafka.MachineKafkaUsers;
 import io.smallrye.common.annotation.Blocking;
 import jakarta.annotation.security.RolesAllowed;
@@ -55,7 +55,7 @@ public class MachineKafkaUserResource {
     @APIResponse(responseCode = "503", description = "Kafka did not answer or refused (kafka-unavailable)", content = @Content(schema = @Schema(implementation = ProblemBody.class)))
     public MachineKafkaUser put(@PathParam("machine") String machine, MachineKafkaCredential body, @Context SecurityContext security) {
         String name = params.machine(machine);
-        if (body == null || !KafkaAcls.validPassword(body.password())) {
+        if (body == null || !KafkaAccess.validPassword(body.password())) {
             throw new InvalidParameterException("the password must be 32-128 characters of A-Z, a-z, 0-9, '_' or '-'",
                     "send {\"password\": \"<random>\"}; rdc machine setup makes one and keeps it on the machine");
         }
