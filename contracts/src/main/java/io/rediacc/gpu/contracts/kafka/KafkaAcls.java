@@ -71,16 +71,8 @@ public final class KafkaAcls {
         if (!KafkaAccess.validPassword(password)) {
             throw new IllegalArgumentException("a Kafka password must be 32-128 characters of A-Z, a-z, 0-9, '_' or '-'");
         }
-        boolean existed = hasCredential(admin, principal, timeout);
-        get(admin.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(principal,
-                new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, ITERATIONS), password))).all(), timeout);
-        List<AclBinding> wanted = bindings(principal, role, machine);
-        Set<AclBinding> stale = new HashSet<>(get(admin.describeAcls(filter(principal)).values(), timeout));
-        wanted.forEach(stale::remove);
-        if (!stale.isEmpty()) {
-            get(admin.deleteAcls(stale.stream().map(AclBinding::toFilter).toList()).all(), timeout);
-        }
-        get(admin.createAcls(wanted).all(), timeout);
+        boolean existed = ensureCredential(admin, principal, password, timeout);
+        ensureAcls(admin, principal, bindings(principal, role, machine), timeout);
         if (quota != null) {
             get(admin.alterClientQuotas(List.of(new ClientQuotaAlteration(entity(principal), List.of(
                     new ClientQuotaAlteration.Op("producer_byte_rate", (double) quota.producerByteRate()),
@@ -88,6 +80,40 @@ public final class KafkaAcls {
                     new ClientQuotaAlteration.Op("request_percentage", quota.requestPercentage()))))).all(), timeout);
         }
         return existed;
+    }
+
+    /** Sets {@code principal}'s SCRAM-SHA-512 credential; returns whether it had one. */
+    public static boolean ensureCredential(Admin admin, String principal, String password, Duration timeout) {
+        boolean existed = hasCredential(admin, principal, timeout);
+        get(admin.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(principal,
+                new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, ITERATIONS), password))).all(), timeout);
+        return existed;
+    }
+
+    /** Makes {@code wanted} the principal's ACLs: those missing are created, any other of the principal deleted. */
+    public static void ensureAcls(Admin admin, String principal, List<AclBinding> wanted, Duration timeout) {
+        Set<AclBinding> stale = new HashSet<>(get(admin.describeAcls(filter(principal)).values(), timeout));
+        wanted.forEach(stale::remove);
+        if (!stale.isEmpty()) {
+            get(admin.deleteAcls(stale.stream().map(AclBinding::toFilter).toList()).all(), timeout);
+        }
+        get(admin.createAcls(wanted).all(), timeout);
+    }
+
+    /**
+     * The ACLs of the user that manages machines' users (inventory-service's {@code inventory.kafka-users.admin-username}):
+     * {@code Alter}, {@code AlterConfigs}, {@code Describe} and {@code DescribeConfigs} on the cluster (SCRAM
+     * credentials, ACLs, quotas), nothing on a topic or group. Alter on the cluster can write any ACL: such a login
+     * is as strong as a super user, and is kept like one.
+     */
+    public static List<AclBinding> userAdminBindings(String principal) {
+        List<AclBinding> out = new ArrayList<>();
+        for (AclOperation op : List.of(AclOperation.ALTER, AclOperation.ALTER_CONFIGS, AclOperation.DESCRIBE,
+                AclOperation.DESCRIBE_CONFIGS)) {
+            out.add(new AclBinding(new ResourcePattern(ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL),
+                    new AccessControlEntry("User:" + principal, "*", op, AclPermissionType.ALLOW)));
+        }
+        return out;
     }
 
     /**
