@@ -32,15 +32,20 @@ class AuditAndRemovalCommandsTest {
             "reason":"exclusive-conflict: nvidia.com/gpu=all on m1 reaches a card reserved exclusively"}""";
 
     StandInService grants;
+    StandInService inventory;
 
     @BeforeEach
     void startService() {
         grants = StandInService.start();
+        inventory = StandInService.start();
+        inventory.on("DELETE", "/api/v1/machines/m1/kafka-user", Answer.json(200, """
+                {"machine":"m1","principal":"machine-m1","mechanism":"SCRAM-SHA-512","existed":true,"present":false}"""));
     }
 
     @AfterEach
     void stopService() {
         grants.close();
+        inventory.close();
     }
 
     @Test
@@ -150,7 +155,9 @@ class AuditAndRemovalCommandsTest {
 
         assertThat(result.exitCode()).isZero();
         assertThat(stdout(result)).isEqualTo("removed machine m1: revoked 1 grant(s): nvidia.com/gpu=0 of a; "
-                + "its inventory and gate records are tombstoned\n");
+                + "its inventory and gate records are tombstoned\n"
+                + "its Kafka user machine-m1 is deleted: the machine can no longer log in to Kafka\n");
+        assertThat(inventory.requests()).hasSize(1);
         assertThat(grants.requests().get(0).rawQuery()).isEqualTo("revokeGrants=true&reason=decommissioned");
     }
 
@@ -162,7 +169,36 @@ class AuditAndRemovalCommandsTest {
         LaunchResult result = rdc().run("machine", "remove", "m1");
 
         assertThat(result.exitCode()).isZero();
-        assertThat(stdout(result)).endsWith("; its inventory is tombstoned\n");
+        assertThat(stdout(result)).contains("; its inventory is tombstoned\n");
+    }
+
+    /** Where Strimzi owns the Kafka users, rdc says whose job the user's deletion is; the removal stands. */
+    @Test
+    void machineRemoveSaysWhereTheKafkaUserIsManagedOutsideTheServices() {
+        grants.on("DELETE", "/api/v1/machines/m1", Answer.json(200, """
+                {"machine":"m1","revokedCount":0,"revoked":[],"version":0,"tombstonedGates":[]}"""));
+        inventory.on("DELETE", "/api/v1/machines/m1/kafka-user", Answer.json(409, """
+                {"type":"https://rediacc.io/problems/kafka-users-not-managed","detail":"not managed","hint":"elsewhere"}"""));
+
+        LaunchResult result = rdc().run("machine", "remove", "m1");
+
+        assertThat(result.exitCode()).isZero();
+        assertThat(stdout(result)).endsWith("its Kafka user machine-m1 is managed outside inventory-service: delete it there"
+                + " (kubectl delete kafkauser machine-m1)\n");
+    }
+
+    /** A Kafka user that could not be deleted is not silent: a warning and a failing exit code. */
+    @Test
+    void machineRemoveWarnsWhenTheKafkaUserCouldNotBeDeleted() {
+        grants.on("DELETE", "/api/v1/machines/m1", Answer.json(200, """
+                {"machine":"m1","revokedCount":0,"revoked":[],"version":0,"tombstonedGates":[]}"""));
+        inventory.on("DELETE", "/api/v1/machines/m1/kafka-user", Answer.json(503, """
+                {"type":"https://rediacc.io/problems/kafka-unavailable","detail":"Kafka did not answer","hint":"retry"}"""));
+
+        LaunchResult result = rdc().run("machine", "remove", "m1");
+
+        assertThat(result.exitCode()).isNotZero();
+        assertThat(result.getErrorOutput()).contains("the Kafka user machine-m1 was not deleted").contains("Kafka did not answer");
     }
 
     @Test
@@ -179,6 +215,6 @@ class AuditAndRemovalCommandsTest {
     }
 
     private Rdc rdc() {
-        return new Rdc(null, grants);
+        return new Rdc(inventory, grants);
     }
 }

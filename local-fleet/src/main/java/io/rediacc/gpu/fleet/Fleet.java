@@ -1,5 +1,7 @@
 package io.rediacc.gpu.fleet;
 
+import io.rediacc.gpu.contracts.kafka.KafkaAccess;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -69,7 +71,13 @@ public final class Fleet {
         KafkaBroker kafka = new KafkaBroker(state.resolve("kafka"), ports.port("kafka"), ports.port("kafka-controller"),
                 libClasspath());
         track(kafka.start(logs));
-        say("kafka        " + kafka.bootstrapServers());
+        // every client logs in as itself, with exactly its ACLs (contracts KafkaAccess), as in production; the machine's
+        // user is made by rdc machine setup below, through inventory-service (which manages machines' users)
+        String grantKafka = kafka.ensureUser(KafkaAccess.GRANT_SERVICE, KafkaAccess.Role.GRANT_SERVICE, null);
+        String inventoryKafka = kafka.ensureUser(KafkaAccess.INVENTORY_SERVICE, KafkaAccess.Role.INVENTORY_SERVICE, null);
+        String monitoringKafka = kafka.ensureUser(KafkaAccess.MONITORING, KafkaAccess.Role.MONITORING, null);
+        String userAdminKafka = kafka.ensureUserAdmin();
+        say("kafka        " + kafka.bootstrapServers() + " (SASL SCRAM-SHA-512, ACLs on: one user per service and per machine)");
 
         postgres = FleetPostgres.open(state.resolve("postgres"));
         String grantsDb = databaseName("grants");
@@ -97,10 +105,10 @@ public final class Fleet {
         Map<String, Object> grantConfig = new LinkedHashMap<>(Map.of(
                 "quarkus.http.port", grantPort,
                 "quarkus.management.port", grantMetricsPort, // /q/metrics, apart from the API
-                "kafka.bootstrap.servers", kafka.bootstrapServers(),
                 "quarkus.datasource.reactive.url", pg.reactiveUrl(grantsDb),
                 "quarkus.datasource.username", pg.user(),
                 "quarkus.datasource.password", pg.password()));
+        grantConfig.putAll(kafka.quarkusConfig(KafkaAccess.GRANT_SERVICE, grantKafka));
         grantConfig.putAll(auth);
         // grant-service's signing key (grants, audit events, the removal path's tombstones): made here, before any
         // service starts, because inventory-service (tombstones) and the gate (grants) are given its public half
@@ -113,10 +121,14 @@ public final class Fleet {
         Map<String, Object> inventoryConfig = new LinkedHashMap<>(Map.of(
                 "quarkus.http.port", inventoryPort,
                 "quarkus.management.port", inventoryMetricsPort,
-                "kafka.bootstrap.servers", kafka.bootstrapServers(),
                 "quarkus.datasource.reactive.url", pg.reactiveUrl(inventoryDb),
                 "quarkus.datasource.username", pg.user(),
                 "quarkus.datasource.password", pg.password()));
+        inventoryConfig.putAll(kafka.quarkusConfig(KafkaAccess.INVENTORY_SERVICE, inventoryKafka));
+        // it creates and deletes machines' Kafka users (rdc machine setup / remove), logged in as the user admin
+        inventoryConfig.put("inventory.kafka-users.enabled", true);
+        inventoryConfig.put("inventory.kafka-users.admin-username", KafkaBroker.USER_ADMIN);
+        inventoryConfig.put("inventory.kafka-users.admin-password", userAdminKafka);
         inventoryConfig.putAll(auth);
         inventoryConfig.put("inventory.signing.service-key", io.rediacc.gpu.contracts.signing.KeyPairFile.publicFileOf(serviceKey));
         ChildProcess inventory = track(Services.start("inventory-service", repoRoot, logs, inventoryConfig));
@@ -131,24 +143,54 @@ public final class Fleet {
         // needs the cards it found)
         sshd = SshServer.start(state.resolve("sshd"), ports.port("sshd"));
         say("sshd         127.0.0.1:" + sshd.port + " (the simulated machine's SSH server)");
-        // node-agent and docker-gate of the machine run as systemd would run them once setup enabled them
-        ChildProcess agent = track(Services.start("node-agent", repoRoot, logs, machine.agentConfig(
-                kafka.bootstrapServers()), "run"));
-        int gatePort = ports.port("docker-gate");
-        Map<String, Object> gateConfig = new LinkedHashMap<>(machine.gateConfig(kafka.bootstrapServers(), gatePort));
-        // the gate applies only grant snapshots signed by grant-service's key
-        gateConfig.put("gate.grants-key", io.rediacc.gpu.contracts.signing.KeyPairFile.publicFileOf(serviceKey));
-        ChildProcess gate = track(Services.start("docker-gate", repoRoot, logs, gateConfig));
-
         grants.awaitHttpOk("http://127.0.0.1:" + grantPort + "/q/health/ready", Duration.ofSeconds(120));
         inventory.awaitHttpOk("http://127.0.0.1:" + inventoryPort + "/q/health/ready", Duration.ofSeconds(120));
-        gate.awaitHttpOk("http://127.0.0.1:" + gatePort + "/q/health/ready", Duration.ofSeconds(120));
         String grantUrl = "http://127.0.0.1:" + grantPort;
         String inventoryUrl = "http://127.0.0.1:" + inventoryPort;
         Path rdcConfig = machine.writeRdcConfig(state.resolve("rdc.yaml"), sshd);
         say("rdc machine setup " + MACHINE);
-        machine.setupOverSsh(repoRoot, rdcConfig, Map.of("RDC_GRANT_URL", grantUrl, "RDC_INVENTORY_URL", inventoryUrl,
-                "RDC_TOKEN", operatorToken), Fleet::say);
+        // setup makes the machine's Kafka user (its "kafka user:" step writes /etc/rediacc/gpu/kafka.env) before it
+        // starts the services; systemd is a stand-in here, so node-agent and docker-gate are started by the fleet, with
+        // that file's login, as their units' EnvironmentFile= would give it to them; setup then waits for the fleet
+        java.util.concurrent.CompletableFuture<Void> kafkaUserMade = new java.util.concurrent.CompletableFuture<>();
+        java.util.concurrent.CompletableFuture<Void> setup = java.util.concurrent.CompletableFuture.runAsync(() -> {
+            try {
+                machine.setupOverSsh(repoRoot, rdcConfig, Map.of("RDC_GRANT_URL", grantUrl, "RDC_INVENTORY_URL", inventoryUrl,
+                        "RDC_TOKEN", operatorToken), line -> {
+                            say(line);
+                            if (line.strip().startsWith("kafka user: ")) {
+                                kafkaUserMade.complete(null);
+                            }
+                        });
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        try {
+            java.util.concurrent.CompletableFuture.anyOf(kafkaUserMade, setup).join();
+        } catch (java.util.concurrent.CompletionException e) {
+            throw setupFailed(e);
+        }
+        if (!kafkaUserMade.isDone()) {
+            throw new FleetException("rdc machine setup ended without making the machine's Kafka user");
+        }
+        Map<String, Object> machineKafka = kafka.quarkusConfig(machine.kafkaLogin().username(), machine.kafkaLogin().password());
+        // node-agent and docker-gate of the machine run as systemd would run them once setup enabled them
+        Map<String, Object> agentConfig = new LinkedHashMap<>(machine.agentConfig(kafka.bootstrapServers()));
+        agentConfig.putAll(machineKafka);
+        ChildProcess agent = track(Services.start("node-agent", repoRoot, logs, agentConfig, "run"));
+        int gatePort = ports.port("docker-gate");
+        Map<String, Object> gateConfig = new LinkedHashMap<>(machine.gateConfig(kafka.bootstrapServers(), gatePort));
+        gateConfig.putAll(machineKafka);
+        // the gate applies only grant snapshots signed by grant-service's key
+        gateConfig.put("gate.grants-key", io.rediacc.gpu.contracts.signing.KeyPairFile.publicFileOf(serviceKey));
+        ChildProcess gate = track(Services.start("docker-gate", repoRoot, logs, gateConfig));
+        try {
+            setup.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            throw setupFailed(e);
+        }
+        gate.awaitHttpOk("http://127.0.0.1:" + gatePort + "/q/health/ready", Duration.ofSeconds(120));
         machine.awaitInventory(agent, inventoryUrl, grantUrl, operatorToken, Duration.ofSeconds(120));
 
         Map<String, String> env = new LinkedHashMap<>();
@@ -159,6 +201,10 @@ public final class Fleet {
         env.put("DASHBOARD_URL", inventoryUrl + "/dashboard");
         env.put("DASHBOARD_TOKEN", viewerToken);
         env.put("KAFKA_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
+        // a reader of every topic and writer of none (monitoring, kcat, the tests' checks): KAFKA_* as the services take them
+        env.put("KAFKA_SECURITY_PROTOCOL", KafkaBroker.PROTOCOL);
+        env.put("KAFKA_SASL_MECHANISM", KafkaAccess.MECHANISM);
+        env.put("KAFKA_SASL_JAAS_CONFIG", KafkaAccess.jaasConfig(KafkaAccess.MONITORING, monitoringKafka));
         // what Prometheus would scrape: the services' management ports, the gate's HTTP port (it serves no API)
         env.put("METRICS_GRANT_SERVICE", "http://127.0.0.1:" + grantMetricsPort + "/q/metrics");
         env.put("METRICS_INVENTORY_SERVICE", "http://127.0.0.1:" + inventoryMetricsPort + "/q/metrics");
@@ -226,6 +272,10 @@ public final class Fleet {
         Files.deleteIfExists(pids);
         Files.deleteIfExists(state.resolve("ready"));
         say("fleet stopped; its state stays in .fleet/ for the next ./fleet up (./fleet reset starts clean)");
+    }
+
+    private static FleetException setupFailed(java.util.concurrent.CompletionException e) {
+        return e.getCause() instanceof FleetException f ? f : new FleetException("rdc machine setup failed: " + e.getCause());
     }
 
     /**

@@ -212,6 +212,17 @@ final class LocalMachine {
         run(repoRoot, logs.resolve("node-agent-setup.log"), List.of("setup"), agentBase());
     }
 
+    /** The machine's Kafka login as rdc machine setup wrote it ({@code /etc/rediacc/gpu/kafka.env} under the root). */
+    io.rediacc.gpu.contracts.kafka.MachineKafkaEnv.Login kafkaLogin() {
+        Path file = root().resolve(io.rediacc.gpu.contracts.kafka.MachineKafkaEnv.PATH.substring(1));
+        try {
+            return io.rediacc.gpu.contracts.kafka.MachineKafkaEnv.parse(Files.readString(file))
+                    .orElseThrow(() -> new FleetException(file + " holds no Kafka login"));
+        } catch (IOException e) {
+            throw new FleetException("rdc machine setup wrote no Kafka login: " + e.getMessage());
+        }
+    }
+
     Map<String, Object> agentConfig(String kafka) {
         Map<String, Object> c = new LinkedHashMap<>(agentBase());
         c.put("kafka.bootstrap.servers", kafka);

@@ -78,6 +78,7 @@ class FaultsIT {
 
     static KafkaBroker kafka;
     static ChildProcess broker;
+    static String grantServiceKafka;
     static PrivatePostgres pg;
     static ChildProcess grantService;
     static int grantPort;
@@ -98,10 +99,12 @@ class FaultsIT {
         kafka = new KafkaBroker(STATE.resolve("kafka"), FleetPostgres.freePort(), FleetPostgres.freePort(),
                 REPO.resolve("local-fleet/target/lib").toAbsolutePath() + "/*");
         broker = kafka.start(STATE.resolve("logs"));
+        grantServiceKafka = kafka.ensureUser(io.rediacc.gpu.contracts.kafka.KafkaAccess.GRANT_SERVICE,
+                io.rediacc.gpu.contracts.kafka.KafkaAccess.Role.GRANT_SERVICE, null);
         pg = PrivatePostgres.create(bin);
         pg.createDatabase("grants");
         grantService = startGrantServiceOnAFreePort();
-        producer = ModelGates.producer(kafka.bootstrapServers(), 15_000);
+        producer = ModelGates.producer(kafka.superUser(), 15_000);
     }
 
     @AfterAll
@@ -126,7 +129,8 @@ class FaultsIT {
         Map<String, Object> config = new LinkedHashMap<>();
         config.put("quarkus.http.port", grantPort);
         config.put("quarkus.management.port", FleetPostgres.freePort()); // /q/metrics
-        config.put("kafka.bootstrap.servers", kafka.bootstrapServers());
+        // grant-service logs in as itself, with exactly its ACLs (contracts KafkaAccess), as in the fleet and production
+        config.putAll(kafka.quarkusConfig(io.rediacc.gpu.contracts.kafka.KafkaAccess.GRANT_SERVICE, grantServiceKafka));
         config.put("quarkus.datasource.reactive.url", pg.reactiveUrl("grants"));
         config.put("quarkus.datasource.username", "postgres");
         config.put("quarkus.datasource.password", "");
@@ -226,7 +230,7 @@ class FaultsIT {
         }
         machines.forEach(FaultsIT::awaitMachine);
 
-        try (ModelGates gates = new ModelGates(kafka.bootstrapServers(), Set.copyOf(machines))) {
+        try (ModelGates gates = new ModelGates(kafka.superUser(), Set.copyOf(machines))) {
             awaitLiveGates(machines.get(0));
             Map<Integer, AtomicInteger> before = new ConcurrentSkipListMap<>();
             Map<Integer, AtomicInteger> during = new ConcurrentSkipListMap<>();
@@ -494,11 +498,12 @@ class FaultsIT {
     /** The latest snapshot per machine, as a consumer rebuilding from {@code gpu.grants.v1} sees it. */
     static Map<String, GrantSnapshot> latestSnapshots(Duration timeout) {
         Map<String, GrantSnapshot> latest = new HashMap<>();
-        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
+        Map<String, Object> config = new HashMap<>(kafka.superUser());
+        config.putAll(Map.of(
                 ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName(),
                 ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false))) {
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false));
+        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(config)) {
             List<TopicPartition> partitions = consumer.partitionsFor(Topics.GRANTS, timeout).stream()
                     .map(p -> new TopicPartition(Topics.GRANTS, p.partition())).toList();
             consumer.assign(partitions);

@@ -81,6 +81,7 @@ class GateKillIT {
     static KafkaBroker kafka;
     static ChildProcess broker;
     static KafkaProducer<String, byte[]> producer;
+    static String gateKafka;
     static StandInDockerd daemon;
     static ChildProcess gate;
     static int gateStarts;
@@ -112,7 +113,10 @@ class GateKillIT {
         kafka = new KafkaBroker(STATE.resolve("kafka"), FleetPostgres.freePort(), FleetPostgres.freePort(),
                 REPO.resolve("local-fleet/target/lib").toAbsolutePath() + "/*");
         broker = kafka.start(STATE.resolve("logs"));
-        producer = ModelGates.producer(kafka.bootstrapServers(), 15_000);
+        // the test plays grant-service (super user); the gate logs in as its machine's own user, with a machine's ACLs
+        gateKafka = kafka.ensureUser(io.rediacc.gpu.contracts.kafka.KafkaAccess.machinePrincipal(MACHINE),
+                io.rediacc.gpu.contracts.kafka.KafkaAccess.Role.MACHINE, MACHINE);
+        producer = ModelGates.producer(kafka.superUser(), 15_000);
         daemon = StandInDockerd.startUnix(STATE.resolve("daemon.sock"));
         socket = STATE.resolve("trainer.sock");
         manifest = STATE.resolve("repos.yaml");
@@ -305,6 +309,10 @@ class GateKillIT {
                 "-XX:TieredStopAtLevel=1",
                 "-Dquarkus.http.port=" + FleetPostgres.freePort(),
                 "-Dkafka.bootstrap.servers=" + kafka.bootstrapServers(),
+                "-Dkafka.security.protocol=" + KafkaBroker.PROTOCOL,
+                "-Dkafka.sasl.mechanism=" + io.rediacc.gpu.contracts.kafka.KafkaAccess.MECHANISM,
+                "-Dkafka.sasl.jaas.config=" + io.rediacc.gpu.contracts.kafka.KafkaAccess.jaasConfig(
+                        io.rediacc.gpu.contracts.kafka.KafkaAccess.machinePrincipal(MACHINE), gateKafka),
                 "-Dgate.manifest=" + manifest,
                 "-Dgate.state-dir=" + STATE.resolve("gate-state"),
                 "-Dgate.id=gate-kill",

@@ -1,6 +1,9 @@
 package io.rediacc.gpu.fleet;
 
 import io.rediacc.gpu.contracts.events.Topics;
+import io.rediacc.gpu.contracts.kafka.KafkaAccess;
+import io.rediacc.gpu.contracts.kafka.KafkaAcls;
+import io.rediacc.gpu.contracts.kafka.MachineKafkaEnv;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.ScramCredentialInfo;
@@ -69,8 +72,8 @@ class KafkaAclIT {
 
     static final Path REPO = DeploymentFilesTest.REPO;
     static final Path STATE = Path.of("target/kafka-acl").toAbsolutePath();
-    static final String NODE_AGENT = "node-agent";
-    static final String GATE = "docker-gate";
+    /** The machine user of deploy/kubernetes/machine-kafka-user.yaml (its node-agent and its gates). */
+    static final String MACHINE = "machine-gpu-host-1";
     static final String GRANT_SERVICE = "grant-service";
     static final String INVENTORY_SERVICE = "inventory-service";
     static final String MONITORING = "monitoring";
@@ -94,9 +97,10 @@ class KafkaAclIT {
         broker = new SecureKafkaBroker(STATE.resolve("kafka"), REPO.resolve("local-fleet/target/lib").toAbsolutePath() + "/*");
         broker.start(STATE.resolve("logs"));
         long brokerUp = System.nanoTime();
-        acls = StrimziAcls.load(REPO.resolve("deploy/kubernetes/kafka-users.yaml"));
-        assertThat(acls).as("kafka-users.yaml: one KafkaUser per role")
-                .containsKeys(NODE_AGENT, GATE, GRANT_SERVICE, INVENTORY_SERVICE, MONITORING);
+        acls = new LinkedHashMap<>(StrimziAcls.load(REPO.resolve("deploy/kubernetes/kafka-users.yaml")));
+        acls.putAll(StrimziAcls.load(REPO.resolve("deploy/kubernetes/machine-kafka-user.yaml")));
+        assertThat(acls).as("kafka-users.yaml: one KafkaUser per service; machine-kafka-user.yaml: one per machine")
+                .containsKeys(MACHINE, GRANT_SERVICE, INVENTORY_SERVICE, MONITORING);
         try (Admin admin = Admin.create(broker.adminConfig())) {
             List<UserScramCredentialAlteration> users = new ArrayList<>();
             for (String user : acls.keySet()) {
@@ -139,38 +143,93 @@ class KafkaAclIT {
     }
 
     @Test
-    void nodeAgentPublishesItsInventoryAndNothingElseAndReadsNothing() throws Exception {
-        // node-agent's InventoryAgent: idempotent, acks=all
-        assertWrites(NODE_AGENT, Topics.INVENTORY);
-        for (String topic : others(Topics.INVENTORY)) {
-            assertThat(writeFailure(NODE_AGENT, topic)).as("node-agent writing " + topic)
-                    .isInstanceOf(TopicAuthorizationException.class);
-        }
-        for (String topic : ALL_TOPICS) {
-            assertThat(readFailure(NODE_AGENT, topic)).as("node-agent reading " + topic)
-                    .isInstanceOf(TopicAuthorizationException.class);
-        }
-    }
-
-    @Test
-    void gateReadsGrantsAsItsFeedDoesAndReportsStatusAndDecisionsButCannotGrant() throws Exception {
+    void aMachinePublishesItsInventoryStatusAndDecisionsReadsGrantsAndCannotGrant() throws Exception {
+        // node-agent's InventoryAgent and docker-gate's GateEventsProducer: idempotent, acks=all
+        assertWrites(MACHINE, Topics.INVENTORY);
+        assertWrites(MACHINE, Topics.GATE_STATUS);
+        assertWrites(MACHINE, Topics.GATE_DECISIONS);
         // docker-gate's GrantsFeed: group and client id "gate-<machine>-<gateId>" (Gate), assigned partitions, from 0
-        String gateGroup = "gate-m1-g1";
-        assertThat(readLikeTheGrantsFeed(gateGroup)).as("the gate's feed finds the seed grant snapshot").isTrue();
-        // docker-gate's GateEventsProducer: idempotent, acks=all
-        assertWrites(GATE, Topics.GATE_STATUS);
-        assertWrites(GATE, Topics.GATE_DECISIONS);
-        for (String topic : List.of(Topics.GRANTS, Topics.GRANT_EVENTS, Topics.INVENTORY)) {
-            assertThat(writeFailure(GATE, topic)).as("docker-gate writing " + topic)
+        assertThat(readLikeTheGrantsFeed(MACHINE, "gate-gpu-host-1-g1")).as("the gate's feed finds the seed grant snapshot").isTrue();
+        for (String topic : List.of(Topics.GRANTS, Topics.GRANT_EVENTS)) {
+            assertThat(writeFailure(MACHINE, topic)).as(MACHINE + " writing " + topic)
                     .isInstanceOf(TopicAuthorizationException.class);
         }
         for (String topic : others(Topics.GRANTS)) {
-            assertThat(readFailure(GATE, topic)).as("docker-gate reading " + topic)
+            assertThat(readFailure(MACHINE, topic)).as(MACHINE + " reading " + topic)
                     .isInstanceOf(TopicAuthorizationException.class);
         }
-        // nor can a gate join grant-service's group (it would take partitions from the real consumers)
-        assertThat(subscribeFailure(GATE, groupId(GRANT_SERVICE, "mp.messaging.incoming.inventory.group.id"), Topics.GRANTS))
+        // nor can a machine join grant-service's group (it would take partitions from the real consumers), nor another
+        // machine's gates' groups
+        assertThat(subscribeFailure(MACHINE, groupId(GRANT_SERVICE, "mp.messaging.incoming.inventory.group.id"), Topics.GRANTS))
                 .isInstanceOf(GroupAuthorizationException.class);
+        assertThat(subscribeFailure(MACHINE, "gate-gpu-host-2-g1", Topics.GRANTS)).isInstanceOf(GroupAuthorizationException.class);
+    }
+
+    /**
+     * A machine's user as inventory-service makes it (contracts KafkaAcls, what PUT /api/v1/machines/{m}/kafka-user
+     * runs), logged in as a user admin with only the cluster rights KafkaAcls.userAdminBindings names: the machine
+     * writes its inventory, is refused gpu.grants.v1, has its quota; once removed (DELETE …/kafka-user) its password
+     * no longer logs in and a producer it had open is refused too.
+     */
+    @Test
+    void aMachineUserMadeAsInventoryServiceMakesItWritesOnlyWhatMachinesWriteAndStopsWhenRemoved() throws Exception {
+        String userAdmin = "kafka-user-admin";
+        String adminPassword = SecureKafkaBroker.secret();
+        try (Admin admin = Admin.create(broker.adminConfig())) {
+            KafkaAcls.ensureCredential(admin, userAdmin, adminPassword, Duration.ofSeconds(30));
+            KafkaAcls.ensureAcls(admin, userAdmin, KafkaAcls.userAdminBindings(userAdmin), Duration.ofSeconds(30));
+        }
+        String machine = "acl-m2";
+        String principal = KafkaAccess.machinePrincipal(machine);
+        String password = MachineKafkaEnv.newPassword();
+        KafkaAccess.Quota quota = new KafkaAccess.Quota(1_048_576, 8_388_608, 25);
+        Map<String, Object> asUserAdmin = broker.clientConfig(userAdmin, adminPassword);
+        awaitTrue(userAdmin + " can log in", () -> {
+            try (Admin a = Admin.create(asUserAdmin)) {
+                return a.describeCluster().clusterId().get(10, TimeUnit.SECONDS) != null;
+            }
+        });
+        try (Admin admin = Admin.create(asUserAdmin)) {
+            assertThat(KafkaAcls.ensureUser(admin, principal, password, KafkaAccess.Role.MACHINE, machine, quota,
+                    Duration.ofSeconds(30))).as("a new user").isFalse();
+            // the same password again: nothing a client sees changes, and the service can tell the user existed
+            assertThat(KafkaAcls.ensureUser(admin, principal, password, KafkaAccess.Role.MACHINE, machine, quota,
+                    Duration.ofSeconds(30))).as("an existing user").isTrue();
+            assertThat(KafkaAcls.quota(admin, principal, Duration.ofSeconds(30))).containsEntry("producer_byte_rate", 1_048_576.0)
+                    .containsEntry("consumer_byte_rate", 8_388_608.0).containsEntry("request_percentage", 25.0);
+        }
+        passwords.put(principal, password);
+        awaitTrue(principal + " can log in", () -> {
+            try (Admin a = Admin.create(as(principal))) {
+                return a.describeCluster().clusterId().get(10, TimeUnit.SECONDS) != null;
+            }
+        });
+        awaitTrue(principal + " writes its inventory", () -> writeFailure(principal, Topics.INVENTORY) == null);
+        assertWrites(principal, Topics.INVENTORY);
+        assertThat(writeFailure(principal, Topics.GRANTS)).as(principal + " writing " + Topics.GRANTS)
+                .isInstanceOf(TopicAuthorizationException.class);
+        assertThat(readLikeTheGrantsFeed(principal, "gate-" + machine + "-g1")).isTrue();
+
+        try (KafkaProducer<String, byte[]> open = new KafkaProducer<>(producerConfig(as(principal), false))) {
+            assertThat(sendFailure(open, Topics.INVENTORY)).as("before the removal").isNull();
+            try (Admin admin = Admin.create(asUserAdmin)) {
+                assertThat(KafkaAcls.removeUser(admin, principal, Duration.ofSeconds(30))).isTrue();
+                assertThat(KafkaAcls.hasCredential(admin, principal, Duration.ofSeconds(30))).isFalse();
+                assertThat(KafkaAcls.quota(admin, principal, Duration.ofSeconds(30))).isEmpty();
+                assertThat(admin.describeAcls(new AclBindingFilter(org.apache.kafka.common.resource.ResourcePatternFilter.ANY,
+                        new org.apache.kafka.common.acl.AccessControlEntryFilter("User:" + principal, null, AclOperation.ANY,
+                                AclPermissionType.ANY))).values().get(10, TimeUnit.SECONDS)).isEmpty();
+            }
+            // the connection it had open is still authenticated, but its ACLs are gone
+            awaitTrue("the open producer is refused", () -> sendFailure(open, Topics.INVENTORY) instanceof AuthorizationException);
+        }
+        try (Admin admin = Admin.create(as(principal))) {
+            assertThat(cause(admin.describeCluster().clusterId())).as("a removed machine's login")
+                    .isInstanceOf(SaslAuthenticationException.class);
+        }
+        try (KafkaProducer<String, byte[]> p = new KafkaProducer<>(producerConfig(as(principal), true))) {
+            assertThat(sendFailure(p, Topics.INVENTORY)).as("a removed machine producing").isInstanceOf(SaslAuthenticationException.class);
+        }
     }
 
     @Test
@@ -251,7 +310,7 @@ class KafkaAclIT {
     @Test
     void noRoleMayCreateOrDeleteTopicsOrChangeUsersOrAcls() throws Exception {
         AclBinding selfGrant = new AclBinding(new ResourcePattern(ResourceType.TOPIC, Topics.GRANTS, PatternType.LITERAL),
-                new AccessControlEntry("User:" + NODE_AGENT, "*", AclOperation.WRITE, AclPermissionType.ALLOW));
+                new AccessControlEntry("User:" + MACHINE, "*", AclOperation.WRITE, AclPermissionType.ALLOW));
         for (String user : acls.keySet()) {
             try (Admin admin = Admin.create(as(user))) {
                 assertThat(cause(admin.createTopics(List.of(new NewTopic("gpu.grants.v2", 1, (short) 1))).all()))
@@ -274,8 +333,8 @@ class KafkaAclIT {
     @Test
     void aWrongPasswordOrAnUnknownUserIsRefused() throws Exception {
         Map<String, Map<String, Object>> logins = new LinkedHashMap<>();
-        logins.put("grant-service with node-agent's password", broker.clientConfig(GRANT_SERVICE, passwords.get(NODE_AGENT)));
-        logins.put("node-agent with a wrong password", broker.clientConfig(NODE_AGENT, "wrong"));
+        logins.put("grant-service with a machine's password", broker.clientConfig(GRANT_SERVICE, passwords.get(MACHINE)));
+        logins.put("a machine with a wrong password", broker.clientConfig(MACHINE, "wrong"));
         logins.put("admin with a wrong password", broker.clientConfig(SecureKafkaBroker.ADMIN, "wrong"));
         logins.put("an unknown user", broker.clientConfig("mallory", "mallory"));
         for (var login : logins.entrySet()) {
@@ -387,8 +446,8 @@ class KafkaAclIT {
     }
 
     /** docker-gate's {@code GrantsFeed}: partitionsFor, assign, seekToBeginning, read_committed, no commit. */
-    static boolean readLikeTheGrantsFeed(String group) {
-        Map<String, Object> config = consumerConfig(GATE, group);
+    static boolean readLikeTheGrantsFeed(String user, String group) {
+        Map<String, Object> config = consumerConfig(user, group);
         config.put(ConsumerConfig.CLIENT_ID_CONFIG, group);
         config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         try (KafkaConsumer<String, byte[]> c = new KafkaConsumer<>(config)) {

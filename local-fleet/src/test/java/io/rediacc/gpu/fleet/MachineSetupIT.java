@@ -104,6 +104,15 @@ class MachineSetupIT {
             // the machine's key was made there and registered with both services before prepare started them,
             // and grant-service's key installed for the gate
             assertThat(first.out()).contains("machine key: changed", "key registration: changed", "grants key: changed");
+            // its own Kafka user, before prepare started the services: the password made here, kept on the machine
+            // (0600) and sent to inventory-service
+            assertThat(first.out()).contains("kafka user: changed - machine-gpu-1 created");
+            Path kafkaEnv = m.resolve("root/etc/rediacc/gpu/kafka.env");
+            assertThat(Files.getPosixFilePermissions(kafkaEnv)).isEqualTo(java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+            var login = io.rediacc.gpu.contracts.kafka.MachineKafkaEnv.parse(Files.readString(kafkaEnv)).orElseThrow();
+            assertThat(login.username()).isEqualTo("machine-gpu-1");
+            assertThat(keyRegistry.kafkaUsers.get("gpu-1")).contains(login.password());
+            assertThat(first.out().indexOf("kafka user: changed")).isLessThan(first.out().indexOf("services: changed"));
             assertThat(m.resolve("root/etc/rediacc/gpu/machine-key.pem")).exists();
             assertThat(keyRegistry.keys.get("gpu-1")).contains("publicKey");
             assertThat(m.resolve("root/etc/rediacc/gate/grant-service-key.pub")).hasContent(KeyRegistry.SERVICE_PEM.strip());
@@ -137,9 +146,11 @@ class MachineSetupIT {
             Result second = rdc(config, "machine", "setup", "gpu-1", "--wait", "0");
             assertThat(second.exit()).as(second.all()).isZero();
             assertThat(second.out()).contains("package: unchanged", "machine key: unchanged", "key registration: unchanged",
+                    "kafka user: unchanged - machine-gpu-1 logs in with the password in /etc/rediacc/gpu/kafka.env",
                     "grants key: unchanged", "node-agent setup: unchanged", "daemon train: unchanged",
                     "persistenced socket: unchanged", "services: unchanged").doesNotContain(": changed");
             assertThat(calls(m, "systemctl").stream().filter(l -> l.startsWith("restart"))).hasSize(1);
+            assertThat(io.rediacc.gpu.contracts.kafka.MachineKafkaEnv.parse(Files.readString(kafkaEnv))).contains(login);
 
             // another build of the package (dpkg's record of its files differs): reinstalled, the
             // operator's edited conffile kept, the files of the installed build replaced
@@ -415,6 +426,8 @@ class MachineSetupIT {
         static final String SERVICE_PEM = io.rediacc.gpu.contracts.signing.SigningKeys.publicPem(
                 io.rediacc.gpu.contracts.signing.SigningKeys.generate().getPublic());
         final Map<String, String> keys = new java.util.concurrent.ConcurrentHashMap<>();
+        /** Machine to the body of its last kafka-user PUT. */
+        final Map<String, String> kafkaUsers = new java.util.concurrent.ConcurrentHashMap<>();
         final com.sun.net.httpserver.HttpServer server;
 
         KeyRegistry() throws IOException {
@@ -429,6 +442,19 @@ class MachineSetupIT {
             });
             server.createContext("/api/v1/machines/", exchange -> {
                 String machine = exchange.getRequestURI().getPath().split("/")[4];
+                if (exchange.getRequestURI().getPath().endsWith("/kafka-user")) {
+                    // inventory-service's PUT /api/v1/machines/{m}/kafka-user, managing Kafka users: the password is kept
+                    String password = new String(exchange.getRequestBody().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+                    String before = kafkaUsers.put(machine, password);
+                    byte[] bytes = ("{\"machine\":\"" + machine + "\",\"principal\":\"machine-" + machine
+                            + "\",\"mechanism\":\"SCRAM-SHA-512\",\"existed\":" + (before != null) + ",\"present\":true}")
+                            .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                    exchange.getResponseHeaders().add("Content-Type", "application/json");
+                    exchange.sendResponseHeaders(200, bytes.length);
+                    exchange.getResponseBody().write(bytes);
+                    exchange.close();
+                    return;
+                }
                 String body = new String(exchange.getRequestBody().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
                 String previous = keys.putIfAbsent(machine, body);
                 int status = previous == null || previous.equals(body) ? 200 : 409;

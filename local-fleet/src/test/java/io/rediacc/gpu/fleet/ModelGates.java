@@ -48,15 +48,17 @@ final class ModelGates implements AutoCloseable {
     private volatile boolean running = true;
     private long lastHeartbeat;
 
-    ModelGates(String bootstrapServers, Set<String> machines) {
+    /** @param login the client settings of a Kafka user (the broker's: the model plays many machines at once) */
+    ModelGates(Map<String, Object> login, Set<String> machines) {
         this.machines = machines;
-        consumer = new KafkaConsumer<>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+        Map<String, Object> c = new java.util.HashMap<>(login);
+        c.putAll(Map.of(
                 ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName(),
                 ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
                 ConsumerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 1000));
-        producer = producer(bootstrapServers);
+        consumer = new KafkaConsumer<>(c);
+        producer = producer(login);
         List<TopicPartition> partitions = IntStream.range(0, consumer.partitionsFor(Topics.GRANTS).size())
                 .mapToObj(p -> new TopicPartition(Topics.GRANTS, p)).toList();
         consumer.assign(partitions);
@@ -67,14 +69,14 @@ final class ModelGates implements AutoCloseable {
         thread.start();
     }
 
-    static KafkaProducer<String, byte[]> producer(String bootstrapServers) {
-        return producer(bootstrapServers, 500);
+    static KafkaProducer<String, byte[]> producer(Map<String, Object> login) {
+        return producer(login, 500);
     }
 
     /** A producer that waits at most {@code maxBlockMs} for metadata (a heartbeat must not wait long for a broker that is away). */
-    static KafkaProducer<String, byte[]> producer(String bootstrapServers, int maxBlockMs) {
-        return new KafkaProducer<>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+    static KafkaProducer<String, byte[]> producer(Map<String, Object> login, int maxBlockMs) {
+        Map<String, Object> c = new java.util.HashMap<>(login);
+        c.putAll(Map.of(
                 ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
                 ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
                 ProducerConfig.ACKS_CONFIG, "all",
@@ -82,6 +84,7 @@ final class ModelGates implements AutoCloseable {
                 ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 10_000,
                 ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 5000,
                 ProducerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 1000));
+        return new KafkaProducer<>(c);
     }
 
     Held held(String machine) {

@@ -304,8 +304,11 @@ class SeedStoryIT {
     @Test
     @Order(20)
     void everyRecordTheStoryProducedMatchesItsPublishedSchemaAndCloudEventsHeaders() throws Exception {
-        // what a monitoring consumer sees: all five topics from the beginning, read by a plain Kafka client
-        Map<String, Object> client = Map.of("bootstrap.servers", env.get("KAFKA_BOOTSTRAP_SERVERS"));
+        // what a monitoring consumer sees: all five topics from the beginning, read by a plain Kafka client logged in as
+        // the fleet's monitoring user (fleet.env's KAFKA_*: it reads every topic and writes none)
+        Map<String, Object> client = Map.of("bootstrap.servers", env.get("KAFKA_BOOTSTRAP_SERVERS"),
+                "security.protocol", env.get("KAFKA_SECURITY_PROTOCOL"), "sasl.mechanism", env.get("KAFKA_SASL_MECHANISM"),
+                "sasl.jaas.config", env.get("KAFKA_SASL_JAAS_CONFIG"));
         List<String> violations = new ArrayList<>();
         Map<String, Integer> values = new java.util.LinkedHashMap<>();
         for (io.rediacc.gpu.contracts.events.Topics.TopicSpec topic : io.rediacc.gpu.contracts.events.Topics.ALL) {

@@ -7,6 +7,9 @@ import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourceType;
 import org.junit.jupiter.api.Test;
 
+import io.rediacc.gpu.contracts.kafka.KafkaAccess;
+import io.rediacc.gpu.contracts.kafka.KafkaAcls;
+
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -61,7 +64,27 @@ class StrimziAclsTest {
     @Test
     void everyKafkaUserOfTheDeploymentTranslates() throws IOException {
         Map<String, List<AclBinding>> users = StrimziAcls.load(DeploymentFilesTest.REPO.resolve("deploy/kubernetes/kafka-users.yaml"));
-        assertThat(users).as("a new KafkaUser needs its own case in KafkaAclIT").containsOnlyKeys("node-agent", "docker-gate", "grant-service", "inventory-service", "monitoring");
+        assertThat(users).as("a new KafkaUser needs its own case in KafkaAclIT").containsOnlyKeys("grant-service", "inventory-service", "monitoring");
         users.forEach((user, acls) -> assertThat(acls).as(user).isNotEmpty());
+        assertThat(StrimziAcls.load(DeploymentFilesTest.REPO.resolve("deploy/kubernetes/machine-kafka-user.yaml")))
+                .containsOnlyKeys("machine-gpu-host-1");
+    }
+
+    /**
+     * The deployment's KafkaUsers are contracts' KafkaAccess table, written out: a topic added to Topics, a reader
+     * or writer changed there, or an ACL edited in the YAML alone fails here (the one table cannot drift).
+     */
+    @Test
+    void theDeploymentsAclsAreExactlyContractsTable() throws IOException {
+        Map<String, List<AclBinding>> users = new java.util.LinkedHashMap<>(
+                StrimziAcls.load(DeploymentFilesTest.REPO.resolve("deploy/kubernetes/kafka-users.yaml")));
+        users.putAll(StrimziAcls.load(DeploymentFilesTest.REPO.resolve("deploy/kubernetes/machine-kafka-user.yaml")));
+        Map<String, List<AclBinding>> table = Map.of(
+                KafkaAccess.GRANT_SERVICE, KafkaAcls.bindings(KafkaAccess.GRANT_SERVICE, KafkaAccess.Role.GRANT_SERVICE, null),
+                KafkaAccess.INVENTORY_SERVICE, KafkaAcls.bindings(KafkaAccess.INVENTORY_SERVICE, KafkaAccess.Role.INVENTORY_SERVICE, null),
+                KafkaAccess.MONITORING, KafkaAcls.bindings(KafkaAccess.MONITORING, KafkaAccess.Role.MONITORING, null),
+                "machine-gpu-host-1", KafkaAcls.bindings("machine-gpu-host-1", KafkaAccess.Role.MACHINE, "gpu-host-1"));
+        assertThat(users.keySet()).containsExactlyInAnyOrderElementsOf(table.keySet());
+        table.forEach((user, acls) -> assertThat(users.get(user)).as(user).containsExactlyInAnyOrderElementsOf(acls));
     }
 }

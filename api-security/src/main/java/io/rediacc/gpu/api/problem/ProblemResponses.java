@@ -21,7 +21,7 @@ public final class ProblemResponses {
         switch (problem.type()) {
             case UNAUTHORIZED -> answer.header(HttpHeaders.WWW_AUTHENTICATE, "Bearer");
             case MACHINE_BUSY -> answer.header("Retry-After", MACHINE_BUSY_RETRY_SECONDS);
-            case DATABASE_UNAVAILABLE -> answer.header("Retry-After", DATABASE_RETRY_SECONDS);
+            case DATABASE_UNAVAILABLE, KAFKA_UNAVAILABLE -> answer.header("Retry-After", DATABASE_RETRY_SECONDS);
             case RATE_LIMITED -> answer.header("Retry-After", problem.extensions().getOrDefault("retryAfterSeconds", 1));
             default -> { }
         }

@@ -45,6 +45,7 @@ public enum ProblemType {
     TOO_MANY_GRANTS(409, "Too many grants on the machine"),
     RECORD_TOO_LARGE(409, "Record too large"),
     MACHINE_KEY_REGISTERED(409, "Another key is registered for the machine"),
+    KAFKA_USERS_NOT_MANAGED(409, "Kafka users are not managed by this service"),
     BODY_TOO_LARGE(413, "Request body too large"),
     URI_TOO_LONG(414, "Request URL too long"),
     UNSUPPORTED_MEDIA_TYPE(415, "Unsupported media type"),
@@ -56,7 +57,8 @@ public enum ProblemType {
     // 5xx: the service's side
     INTERNAL_ERROR(500, "Internal error"),
     DATABASE_UNAVAILABLE(503, "Database unavailable"),
-    MACHINE_BUSY(503, "Machine busy");
+    MACHINE_BUSY(503, "Machine busy"),
+    KAFKA_UNAVAILABLE(503, "Kafka unavailable");
 
     /** Prefix of every {@code type}. */
     public static final String BASE = "https://rediacc.io/problems/";

@@ -27,6 +27,17 @@ public final class InventoryClient {
                 Json.write(new MachineKeyRegistration(publicKey, reason)), java.time.Duration.ofSeconds(30));
     }
 
+    /** {@code PUT /api/v1/machines/{machine}/kafka-user}: the machine's Kafka user with this password (docs/SECURITY.md). */
+    public Reply putKafkaUser(String machine, String password) {
+        return http.put("/api/v1/machines/" + machine + "/kafka-user",
+                Json.write(new io.rediacc.gpu.contracts.api.MachineKafkaCredential(password)), java.time.Duration.ofSeconds(30));
+    }
+
+    /** {@code DELETE /api/v1/machines/{machine}/kafka-user}: the machine can no longer log in to Kafka. */
+    public Reply deleteKafkaUser(String machine) {
+        return http.delete("/api/v1/machines/" + machine + "/kafka-user", java.time.Duration.ofSeconds(30));
+    }
+
     public Reply rawInventory(String machine) {
         return http.get("/api/v1/machines/" + machine + "/inventory");
     }

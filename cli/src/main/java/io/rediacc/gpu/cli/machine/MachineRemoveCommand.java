@@ -50,7 +50,42 @@ public class MachineRemoveCommand implements Callable<Integer> {
             throw Failure.usage(e.getMessage());
         }
         Reply reply = session.grants().removeMachine(machine, Commands.isSet(revokeGrants), this.reason.<String>getValue()).orFail();
-        return session.show(reply.json(), out -> line(reply.as(RemovalView.class), out));
+        int shown = session.show(reply.json(), out -> line(reply.as(RemovalView.class), out));
+        return deleteKafkaUser(session, machine, shown);
+    }
+
+    /**
+     * Then the machine's Kafka user (docs/SECURITY.md): a removed machine can no longer write. Where inventory-service
+     * does not manage Kafka users, says whose job it is; a failure is a warning (the removal stands) and exit 1.
+     */
+    private static int deleteKafkaUser(Session session, String machine, int exitCode) {
+        String principal = io.rediacc.gpu.contracts.kafka.KafkaAccess.machinePrincipal(machine);
+        Reply deleted;
+        try {
+            deleted = session.inventory().deleteKafkaUser(machine);
+        } catch (io.rediacc.gpu.cli.failure.Failure e) {
+            session.warn("the Kafka user " + principal + " was not deleted (" + e.getMessage() + "); run rdc machine remove "
+                    + machine + " again, or DELETE /api/v1/machines/" + machine + "/kafka-user on inventory-service");
+            return io.rediacc.gpu.cli.failure.ExitCodes.ERROR;
+        }
+        if (deleted.status() == 409 && "kafka-users-not-managed".equals(deleted.error().error())) {
+            if (session.format() == io.rediacc.gpu.cli.output.OutputFormat.table) {
+                session.out().println("its Kafka user " + principal + " is managed outside inventory-service: delete it there"
+                        + " (kubectl delete kafkauser " + principal + ")");
+                session.out().flush();
+            }
+            return exitCode;
+        }
+        if (!deleted.ok()) {
+            session.warn("the Kafka user " + principal + " was not deleted: " + deleted.error().line() + "; run rdc machine remove "
+                    + machine + " again, or DELETE /api/v1/machines/" + machine + "/kafka-user on inventory-service");
+            return deleted.exitCode();
+        }
+        if (session.format() == io.rediacc.gpu.cli.output.OutputFormat.table) {
+            session.out().println("its Kafka user " + principal + " is deleted: the machine can no longer log in to Kafka");
+            session.out().flush();
+        }
+        return exitCode;
     }
 
     private static void line(RemovalView removal, java.io.PrintWriter out) {

@@ -54,6 +54,43 @@ public interface InventoryConfig {
         boolean createIfMissing();
     }
 
+    /** Machines' Kafka users (docs/SECURITY.md, "Kafka: one user per machine"). */
+    KafkaUsers kafkaUsers();
+
+    interface KafkaUsers {
+        /**
+         * Whether this service creates and deletes machines' Kafka users ({@code PUT/DELETE
+         * /api/v1/machines/{m}/kafka-user}); off where Strimzi's user operator owns the users, or the
+         * broker has no authentication (409 kafka-users-not-managed).
+         */
+        @WithDefault("false")
+        boolean enabled();
+
+        /**
+         * The admin user it does this as (needs {@code Alter} and {@code AlterConfigs} on the cluster);
+         * unset: the service's own {@code kafka.sasl.jaas.config}.
+         */
+        java.util.Optional<String> adminUsername();
+
+        java.util.Optional<String> adminPassword();
+
+        /** How long one Admin request may take before the answer is 503 kafka-unavailable. */
+        @WithDefault("15s")
+        Duration timeout();
+
+        /** Each machine user's quota: bytes per second it may produce (all its clients together, per broker). */
+        @WithDefault("1048576")
+        long producerByteRate();
+
+        /** Bytes per second it may fetch (a gate reads the whole grants topic at start). */
+        @WithDefault("8388608")
+        long consumerByteRate();
+
+        /** Share of a broker's request threads' time, in percent of one thread. */
+        @WithDefault("25")
+        double requestPercentage();
+    }
+
     /** Age after which an inventory counts as stale: {@code heartbeat × staleAfterHeartbeats}. */
     default Duration staleAfter() {
         return heartbeat().multipliedBy(staleAfterHeartbeats());

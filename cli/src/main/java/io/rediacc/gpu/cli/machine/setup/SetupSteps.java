@@ -17,6 +17,7 @@ public final class SetupSteps {
                 new PackageStep(machinePackage),
                 // before prepare starts the services: their first records must already count, their grants be verifiable
                 new MachineKeyStep(rekey),
+                new KafkaUserStep(),
                 new GrantsKeyStep(),
                 new PrepareStep(force),
                 new FleetStep());
