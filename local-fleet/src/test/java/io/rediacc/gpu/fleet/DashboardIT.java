@@ -5,6 +5,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.openqa.selenium.By;
@@ -40,6 +42,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * appears among the refusals. Screenshots of each page: {@code target/dashboard-screenshots}.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Execution(ExecutionMode.SAME_THREAD) // one after another on SharedFleet's fleet, in @Order; other ITs run beside them
 @Order(2) // after the README session, on its fleet (SharedFleet)
 class DashboardIT {
 

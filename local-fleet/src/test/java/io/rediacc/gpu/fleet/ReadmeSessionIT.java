@@ -2,6 +2,8 @@ package io.rediacc.gpu.fleet;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -26,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * writes its own compose file in a directory of its own, as a reader does; a {@code cd} is carried
  * to the later commands like {@code source} and {@code export}.
  */
+@Execution(ExecutionMode.SAME_THREAD) // one after another on SharedFleet's fleet, in @Order; other ITs run beside them
 @Order(1) // first: the session is what a fresh fleet answers (SharedFleet)
 class ReadmeSessionIT {
 

@@ -5,6 +5,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
@@ -27,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * No sleeps between a grant and the next {@code docker run}: "takes effect from the next request".
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Execution(ExecutionMode.SAME_THREAD) // one after another on SharedFleet's fleet, in @Order; other ITs run beside them
 @Order(3) // last on the README session's fleet (SharedFleet): its story starts with every grant revoked, and it stops the fleet
 class SeedStoryIT {
 

@@ -96,10 +96,10 @@ class ConnectionLimitsTest {
         // request) the gate's daemon connection and the stand-in's: 6 descriptors per idle/slow pair.
         UnixOperatingSystemMXBean os = (UnixOperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         long free = os.getMaxFileDescriptorCount() - os.getOpenFileDescriptorCount() - 1000;
-        int n = (int) Math.min(2000, free / 6);
+        int n = (int) Math.min(1000, free / 6); // 1,000 of each: far past any real client count, half the CI time of 2,000
         assumeTrue(n >= 250, "ulimit -n leaves " + free + " descriptors; raise it to run this test");
-        if (n < 2000) {
-            System.out.printf("ulimit -n allows %d idle and %d slow-header connections instead of 2,000 each%n", n, n);
+        if (n < 1000) {
+            System.out.printf("ulimit -n allows %d idle and %d slow-header connections instead of 1,000 each%n", n, n);
         }
         Duration timeout = calibratedTimeout(n);
         ConnectionLimits limits = new ConnectionLimits(timeout, timeout, timeout, 2 * n, 2 * n + 100,
