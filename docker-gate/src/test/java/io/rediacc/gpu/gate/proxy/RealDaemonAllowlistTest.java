@@ -400,6 +400,27 @@ class RealDaemonAllowlistTest {
         assertThat(viaGate.run("volume", "rm", "checked-vol").ok()).isTrue();
     }
 
+    /**
+     * A unix log socket under hostPaths (a real one, listening) is refused with the network address to
+     * use instead: the daemon would dial it by path at every start, restart and boot.
+     */
+    @Test
+    void aUnixLogSocketUnderHostPathsIsRefusedNamingTheNetworkAlternative() throws IOException {
+        Path socket = mount.resolve("log.sock");
+        try (java.nio.channels.ServerSocketChannel server = java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+            server.bind(java.net.UnixDomainSocketAddress.of(socket));
+
+            DockerCli.Result run = viaGate.run("run", "--rm", "--network", "none", "--log-driver", "syslog", "--log-opt",
+                    "syslog-address=unix://" + socket, BaseImage.TAG, "true");
+
+            assertThat(run.ok()).as(run.toString()).isFalse();
+            assertThat(run.stderr()).contains("log socket syslog-address=unix://" + socket).contains("udp://127.0.0.1:514")
+                    .doesNotContain("CDI");
+        } finally {
+            Files.deleteIfExists(socket);
+        }
+    }
+
     /** compose's relative bind ({@code ./data:/data}) resolves under the project directory, inside hostPaths, and works. */
     @Test
     void composeRelativeBindsStillWork() throws IOException {
