@@ -2,7 +2,6 @@ package io.rediacc.gpu.fleet;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -16,12 +15,6 @@ final class ReadmeSession {
 
     /** One command of the session and what the README shows it printing. */
     record Step(String command, List<String> expected, int exit) {
-
-        /** The trailing {@code # …} of the command, or null. */
-        String comment() {
-            Matcher m = Pattern.compile("\\s{2,}#\\s*(.*)$").matcher(command);
-            return m.find() ? m.group(1).strip() : null;
-        }
 
         /** Needs a terminal (an interactive shell): shown in the README, not replayed. */
         boolean interactive() {

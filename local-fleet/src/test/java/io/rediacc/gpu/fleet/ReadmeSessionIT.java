@@ -6,14 +6,12 @@ import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,10 +21,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code ./fleet up -d} starts it (its lines must appear in its log, in order), then every command runs
  * in bash, in a directory whose {@code .fleet} is that fleet's state, one after the other, and prints
  * what the README shows with the exit code it shows (see {@link ReadmeSession} for what is normalised).
- * Two commands need a terminal (an interactive shell in a container) and are not replayed; a
- * {@code # …} after {@code docker compose run} is the service's GPU line for that run. The session
- * writes its own compose file in a directory of its own, as a reader does; a {@code cd} is carried
- * to the later commands like {@code source} and {@code export}.
+ * Two commands need a terminal (an interactive shell in a container) and are not replayed. The session
+ * writes its own compose file in a directory of its own and each later spelling of its GPU line with a
+ * command it shows, as a reader does: nothing is written here that the README does not show; a
+ * {@code cd} is carried to the later commands like {@code source} and {@code export}.
  */
 @Execution(ExecutionMode.SAME_THREAD) // one after another on SharedFleet's fleet, in @Order; other ITs run beside them
 @Order(1) // first: the session is what a fresh fleet answers (SharedFleet)
@@ -57,16 +55,12 @@ class ReadmeSessionIT {
         List<String> shell = new ArrayList<>(List.of("shopt -s expand_aliases"));
         List<String> skipped = new ArrayList<>();
         List<String> transcript = new ArrayList<>();
-        Path dir = WORK; // where the session stands: a cd moves it
         for (ReadmeSession.Step step : steps.subList(1, steps.size())) {
             if (step.interactive()) {
                 skipped.add(step.command());
                 continue;
             }
             String command = step.command();
-            if (command.startsWith("docker compose run") && step.comment() != null) {
-                writeComposeWithGpuLine(dir.resolve("compose.yaml"), step.comment());
-            }
             List<String> script = new ArrayList<>(shell);
             script.add(command);
             Process p = new ProcessBuilder("bash", "-c", String.join("\n", script)).directory(WORK.toFile())
@@ -85,9 +79,7 @@ class ReadmeSessionIT {
             if (mismatch != null) {
                 problems.add("$ " + command + "\n  " + mismatch + "\n  printed:\n    " + String.join("\n    ", printed));
             }
-            Matcher cd = CD.matcher(command);
-            if (cd.find()) {
-                dir = dir.resolve(cd.group(1)).normalize();
+            if (CD.matcher(command).find()) { // where the session stands: later commands run there too
                 shell.add(command);
             }
             if (command.startsWith("source ") || command.startsWith("export ")) {
@@ -96,13 +88,5 @@ class ReadmeSessionIT {
         }
         assertThat(problems).as("the README's session differs from what the fleet printed (%s)", WORK.resolve("session.txt")).isEmpty();
         assertThat(skipped).as("commands shown but not replayed").containsExactlyElementsOf(NEEDS_A_TERMINAL);
-    }
-
-    /** The session's compose file with its last line, the service's GPU line, replaced for this run. */
-    private static void writeComposeWithGpuLine(Path file, String gpuLine) throws IOException {
-        List<String> lines = new ArrayList<>(Files.readAllLines(file));
-        String last = lines.get(lines.size() - 1);
-        lines.set(lines.size() - 1, last.substring(0, last.indexOf(last.strip())) + gpuLine);
-        Files.write(file, lines);
     }
 }

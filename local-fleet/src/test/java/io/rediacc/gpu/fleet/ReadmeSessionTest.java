@@ -30,6 +30,23 @@ class ReadmeSessionTest {
                 .containsExactlyElementsOf(ReadmeSessionIT.NEEDS_A_TERMINAL);
     }
 
+    /**
+     * Every spelling of the service's GPU line is a command the reader types (issue 33: "without translating a
+     * single command"): no {@code docker compose run} leaves its file's content to a comment that the replay,
+     * not the reader, turned into an edit.
+     */
+    @Test
+    void everyComposeFileTheSessionRunsIsWrittenByACommandItShows() throws Exception {
+        List<ReadmeSession.Step> steps = ReadmeSession.parse(Files.readString(Path.of("../README.md")));
+        List<ReadmeSession.Step> composeRuns = steps.stream().filter(s -> s.command().contains("docker compose run")).toList();
+        assertThat(composeRuns).hasSizeGreaterThanOrEqualTo(5);
+        assertThat(composeRuns).allSatisfy(s -> assertThat(s.command()).as("what it runs is in the command, not a comment")
+                .doesNotContain("#"));
+        assertThat(composeRuns.subList(1, composeRuns.size())).allSatisfy(s -> assertThat(s.command())
+                .as("each new spelling is written by the command itself").startsWith("sed -i '$c\\    ")
+                .endsWith("' compose.yaml && docker compose run --rm train"));
+    }
+
     @Test
     void whatDiffersBetweenFleetsIsNormalisedAndNothingElse() {
         assertThat(ReadmeSession.normalise("amd     0    AMD GPU 0x740f (gfx90a)  -           -          local     4s"))

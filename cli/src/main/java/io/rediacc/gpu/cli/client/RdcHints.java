@@ -19,7 +19,12 @@ final class RdcHints {
             "\\(GET /api/v1/machines on the inventory service lists them\\)|'rdc machine list' \\(GET /api/v1/machines\\)"
                     + "|GET /api/v1/machines(?![/\\w])");
     private static final Pattern MACHINE_DETAIL = Pattern.compile("GET /api/v1/machines/([^/\\s?)]+)(?![/\\w?])");
-    private static final Pattern REMOVE_WITH_GRANTS = Pattern.compile(" \\(DELETE /api/v1/machines/[^)\\s]+\\?revokeGrants=true\\)");
+    /**
+     * A REST call in parentheses beside the rdc command that does the same ("rdc machine setup m --rekey
+     * (PUT ...?rekey=true)", "rdc machine remove m --revoke-grants (DELETE /api/v1/machines/m?revokeGrants=true)"):
+     * at the CLI the rdc command alone is the advice.
+     */
+    private static final Pattern REST_ASIDE = Pattern.compile(" \\((?:or )?(?:GET|PUT|POST|DELETE|PATCH) (?:/|\\.\\.\\.)[^)]*\\)");
     private static final String DELETE_ITS_GRANT = "(DELETE its grant)";
 
     private RdcHints() {
@@ -33,7 +38,7 @@ final class RdcHints {
         String out = REPO_GRANTS.matcher(hint).replaceAll(m -> Matcher.quoteReplacement("rdc repo gpu list " + m.group(1)));
         out = MACHINE_DETAIL.matcher(out).replaceAll(m -> Matcher.quoteReplacement("rdc machine gpu list " + m.group(1)));
         out = MACHINES_LIST.matcher(out).replaceAll(m -> m.group().startsWith("(") ? "(rdc machine list lists them)" : "rdc machine list");
-        out = REMOVE_WITH_GRANTS.matcher(out).replaceAll("");
+        out = REST_ASIDE.matcher(out).replaceAll("");
         if (out.contains(DELETE_ITS_GRANT)) {
             String machine = problem == null ? null : text(problem.get("machine"));
             JsonNode holder = problem == null ? null : problem.path("holders").path(0);

@@ -53,4 +53,33 @@ class RdcHintsTest {
                 .isEqualTo("grant nvidia.com/gpu=0 instead, or grant one of the machine's names (rdc machine gpu list "
                         + "local-gpu lists them); if the device is new, rerun setup on local-gpu");
     }
+
+    @Test
+    void aKeyRegistrationRefusalNamesOnlyTheRekeyOption() {
+        // what both services answer when setup offers a key other than the registered one (rdc machine setup prints it)
+        assertThat(RdcHints.of("if the machine was reinstalled or its key replaced on purpose, re-key it: rdc machine setup m1"
+                + " --rekey (PUT ...?rekey=true); else the key offered is not the machine's", null))
+                .isEqualTo("if the machine was reinstalled or its key replaced on purpose, re-key it: rdc machine setup m1"
+                        + " --rekey; else the key offered is not the machine's");
+        assertThat(RdcHints.of("register it: rdc machine setup m1 (or PUT /api/v1/machines/m1/key)", null))
+                .isEqualTo("register it: rdc machine setup m1");
+    }
+
+    /** Every recorded refusal of both services, as rdc prints it, names no HTTP call (issue 33: "rdc hints speak REST"). */
+    @Test
+    void noRecordedRefusalPrintsAnHttpCall() throws Exception {
+        java.util.regex.Pattern http = java.util.regex.Pattern.compile("\\b(GET|PUT|POST|DELETE|PATCH) (/|\\.\\.\\.|its )");
+        int seen = 0;
+        for (String service : java.util.List.of("grant-service", "inventory-service")) {
+            java.nio.file.Path dir = java.nio.file.Path.of(RdcHintsTest.class.getResource("/recorded/" + service).toURI());
+            try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(dir)) {
+                for (java.nio.file.Path f : files.filter(f -> f.getFileName().toString().startsWith("error-")).sorted().toList()) {
+                    String line = recorded(service, f.getFileName().toString()).line();
+                    assertThat(http.matcher(line).find()).as("%s/%s prints %s", service, f.getFileName(), line).isFalse();
+                    seen++;
+                }
+            }
+        }
+        assertThat(seen).isGreaterThanOrEqualTo(10);
+    }
 }

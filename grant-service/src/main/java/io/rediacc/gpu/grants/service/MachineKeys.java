@@ -78,12 +78,8 @@ public class MachineKeys {
         String keyId = SigningKeys.keyId(key);
         return store.register(machine, pem, keyId, rekey, actor, reason).map(result -> {
             if (result instanceof MachineKeyStore.Held held) {
-                throw new ApiProblem(ProblemType.MACHINE_KEY_REGISTERED,
-                        "machine " + machine + " already has key " + held.current().keyId() + " (registered by "
-                                + held.current().registeredBy() + " at " + held.current().registeredAt() + "), not " + keyId,
-                        "if the machine was reinstalled or its key replaced on purpose, re-key it: rdc machine setup "
-                                + machine + " --rekey (PUT ...?rekey=true); else the key offered is not the machine's",
-                        Map.of("machine", machine, "registeredKeyId", held.current().keyId(), "offeredKeyId", keyId));
+                throw Problems.machineKeyHeld(machine, held.current().keyId(), held.current().registeredBy(),
+                        held.current().registeredAt(), keyId);
             }
             MachineKeyStore.Outcome outcome = (MachineKeyStore.Outcome) result;
             if (outcome.changed()) {

@@ -35,6 +35,16 @@ public final class Problems {
                 Map.of("machine", machine, "removedAt", removedAt.toString()));
     }
 
+    /** A key registration refused: the machine holds another key (rdc machine setup prints it; rdc drops the REST aside). */
+    public static ApiProblem machineKeyHeld(String machine, String registeredKeyId, String registeredBy,
+            java.time.Instant registeredAt, String offeredKeyId) {
+        return new ApiProblem(ProblemType.MACHINE_KEY_REGISTERED, "machine " + machine + " already has key " + registeredKeyId
+                        + " (registered by " + registeredBy + " at " + registeredAt + "), not " + offeredKeyId,
+                "if the machine was reinstalled or its key replaced on purpose, re-key it: rdc machine setup "
+                        + machine + " --rekey (PUT ...?rekey=true); else the key offered is not the machine's",
+                Map.of("machine", machine, "registeredKeyId", registeredKeyId, "offeredKeyId", offeredKeyId));
+    }
+
     public static ApiProblem unknownMachine(String machine) {
         return new ApiProblem(ProblemType.UNKNOWN_MACHINE, "machine " + machine + " is unknown: it has sent no inventory and holds no grants",
                 "check the machine name (GET /api/v1/machines on the inventory service lists them), or run the GPU setup on it",

@@ -49,6 +49,13 @@ class RecordedProblemsTest {
                 List.of("eval-c", "infer-b", "train-a")));
     }
 
+    @Test
+    void aKeyHeldIsRecordedAsTheServiceWordsIt() throws IOException {
+        assertRecorded("error-machine-key-registered.json", Problems.machineKeyHeld("gpu-host-1",
+                "5c1e9f0a2b3d4e6f708192a3b4c5d6e7", "alice", java.time.Instant.parse("2026-11-29T10:00:00Z"),
+                "0a1b2c3d4e5f60718293a4b5c6d7e8f9"));
+    }
+
     private static void assertRecorded(String file, ApiProblem problem) throws IOException {
         JsonNode recorded = JSON.readTree(Files.readString(RECORDINGS.resolve(file)));
         JsonNode now = JSON.valueToTree(problem.body(REQUEST_ID));

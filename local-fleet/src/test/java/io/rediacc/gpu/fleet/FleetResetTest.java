@@ -1,0 +1,71 @@
+package io.rediacc.gpu.fleet;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code ./fleet reset} is how the README says to start a clean fleet (issue 33: replaying the README on a
+ * reused {@code .fleet/} hit "container name /trainer is already in use"): the repository's own script,
+ * run from a copy of the checkout, removes every piece of the fleet's state and keeps the build.
+ */
+class FleetResetTest {
+
+    private static final Path SCRIPT = MarkdownLinksTest.REPO.resolve("fleet");
+
+    private static String run(Path checkout, String... args) throws IOException, InterruptedException {
+        String[] command = new String[args.length + 1];
+        command[0] = checkout.resolve("fleet").toString();
+        System.arraycopy(args, 0, command, 1, args.length);
+        Process p = new ProcessBuilder(command).directory(checkout.toFile()).redirectErrorStream(true).start();
+        byte[] out = p.getInputStream().readAllBytes();
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(new String(out, StandardCharsets.UTF_8)).isZero();
+        return new String(out, StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void resetRemovesTheFleetsStateAndKeepsTheBuild(@TempDir Path checkout) throws Exception {
+        Files.copy(SCRIPT, checkout.resolve("fleet"));
+        checkout.resolve("fleet").toFile().setExecutable(true);
+        Path state = checkout.resolve(".fleet");
+        // what a fleet that ran the README leaves: databases' suffix, Kafka and PostgreSQL data, the machine and its daemons
+        Files.createDirectories(state.resolve("machine/root/mnt/rediacc/mounts/gpu-a/.rediacc/docker/containers/trainer"));
+        Files.createDirectories(state.resolve("kafka/data"));
+        Files.createDirectories(state.resolve("logs"));
+        Files.writeString(state.resolve("fleet.env"), "RDC=...\n");
+        Files.writeString(state.resolve("db-suffix"), "x1\n");
+        Files.writeString(state.resolve(".hidden"), "state too\n");
+        Files.writeString(state.resolve("build.stamp"), "");
+        Files.writeString(state.resolve("build.log"), "built\n");
+
+        String said = run(checkout, "reset");
+
+        assertThat(said).contains("no fleet is running here").contains("the build stays")
+                .contains("The next ./fleet up starts a clean fleet");
+        try (Stream<Path> left = Files.list(state)) {
+            assertThat(left.map(p -> p.getFileName().toString()).sorted().toList()).containsExactly("build.log", "build.stamp");
+        }
+        assertThat(checkout.resolve("fleet")).exists();
+    }
+
+    @Test
+    void resetOnAFreshCloneIsHarmless(@TempDir Path checkout) throws Exception {
+        Files.copy(SCRIPT, checkout.resolve("fleet"));
+        checkout.resolve("fleet").toFile().setExecutable(true);
+
+        run(checkout, "reset");
+
+        try (Stream<Path> left = Files.list(checkout.resolve(".fleet"))) {
+            assertThat(left.toList()).isEmpty();
+        }
+    }
+}
