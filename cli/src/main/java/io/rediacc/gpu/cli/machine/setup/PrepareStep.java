@@ -8,8 +8,6 @@ import io.rediacc.gpu.cli.client.Reply;
 import io.rediacc.gpu.contracts.api.MachineGrantsView;
 import io.rediacc.gpu.contracts.events.Grant;
 
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -45,35 +43,12 @@ final class PrepareStep implements SetupStep {
         if (force) {
             cmd.append(" --force");
         }
-        String[] reported = {null};
-        List<String> wouldOrphan = new ArrayList<>();
-        List<String> orphaned = new ArrayList<>();
-        Ssh.Result prepared = run.ssh().run(cmd.toString(), line -> {
-            if (line.startsWith("@inventory-generated-at ")) {
-                run.inventoryGeneratedAt = Instant.parse(value(line));
-            } else if (line.startsWith("@machine ")) {
-                reported[0] = value(line);
-            } else if (line.startsWith("@repos ")) {
-                run.repos = Integer.parseInt(value(line));
-            } else if (line.startsWith("@would-orphan ")) {
-                wouldOrphan.add(value(line));
-            } else if (line.startsWith("@orphaned ")) {
-                orphaned.add(value(line));
-            } else if (!relayed(line)) {
-                // said once already
-            } else if (line.startsWith("@public-key ")) {
-                // prepare's own machine-key step says it too; MachineKeyStep registered that key already
-            } else {
-                run.progress(line);
-            }
-        });
+        PrepareOutput output = new PrepareOutput(run::progress);
+        Ssh.Result prepared = run.ssh().run(cmd.toString(), output);
+        output.inventoryGeneratedAt().ifPresent(at -> run.inventoryGeneratedAt = at);
+        output.repos().ifPresent(n -> run.repos = n);
         String name = run.machine();
-        if (!wouldOrphan.isEmpty()) {
-            throw new Failure(ExitCodes.CONFLICT, grants.refusal(wouldOrphan));
-        }
-        for (String line : grants.lines(orphaned)) {
-            run.session().warn("orphaned by --force: " + line);
-        }
+        output.judgeGrants(grants, line -> run.session().warn(line));
         if (prepared.exitCode() == 1) {
             throw new Failure(ExitCodes.MACHINE_FAILED, "setup of " + name + " is not complete: a step on the machine failed"
                     + " or refused (see its line above); fix that and run rdc machine setup " + name + " again");
@@ -82,10 +57,11 @@ final class PrepareStep implements SetupStep {
             throw new Failure(ExitCodes.MACHINE_FAILED, "node-agent prepare failed on " + name + " (exit " + prepared.exitCode()
                     + "): " + SetupRun.lastLines(prepared.stderr()));
         }
-        if (reported[0] != null && !reported[0].equals(name)) {
-            throw new Failure(ExitCodes.MACHINE_FAILED, "the machine at " + run.ssh().target() + " reports itself as " + reported[0]
+        String reported = output.reportedMachine().orElse(null);
+        if (reported != null && !reported.equals(name)) {
+            throw new Failure(ExitCodes.MACHINE_FAILED, "the machine at " + run.ssh().target() + " reports itself as " + reported
                     + ", not " + name + " (machine: in its repos manifest, else its host name); run rdc machine setup "
-                    + reported[0] + ", or fix the name there");
+                    + reported + ", or fix the name there");
         }
     }
 
@@ -107,17 +83,5 @@ final class PrepareStep implements SetupStep {
                     + "): setup cannot tell whether it removes a granted device");
             return List.of();
         }
-    }
-
-    /**
-     * Whether prepare's line is printed: its machine-key step repeats what {@code node-agent key} (the step
-     * before, {@link MachineKeyStep}) said already when the key is unchanged; a failure there is still shown.
-     */
-    static boolean relayed(String line) {
-        return !line.startsWith("machine key: unchanged");
-    }
-
-    private static String value(String line) {
-        return line.substring(line.indexOf(' ') + 1).strip();
     }
 }
