@@ -182,10 +182,13 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     /** The daemon takes bytes slower than the client sends them (or is being connected): hold the client. */
     void pauseForBackpressure(boolean pause) {
-        if (reads.pausedFor(ClientReads.Reason.BACKPRESSURE) && !pause) {
+        boolean resumed = reads.pausedFor(ClientReads.Reason.BACKPRESSURE) && !pause;
+        reads.pause(ClientReads.Reason.BACKPRESSURE, pause);
+        if (resumed) {
+            // After the pause is lifted: a body timer that fired during it stopped (no deadline while
+            // the daemon holds the client back), and must be armed again from here.
             budget.clientReadsResumed();
         }
-        reads.pause(ClientReads.Reason.BACKPRESSURE, pause);
     }
 
     /** Answers with a Docker error and closes; what the client still sends is not read. */
