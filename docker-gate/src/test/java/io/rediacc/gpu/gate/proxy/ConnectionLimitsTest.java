@@ -53,6 +53,9 @@ class ConnectionLimitsTest {
     @TempDir
     Path dir;
 
+    /** Where repo a's daemon is, when a test puts something in front of {@code daemonA}. */
+    private String daemonOfA;
+
     @BeforeAll
     static void start() {
         gates = new StandaloneGates();
@@ -79,7 +82,7 @@ class ConnectionLimitsTest {
                     guid: 55555555-5555-4555-8555-555555555555
                     listen: tcp://127.0.0.1:0
                     daemon: %s
-                """.formatted(daemonA.address(), daemonB.address()));
+                """.formatted(daemonOfA != null ? daemonOfA : daemonA.address(), daemonB.address()));
         GateSettings settings = StandaloneGates.settings(manifest, dir.resolve("state"), id)
                 .withMaxBodyBytes(maxBodyBytes).withConnections(limits);
         return gates.start(settings);
@@ -313,6 +316,56 @@ class ConnectionLimitsTest {
         }
     }
 
+    @Test
+    void aStreamedBodyTheDaemonHeldBackStillTimesOutWhenTheClientStalls() throws Exception {
+        Duration bodyTimeout = Duration.ofSeconds(1);
+        ConnectionLimits limits = new ConnectionLimits(Duration.ofSeconds(10), bodyTimeout, Duration.ofSeconds(10),
+                100, 200, 8L << 20, 32L << 20);
+        try (HeldBackDaemon relay = new HeldBackDaemon(daemonA.address())) {
+            daemonOfA = relay.address();
+            try (Gate gate = gate("gate-held-back", 65536, limits)) {
+                InetSocketAddress a = address(gate, "a");
+                await("the gate knows the API versions of repo a's daemon").atMost(Duration.ofSeconds(20)).until(() -> RawExchange
+                        .send(a, "GET /v1.50/version HTTP/1.1\r\nHost: docker\r\nConnection: close\r\n\r\n",
+                                Duration.ofSeconds(2)).startsWith("HTTP/1.1 200"));
+
+                // the daemon stops reading: the gate stops reading the client's streamed body
+                relay.stopReading();
+                try (SocketChannel client = SocketChannel.open(a)) {
+                    client.write(ascii("POST /v1.50/images/load HTTP/1.1\r\nHost: docker\r\n"
+                            + "Content-Type: application/x-tar\r\nContent-Length: 60000000\r\n\r\n"));
+                    client.configureBlocking(false);
+                    ByteBuffer zeros = ByteBuffer.allocate(256 * 1024);
+                    long sent = 0;
+                    long stalledSince = 0;
+                    while (sent < 48_000_000) {
+                        zeros.clear();
+                        int n = client.write(zeros);
+                        sent += n;
+                        if (n > 0) {
+                            stalledSince = 0;
+                        } else if (stalledSince == 0) {
+                            stalledSince = System.nanoTime();
+                        } else if (System.nanoTime() - stalledSince > 500_000_000L) {
+                            break;
+                        } else {
+                            Thread.sleep(10);
+                        }
+                    }
+                    assertThat(sent).as("the client's writes stall while the daemon reads nothing").isLessThan(48_000_000);
+                    // the time the daemon holds the gate back is not the client's: its body timeout passes meanwhile
+                    stillOpenFor(gate, bodyTimeout.multipliedBy(2), "the streamed body the daemon holds back");
+
+                    // the daemon catches up, the client sends no more: the body timeout counts again
+                    relay.readAgain();
+                    client.configureBlocking(true);
+                    assertThat(read(client.socket(), Duration.ofSeconds(10))).startsWith("HTTP/1.1 408")
+                            .contains("gate.connections.body-timeout");
+                }
+            }
+        }
+    }
+
     // ------------------------------------------------------------------------------------ helpers
 
     /** Fails as soon as the gate closes its last client connection within {@code quiet}. */
@@ -427,6 +480,104 @@ class ConnectionLimitsTest {
                 s.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
                 s.getOutputStream().flush();
                 return read(s, wait);
+            }
+        }
+    }
+
+    /**
+     * A TCP relay in front of a daemon that can stop reading what the gate sends, as a daemon that
+     * falls behind does (its answers still flow back).
+     */
+    static final class HeldBackDaemon implements AutoCloseable {
+        private final java.net.ServerSocket server;
+        private final InetSocketAddress daemon;
+        private final Object gate = new Object();
+        private final List<Socket> sockets = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private boolean holding;
+
+        HeldBackDaemon(String daemonAddress) throws IOException {
+            java.net.URI uri = java.net.URI.create(daemonAddress);
+            daemon = new InetSocketAddress(uri.getHost(), uri.getPort());
+            server = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+            start(this::accept);
+        }
+
+        String address() {
+            return "tcp://127.0.0.1:" + server.getLocalPort();
+        }
+
+        void stopReading() {
+            synchronized (gate) {
+                holding = true;
+            }
+        }
+
+        void readAgain() {
+            synchronized (gate) {
+                holding = false;
+                gate.notifyAll();
+            }
+        }
+
+        private void accept() {
+            while (!server.isClosed()) {
+                try {
+                    Socket fromGate = server.accept();
+                    Socket toDaemon = new Socket(daemon.getAddress(), daemon.getPort());
+                    sockets.add(fromGate);
+                    sockets.add(toDaemon);
+                    start(() -> copy(fromGate, toDaemon, true));
+                    start(() -> copy(toDaemon, fromGate, false));
+                } catch (IOException closed) {
+                    return;
+                }
+            }
+        }
+
+        private void copy(Socket from, Socket to, boolean holdable) {
+            byte[] buf = new byte[64 * 1024];
+            try {
+                while (true) {
+                    if (holdable) {
+                        synchronized (gate) {
+                            while (holding) {
+                                gate.wait();
+                            }
+                        }
+                    }
+                    int r = from.getInputStream().read(buf);
+                    if (r < 0) {
+                        to.shutdownOutput();
+                        return;
+                    }
+                    to.getOutputStream().write(buf, 0, r);
+                }
+            } catch (IOException | InterruptedException ended) {
+                closeQuietly(from);
+                closeQuietly(to);
+            }
+        }
+
+        private static void start(Runnable task) {
+            Thread t = new Thread(task, "held-back-daemon");
+            t.setDaemon(true);
+            t.start();
+        }
+
+        private static void closeQuietly(Socket s) {
+            try {
+                s.close();
+            } catch (IOException ignored) {
+                // already gone
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            readAgain();
+            server.close();
+            for (Socket s : sockets) {
+                closeQuietly(s);
             }
         }
     }

@@ -210,16 +210,12 @@ public class OutboxRelay {
         while (running) {
             try {
                 if (!due) {
-                    boolean rung = signal.await(backlog ? config.relay().retryInterval() : config.relay().pollInterval());
-                    due = rung || backlog || outboxHasRows();
+                    due = awaitWork(backlog);
                 }
                 if (due) {
-                    Pass pass;
-                    do {
-                        pass = pass();
-                    } while (running && pass.full() && pass.failure() == null);
-                    failures = pass.failure() == null ? 0 : failures + 1;
-                    backlog = pass.backlog();
+                    Pass last = drain();
+                    failures = last.failure() == null ? 0 : failures + 1;
+                    backlog = last.backlog();
                 }
                 due = false;
             } catch (InterruptedException e) {
@@ -240,6 +236,24 @@ public class OutboxRelay {
                 due = true;
             }
         }
+    }
+
+    /**
+     * Waits for a reason to pass: a wake-up ({@link OutboxSignal}), a backlog to retry after
+     * {@code retry-interval}, or, idle after {@code poll-interval}, a row that a lost wake-up left.
+     */
+    private boolean awaitWork(boolean backlog) throws InterruptedException {
+        boolean rung = signal.await(backlog ? config.relay().retryInterval() : config.relay().pollInterval());
+        return rung || backlog || outboxHasRows();
+    }
+
+    /** Passes while each one publishes a full batch (more rows are likely waiting); the last pass. */
+    private Pass drain() {
+        Pass pass;
+        do {
+            pass = pass();
+        } while (running && pass.full() && pass.failure() == null);
+        return pass;
     }
 
     /**
