@@ -13,7 +13,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * What a new operator reads first says what the fleet needs and does (issue 33, problems 6–8 and 10):
  * the quick start's commands exist as written, its prerequisites table names everything the fleet and the
  * tests need with where each comes from, {@code ./fleet reset} is documented beside {@code ./fleet down},
- * and docs/BENCHMARKS.md opens with its headline table rather than run logs.
+ * docs/BENCHMARKS.md opens with its headline table rather than run logs, and its "The commands" lists
+ * every script under bench/, counted right.
  */
 class OperatorDocsTest {
 
@@ -69,5 +70,21 @@ class OperatorDocsTest {
         assertThat(lines.indexOf(firstTable)).as("the table comes first, before any command or log").isLessThan(15);
         assertThat(lines).as("run logs live in BENCHMARKS-LOG.md").hasSizeLessThan(300);
         assertThat(REPO.resolve("docs/BENCHMARKS-LOG.md")).exists();
+    }
+
+    @Test
+    void theBenchmarkCommandsAreEveryScriptUnderBenchCountedRight() throws IOException {
+        String commands = section(Files.readString(REPO.resolve("docs/BENCHMARKS.md")), "The commands");
+        List<String> scripts;
+        try (var s = Files.list(REPO.resolve("bench"))) {
+            scripts = s.map(p -> "bench/" + p.getFileName()).filter(n -> n.endsWith(".sh")).sorted().toList();
+        }
+        List<String> rows = commands.lines().filter(l -> l.startsWith("| `bench/"))
+                .map(l -> l.substring(3, l.indexOf('`', 3))).sorted().toList();
+        List<String> words = List.of("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+                "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty");
+
+        assertThat(rows).as("the commands table: one row per script under bench/").isEqualTo(scripts);
+        assertThat(commands).as("the count before the table").containsIgnoringCase(words.get(scripts.size()) + " commands under `bench/`");
     }
 }
