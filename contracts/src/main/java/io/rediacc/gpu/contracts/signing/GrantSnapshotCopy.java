@@ -2,7 +2,7 @@ package io.rediacc.gpu.contracts.signing;
 
 import io.rediacc.gpu.contracts.events.EventJson;
 import io.rediacc.gpu.contracts.events.GrantSnapshot;
-import io.rediacc.gpu.contracts.events.GrantSnapshotDecoder;
+import io.rediacc.gpu.contracts.json.GrantSnapshotDecoder;
 import io.rediacc.gpu.contracts.events.Topics;
 import io.rediacc.gpu.contracts.json.StrictJson;
 

@@ -2,7 +2,7 @@ package io.rediacc.gpu.gate.grants;
 
 import io.rediacc.gpu.contracts.events.Grant;
 import io.rediacc.gpu.contracts.events.GrantSnapshot;
-import io.rediacc.gpu.contracts.events.GrantSnapshotDecoder;
+import io.rediacc.gpu.contracts.json.GrantSnapshotDecoder;
 import io.rediacc.gpu.contracts.events.Topics;
 import io.rediacc.gpu.contracts.signing.GrantSnapshotCopy;
 import io.rediacc.gpu.contracts.signing.SignedRecord;

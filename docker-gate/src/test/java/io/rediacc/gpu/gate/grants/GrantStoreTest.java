@@ -2,7 +2,7 @@ package io.rediacc.gpu.gate.grants;
 
 import io.rediacc.gpu.contracts.events.Grant;
 import io.rediacc.gpu.contracts.events.GrantSnapshot;
-import io.rediacc.gpu.contracts.events.GrantSnapshotDecoder;
+import io.rediacc.gpu.contracts.json.GrantSnapshotDecoder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.rediacc.gpu.gate.support.GrantsTopic;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package io.rediacc.gpu.contracts.events;
+package io.rediacc.gpu.contracts.json;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
@@ -6,7 +6,9 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.rediacc.gpu.contracts.json.StrictJson;
+import io.rediacc.gpu.contracts.events.EventJson;
+import io.rediacc.gpu.contracts.events.Grant;
+import io.rediacc.gpu.contracts.events.GrantSnapshot;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,6 +1,7 @@
-package io.rediacc.gpu.contracts.events;
+package io.rediacc.gpu.contracts.json;
 
-import io.rediacc.gpu.contracts.json.StrictJson;
+import io.rediacc.gpu.contracts.events.EventJson;
+import io.rediacc.gpu.contracts.events.GrantSnapshot;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayInputStream;
