@@ -175,4 +175,19 @@ class DeploymentFilesTest {
         assertThat(run).contains("node-agent run");
         assertThat(Files.readString(REPO.resolve("deploy/systemd/docker-gate.service"))).contains("StateDirectory=rediacc/gate");
     }
+
+    @Test
+    void theBootTimeSetupRepeatsTheChoicePrepareSavesAndARefusalDoesNotStopPublishing() throws IOException {
+        String setup = Files.readString(REPO.resolve("deploy/systemd/node-agent-setup.service"));
+        String saved = Files.readString(REPO.resolve("node-agent/src/main/java/io/rediacc/gpu/agent/machine/SavedToolkitChoice.java"));
+        String hostRoot = Files.readString(REPO.resolve("node-agent/src/main/java/io/rediacc/gpu/agent/host/HostRoot.java"));
+        // prepare writes INSTALL_NVIDIA_TOOLKIT into node-agent.env; the unit reads that file and passes the variable
+        assertThat(saved).contains("KEY = \"INSTALL_NVIDIA_TOOLKIT\"").contains("HostRoot.AGENT_ENV");
+        assertThat(hostRoot).contains("AGENT_ENV = \"/etc/rediacc/gpu/node-agent.env\"");
+        assertThat(setup).contains("EnvironmentFile=-/etc/rediacc/gpu/node-agent.env")
+                .contains("node-agent setup --install-nvidia-toolkit ${INSTALL_NVIDIA_TOOLKIT}");
+        // a boot that refused to orphan a grant fails its own unit only: the agent publishes the inventory it kept
+        String run = Files.readString(REPO.resolve("deploy/systemd/node-agent.service"));
+        assertThat(run).contains("Wants=node-agent-setup.service").doesNotContain("Requires=node-agent-setup.service");
+    }
 }

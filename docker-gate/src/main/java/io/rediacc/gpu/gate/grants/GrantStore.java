@@ -2,7 +2,9 @@ package io.rediacc.gpu.gate.grants;
 
 import io.rediacc.gpu.contracts.events.Grant;
 import io.rediacc.gpu.contracts.events.GrantSnapshot;
+import io.rediacc.gpu.contracts.json.GrantSnapshotDecoder;
 import io.rediacc.gpu.contracts.events.Topics;
+import io.rediacc.gpu.contracts.signing.GrantSnapshotCopy;
 import io.rediacc.gpu.contracts.signing.SignedRecord;
 import io.rediacc.gpu.gate.policy.GrantLookup;
 import org.jboss.logging.Logger;
@@ -91,33 +93,23 @@ public final class GrantStore implements GrantLookup {
      * ({@link #kafkaUnreachable()}). A copy that does not verify is ignored (logged as tampering).
      */
     public synchronized void loadFromDisk() {
-        file.read().ifPresent(copy -> {
-            String refused = signed.refuseCopy(copy, machine);
-            if (refused != null) {
-                LOG.errorf("TAMPERING: the grant snapshot on disk (%s) is not a record grant-service signed for machine"
-                        + " %s (%s); ignoring it, the grants topic decides once it has been read", file.path(), machine,
-                        refused);
-                return;
+        GrantSnapshotCopy.Loaded loaded = GrantSnapshotCopy.load(file.path(), machine, signed.keys(), Instant.now());
+        if (loaded instanceof GrantSnapshotCopy.Refused r) {
+            if (r.tampered()) {
+                LOG.errorf("TAMPERING: the grant snapshot on disk (%s) is %s; ignoring it, the grants topic decides once"
+                        + " it has been read", file.path(), r.why());
+            } else {
+                LOG.warnf("ignoring the grant snapshot on disk (%s): %s; the grants topic decides what is granted once it"
+                        + " has been read", file.path(), r.why());
             }
-            GrantSnapshot snapshot;
-            try {
-                snapshot = GrantSnapshotDecoder.read(copy.value());
-            } catch (RuntimeException e) {
-                LOG.errorf("ignoring the grant snapshot on disk (%s): signed, but not a strict grant snapshot: %s",
-                        file.path(), e.getMessage());
-                return;
-            }
-            if (!machine.equals(snapshot.machine())) {
-                LOG.warnf("ignoring the grant snapshot on disk: it is for machine %s, this gate serves %s",
-                        snapshot.machine(), machine);
-                return;
-            }
-            if (snapshot.version() > state.version()) {
-                state = new State(snapshot, index(snapshot), true, state.caughtUp(), Instant.now(), signedAt(copy));
-                LOG.infof("loaded grant snapshot version %d of %s from disk (%d grant(s), verified)", snapshot.version(),
-                        machine, snapshot.grants().size());
-            }
-        });
+            return;
+        }
+        if (loaded instanceof GrantSnapshotCopy.Verified v && v.snapshot().version() > state.version()) {
+            GrantSnapshot snapshot = v.snapshot();
+            state = new State(snapshot, index(snapshot), true, state.caughtUp(), Instant.now(), signedAt(v.record()));
+            LOG.infof("loaded grant snapshot version %d of %s from disk (%d grant(s), verified)", snapshot.version(),
+                    machine, snapshot.grants().size());
+        }
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.rediacc.gpu.gate.grants;
 
 import io.rediacc.gpu.contracts.events.GrantSnapshot;
+import io.rediacc.gpu.contracts.json.GrantSnapshotDecoder;
 import io.rediacc.gpu.contracts.events.Topics;
 import io.rediacc.gpu.contracts.events.DropReason;
 import org.apache.kafka.clients.consumer.ConsumerConfig;

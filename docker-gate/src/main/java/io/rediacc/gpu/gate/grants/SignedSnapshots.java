@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.rediacc.gpu.contracts.events.DropReason;
 import io.rediacc.gpu.contracts.events.RecordRefusal;
 import io.rediacc.gpu.contracts.events.Topics;
+import io.rediacc.gpu.contracts.signing.GrantSnapshotCopy;
 import io.rediacc.gpu.contracts.signing.RecordVerifier;
 import io.rediacc.gpu.contracts.signing.SignedRecord;
 import io.rediacc.gpu.contracts.signing.SignerKeys;
@@ -25,7 +26,7 @@ import java.time.Instant;
 public final class SignedSnapshots {
 
     private static final Logger LOG = Logger.getLogger(SignedSnapshots.class);
-    static final Duration SKEW = Duration.ofMinutes(2);
+    static final Duration SKEW = GrantSnapshotCopy.CLOCK_SKEW;
 
     private final SignerKeys keys;
     private final RecordVerifier verifier = new RecordVerifier(SKEW);
@@ -59,16 +60,9 @@ public final class SignedSnapshots {
         }, record.value());
     }
 
-    /**
-     * Why the copy kept on disk is not grant-service's snapshot record of {@code machine} (null when it is): a
-     * copy that does not verify was not written by this gate from the topic (edited, or an older release's).
-     */
-    String refuseCopy(SignedRecord copy, String machine) {
-        if (!Topics.GRANTS.equals(copy.topic()) || !machine.equals(copy.key())) {
-            return "it is a record of " + copy.topic() + " key " + copy.key() + ", not of " + Topics.GRANTS + " key " + machine;
-        }
-        RecordRefusal refusal = verifier.verify(copy, keys, Instant.now());
-        return refusal == null ? null : refusal.reason().tag() + ": " + refusal.detail();
+    /** grant-service's key, which the copy on disk is verified with too ({@link GrantSnapshotCopy#load}). */
+    SignerKeys keys() {
+        return keys;
     }
 
     /**

@@ -3,6 +3,7 @@ package io.rediacc.gpu.gate.grants;
 import io.rediacc.gpu.contracts.events.EventJson;
 import io.rediacc.gpu.contracts.events.GateStatus;
 import io.rediacc.gpu.contracts.events.GrantSnapshot;
+import io.rediacc.gpu.contracts.json.GrantSnapshotDecoder;
 import io.rediacc.gpu.contracts.events.Topics;
 import io.rediacc.gpu.gate.service.Gate;
 import io.rediacc.gpu.gate.support.Await;

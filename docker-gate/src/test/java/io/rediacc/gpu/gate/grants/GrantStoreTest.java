@@ -2,6 +2,7 @@ package io.rediacc.gpu.gate.grants;
 
 import io.rediacc.gpu.contracts.events.Grant;
 import io.rediacc.gpu.contracts.events.GrantSnapshot;
+import io.rediacc.gpu.contracts.json.GrantSnapshotDecoder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.rediacc.gpu.gate.support.GrantsTopic;
 import org.junit.jupiter.api.Test;
@@ -306,5 +307,15 @@ class GrantStoreTest {
         store.apply(held, GrantsTopic.signed(held)); // the same version re-signed on grant-service's cadence
         assertThat(store.state().frozen(Instant.now(), bound)).isFalse();
         assertThat(store.state().version()).isEqualTo(3);
+    }
+
+    @Test
+    void theStoresSharingKeepsTheGrantsTheDecoderSharedAlready() {
+        String grant = "{\"repoGuid\":\"3f2b8c1e-9d4a-4e57-8f0a-2c6d7e9b1a43\",\"repoName\":\"repo\",\"device\":\"nvidia.com/gpu=%d\","
+                + "\"exclusive\":false,\"grantedBy\":\"op\",\"grantedAt\":\"2026-11-29T10:00:00Z\"}";
+        GrantSnapshot read = GrantSnapshotDecoder.read(("{\"machine\":\"m1\",\"version\":3,\"grants\":[" + grant.formatted(0) + ","
+                + grant.formatted(1) + "]}").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        // the store's own sharing finds nothing left to share and keeps the same grants
+        assertThat(GrantStore.shareRepeats(read).grants().get(1)).isSameAs(read.grants().get(1));
     }
 }

@@ -14,7 +14,7 @@ import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 
 /**
- * What {@code setup} and {@code prepare} share: their options (toolkit, root, machine), one pass over
+ * What {@code setup} and {@code prepare} share: their options (toolkit, root, machine, the grant guard), one pass over
  * the machine ({@link #pass}), and its failures as the exit codes both document (2: invalid options or
  * machine name, 3: the machine's files could not be written), each with one line on stderr.
  */
@@ -39,6 +39,9 @@ abstract class MachinePassCommand implements Callable<Integer> {
 
     @Mixin
     MachineOptions target;
+
+    @Mixin
+    GuardOptions guard;
 
     @Spec
     CommandLine.Model.CommandSpec spec;
@@ -65,8 +68,8 @@ abstract class MachinePassCommand implements Callable<Integer> {
         ToolkitPolicy policy;
         AgentSettings settings;
         try {
-            policy = toolkit.policy(config);
             settings = target.settings(config);
+            policy = toolkit.policy(config, settings.host());
         } catch (IllegalArgumentException e) {
             return refused(command + ": " + e.getMessage(), 2, null);
         }

@@ -1,17 +1,12 @@
 package io.rediacc.gpu.agent.cli;
 
 import io.rediacc.gpu.agent.config.AgentConfig;
-import io.rediacc.gpu.agent.machine.GrantGuard;
 import io.rediacc.gpu.agent.machine.MachinePrepare;
 import io.rediacc.gpu.agent.setup.SetupService;
 import io.rediacc.gpu.contracts.signing.KeyPairFile;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 
 import java.io.PrintWriter;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
 
 /**
  * {@code node-agent prepare}: what {@code rdc machine setup} runs on the machine once the package
@@ -31,20 +26,11 @@ public class PrepareCommand extends MachinePassCommand {
         super(config, setup);
     }
 
-    @Option(names = "--guard-grant", paramLabel = "<cdi-name>",
-            description = "A CDI name that holds a grant on this machine (repeatable): setup refuses, and changes nothing, "
-                    + "when it would remove one; rdc machine setup passes every granted name")
-    List<String> guarded = new ArrayList<>();
-
-    @Option(names = "--force", description = "Remove guarded names anyway; their grants become orphaned")
-    boolean force;
-
     @Override
     public Integer call() {
         PrintWriter out = out();
-        GrantGuard guard = new GrantGuard(new HashSet<>(guarded), force);
-        Outcome<MachinePrepare.Result> pass = pass((settings, policy) -> new MachinePrepare(setup).run(settings, policy, guard,
-                step -> {
+        Outcome<MachinePrepare.Result> pass = pass((settings, policy) -> new MachinePrepare(setup).run(settings, policy,
+                toolkit.chosen(), guard.guard(settings), step -> {
                     out.println(step.line());
                     out.flush();
                 }, line -> {

@@ -1,6 +1,8 @@
 package io.rediacc.gpu.agent.cli;
 
 import io.rediacc.gpu.agent.config.AgentConfig;
+import io.rediacc.gpu.agent.host.HostRoot;
+import io.rediacc.gpu.agent.machine.SavedToolkitChoice;
 import io.rediacc.gpu.agent.toolkit.ToolkitPolicy;
 import picocli.CommandLine.Option;
 
@@ -8,12 +10,24 @@ import picocli.CommandLine.Option;
 public class ToolkitOption {
 
     @Option(names = "--install-nvidia-toolkit", paramLabel = "auto|true|false",
-            description = "auto (default: agent.install-nvidia-toolkit): install when an NVIDIA GPU is present; true: always; "
-                    + "false: never, and no NVIDIA spec.")
+            description = "auto: install when an NVIDIA GPU is present; true: always; false: never, and no NVIDIA spec. "
+                    + "Default: the last choice prepare saved (INSTALL_NVIDIA_TOOLKIT in /etc/rediacc/gpu/node-agent.env), "
+                    + "else agent.install-nvidia-toolkit (auto).")
     String installNvidiaToolkit;
 
-    /** The policy asked for, else the configured one; IllegalArgumentException names what is wrong. */
-    ToolkitPolicy policy(AgentConfig config) {
-        return ToolkitPolicy.parse(installNvidiaToolkit != null ? installNvidiaToolkit : config.installNvidiaToolkit());
+    /**
+     * The policy asked for, else the one saved on the machine (so {@code renet setup} repeats the operator's last
+     * choice, as the boot-time unit does), else the configured one; IllegalArgumentException names what is wrong.
+     */
+    ToolkitPolicy policy(AgentConfig config, HostRoot host) {
+        if (installNvidiaToolkit != null) {
+            return ToolkitPolicy.parse(installNvidiaToolkit);
+        }
+        return SavedToolkitChoice.read(host).orElseGet(() -> ToolkitPolicy.parse(config.installNvidiaToolkit()));
+    }
+
+    /** Whether the option was given: an operator's choice, which prepare saves. */
+    boolean chosen() {
+        return installNvidiaToolkit != null;
     }
 }

@@ -23,6 +23,19 @@ public interface AgentConfig {
     /** The repos manifest, a host path under the root; default {@code /etc/rediacc/gate/repos.yaml}. */
     Optional<String> reposManifest();
 
+    /**
+     * docker-gate's state directory ({@code gate.state-dir}), a host path under the root; default
+     * {@code /var/lib/rediacc/gate}. Setup reads the gate's verified copy of this machine's grants there
+     * ({@code grants-<machine>.json}) to refuse removing granted CDI names when no {@code --guard-grant} is given.
+     */
+    Optional<String> gateStateDir();
+
+    /**
+     * grant-service's public key that the gate's copy is verified with ({@code gate.grants-key}), a host path under
+     * the root; default {@code grant-service-key.pub} beside the repos manifest, where docker-gate reads it.
+     */
+    Optional<String> grantsKey();
+
     /** Default of {@code setup --install-nvidia-toolkit}: auto, true or false. */
     @WithDefault("auto")
     String installNvidiaToolkit();

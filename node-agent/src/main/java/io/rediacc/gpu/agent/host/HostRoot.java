@@ -20,6 +20,8 @@ public record HostRoot(Path root) {
     public static final String AMD_SPEC = "/etc/cdi/rediacc.io-amd.yaml";
     public static final String INVENTORY = "/etc/rediacc/gpu/inventory.json";
     public static final String REPOS_MANIFEST = "/etc/rediacc/gate/repos.yaml";
+    /** node-agent's environment file, which both units read (deploy/systemd). */
+    public static final String AGENT_ENV = "/etc/rediacc/gpu/node-agent.env";
     public static final String CDI_REFRESH_DROP_IN = "/etc/systemd/system/nvidia-cdi-refresh.service.d/rediacc.conf";
     public static final String CDI_REFRESH_ENV_FILE = "/etc/nvidia-container-toolkit/nvidia-cdi-refresh.env";
     public static final String PERSISTENCED_SOCKET = "/run/nvidia-persistenced/socket";

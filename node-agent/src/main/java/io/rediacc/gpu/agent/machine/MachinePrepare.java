@@ -58,12 +58,19 @@ public final class MachinePrepare {
         return run(settings, policy, GrantGuard.NONE, progress, line -> { });
     }
 
+    public Result run(AgentSettings settings, ToolkitPolicy policy, GrantGuard guard, Consumer<Step> progress,
+                      Consumer<String> notice) throws IOException {
+        return run(settings, policy, false, guard, progress, notice);
+    }
+
     /**
+     * @param chosen whether the operator chose {@code policy} ({@code --install-nvidia-toolkit}): then it is saved for
+     *               the boot-time setup ({@link SavedToolkitChoice}), once setup went ahead with it
      * @param guard  the names that hold grants, and whether setup may remove them anyway
      * @param notice {@code @}-lines for rdc: {@code @would-orphan <name>} (refused) or {@code @orphaned <name>} (forced)
      */
-    public Result run(AgentSettings settings, ToolkitPolicy policy, GrantGuard guard, Consumer<Step> progress,
-                      Consumer<String> notice) throws IOException {
+    public Result run(AgentSettings settings, ToolkitPolicy policy, boolean chosen, GrantGuard guard,
+                      Consumer<Step> progress, Consumer<String> notice) throws IOException {
         boolean[] bad = {false};
         Consumer<Step> report = s -> {
             bad[0] |= s.outcome().bad();
@@ -71,21 +78,16 @@ public final class MachinePrepare {
         };
         HostRoot host = settings.host();
         Map<String, String> before = snapshot(host);
-        OwnedFiles owned = OwnedFiles.capture(host);
-        SetupReport r = setup.run(settings, policy);
-        MachineInventory inv = r.inventory();
-        List<String> lost = guard.lost(inv.cdiDevices().stream().map(MachineInventory.CdiDeviceInfo::name)
-                .collect(java.util.stream.Collectors.toSet()));
-        if (!lost.isEmpty() && !guard.force()) {
-            owned.restore();
-            lost.forEach(name -> notice.accept("@would-orphan " + name));
-            report.accept(Step.refused("node-agent setup", "it would remove CDI device(s) that hold grants: "
-                    + String.join(", ", lost) + "; nothing was changed (the specs and inventory are as before). Revoke "
-                    + "those grants first, or run setup again with --force to remove the devices anyway (their grants "
-                    + "become orphaned: refused by the gate until the devices return)"));
-            // the machine's inventory as it was (setup's own, when there was none before: only its name is read from it)
-            return new Result(io.rediacc.gpu.agent.inventory.InventoryFile.read(host, null).orElse(inv), true);
+        GuardedSetup.Outcome outcome = GuardedSetup.run(setup, settings, policy, guard);
+        if (outcome instanceof GuardedSetup.Refused refused) {
+            refused.lost().forEach(name -> notice.accept("@would-orphan " + name));
+            report.accept(Step.refused("node-agent setup", refused.why()));
+            return new Result(refused.kept(), true);
         }
+        GuardedSetup.Done done = (GuardedSetup.Done) outcome;
+        SetupReport r = done.report();
+        MachineInventory inv = r.inventory();
+        List<String> lost = done.orphaned();
         String summary = inv.gpus().size() + " GPU(s), " + inv.cdiDevices().size() + " CDI device(s), NVIDIA toolkit "
                 + inv.toolkit().state() + (inv.toolkit().detail() == null ? "" : " (" + inv.toolkit().detail() + ")");
         if (!lost.isEmpty()) {
@@ -100,6 +102,9 @@ public final class MachinePrepare {
             List<String> diff = diff(before, after);
             report.accept(diff.isEmpty() ? Step.unchanged("node-agent setup", summary)
                     : Step.changed("node-agent setup", summary + "; " + String.join(", ", diff)));
+        }
+        if (chosen) {
+            report.accept(SavedToolkitChoice.save(host, policy));
         }
         report.accept(machineKey(host));
         RepoDaemon.Listing daemons = RepoDaemon.read(settings.reposManifest());

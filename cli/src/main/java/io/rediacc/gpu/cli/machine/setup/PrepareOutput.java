@@ -60,6 +60,9 @@ final class PrepareOutput implements Consumer<String> {
         for (String line : grants.lines(orphaned)) {
             warn.accept("orphaned by --force: " + line);
         }
+        // names grant-service did not list (it could not be read, or the machine's own copy held them)
+        orphaned.stream().filter(n -> grants.grants().stream().noneMatch(g -> g.device().equals(n)))
+                .forEach(n -> warn.accept("orphaned by --force: " + n + " (its grants: rdc repo gpu list)"));
     }
 
     Optional<Instant> inventoryGeneratedAt() {

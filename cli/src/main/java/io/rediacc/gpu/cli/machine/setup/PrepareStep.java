@@ -6,7 +6,6 @@ import io.rediacc.gpu.cli.ssh.Ssh;
 
 import io.rediacc.gpu.cli.client.Reply;
 import io.rediacc.gpu.contracts.api.MachineGrantsView;
-import io.rediacc.gpu.contracts.events.Grant;
 
 import java.util.List;
 
@@ -28,7 +27,7 @@ final class PrepareStep implements SetupStep {
 
     @Override
     public void run(SetupRun run) {
-        GrantsAtRisk grants = new GrantsAtRisk(run.machine(), machineGrants(run));
+        GrantsAtRisk grants = machineGrants(run);
         StringBuilder cmd = new StringBuilder();
         if (run.searchPath() != null) {
             cmd.append("AGENT_PATH=").append(Ssh.quote(run.searchPath())).append(' ');
@@ -37,8 +36,9 @@ final class PrepareStep implements SetupStep {
         cmd.append("JDK_JAVA_OPTIONS='-XX:TieredStopAtLevel=1 -XX:+UseSerialGC' ")
                 .append(Ssh.quote(run.hostPath(NODE_AGENT))).append(" prepare --root ").append(Ssh.quote(run.root()))
                 .append(" --install-nvidia-toolkit ").append(run.installNvidiaToolkit());
-        for (String name : grants.guardedNames()) {
-            cmd.append(" --guard-grant ").append(Ssh.quote(name));
+        grants.notice(force).ifPresent(line -> run.session().warn(line));
+        for (String arg : grants.guardArguments(force)) {
+            cmd.append(' ').append(Ssh.quote(arg));
         }
         if (force) {
             cmd.append(" --force");
@@ -65,23 +65,19 @@ final class PrepareStep implements SetupStep {
         }
     }
 
-    /** The machine's grants, so that setup can refuse to orphan them; none (with a warning) when grant-service cannot say. */
-    private static List<Grant> machineGrants(SetupRun run) {
+    /** The machine's grants, so that setup can refuse to orphan them; unreadable (the machine guards) when grant-service cannot say. */
+    private static GrantsAtRisk machineGrants(SetupRun run) {
         try {
             Reply reply = run.session().grants().machineGrants(run.machine());
             if (reply.status() == 404) {
-                return List.of(); // grant-service has never heard of the machine: nothing to orphan
+                return new GrantsAtRisk(run.machine(), List.of()); // grant-service has never heard of the machine: nothing to orphan
             }
             if (!reply.ok()) {
-                run.session().warn("cannot read the grants of " + run.machine() + " from grant-service (" + reply.error().line()
-                        + "): setup cannot tell whether it removes a granted device");
-                return List.of();
+                return GrantsAtRisk.unreadable(run.machine(), reply.error().line());
             }
-            return reply.as(MachineGrantsView.class).grants();
+            return new GrantsAtRisk(run.machine(), reply.as(MachineGrantsView.class).grants());
         } catch (Failure e) {
-            run.session().warn("cannot read the grants of " + run.machine() + " from grant-service (" + e.getMessage()
-                    + "): setup cannot tell whether it removes a granted device");
-            return List.of();
+            return GrantsAtRisk.unreadable(run.machine(), e.getMessage());
         }
     }
 }

@@ -33,4 +33,26 @@ class GrantsAtRiskTest {
                 revoke those grants first, or run rdc machine setup local-gpu --force to remove the devices anyway (their grants \
                 become orphaned: the gate refuses them until the devices return)""");
     }
+
+    @Test
+    void eachGrantedNameIsPassedToPrepareAsAGuard() {
+        assertThat(risk.guardArguments(false)).containsExactly("--guard-grant", "nvidia.com/gpu=0", "--guard-grant",
+                "nvidia.com/gpu=all", "--guard-grant", "rediacc.io/dri=renderD128");
+        assertThat(risk.notice(false)).isEmpty();
+    }
+
+    @Test
+    void whenGrantServiceCannotBeReadTheMachineGuardsByItsOwnCopyAndRdcSaysSo() {
+        GrantsAtRisk unknown = GrantsAtRisk.unreadable("local-gpu", "503 grant-service is not ready");
+
+        // no copy it can trust: prepare removes no CDI name (MachineSideSetupGuardTest holds node-agent to that)
+        assertThat(unknown.guardArguments(false)).containsExactly("--require-grant-copy");
+        assertThat(unknown.notice(false)).contains("cannot read the grants of local-gpu from grant-service (503 grant-service"
+                + " is not ready): the machine guards them by docker-gate's verified copy of its grants instead; without a copy"
+                + " it can trust, setup removes no CDI device (run again with --force to remove them anyway)");
+        assertThat(unknown.guardArguments(true)).isEmpty();
+        assertThat(unknown.notice(true)).hasValueSatisfying(n -> assertThat(n).contains("with --force"));
+        assertThat(unknown.refusal(List.of("nvidia.com/gpu=0"))).contains("\n  nvidia.com/gpu=0: guarded by the machine "
+                + "itself (grant-service did not list it; the machine's refusal above says why)\n");
+    }
 }

@@ -1,4 +1,4 @@
-package io.rediacc.gpu.gate.grants;
+package io.rediacc.gpu.contracts.json;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
@@ -9,7 +9,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.rediacc.gpu.contracts.events.EventJson;
 import io.rediacc.gpu.contracts.events.Grant;
 import io.rediacc.gpu.contracts.events.GrantSnapshot;
-import io.rediacc.gpu.contracts.json.StrictJson;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -20,7 +19,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Reads a {@link GrantSnapshot} grant by grant, keeping one instance of each repeated value as it goes.
+ * Reads a {@link GrantSnapshot} grant by grant (the gate from the topic and its state file, node-agent from that file), keeping one instance of each repeated value as it goes.
  * Decoding the whole snapshot first ({@link EventJson#fromBytes}) held every grant with its own Strings
  * next to the file's bytes: ~55 MB at 100,000 grants, which set the gate's heap size. Streaming from
  * the file and sharing each grant's values at once keeps the peak near what the store holds (~25 MB).
@@ -28,7 +27,7 @@ import java.util.Map;
  * snapshot reads here exactly as it reads there (a test holds both to the same result): a key twice,
  * content after the snapshot, a BOM or a coerced scalar are refused here too.
  */
-final class GrantSnapshotDecoder {
+public final class GrantSnapshotDecoder {
 
     private static final ObjectMapper MAPPER = StrictJson.events();
     /** For the members read one by one: what follows a member is the rest of the snapshot, not trailing content. */
@@ -38,13 +37,13 @@ final class GrantSnapshotDecoder {
     private GrantSnapshotDecoder() {
     }
 
-    static GrantSnapshot read(InputStream in) throws IOException {
+    public static GrantSnapshot read(InputStream in) throws IOException {
         try (JsonParser parser = MAPPER.createParser(in)) {
             return read(parser);
         }
     }
 
-    static GrantSnapshot read(byte[] json) {
+    public static GrantSnapshot read(byte[] json) {
         try (JsonParser parser = MAPPER.createParser(json)) {
             return read(parser);
         } catch (IOException e) {
@@ -91,7 +90,7 @@ final class GrantSnapshotDecoder {
     }
 
     /** The grant with the instance of each value first seen in {@code seen}; itself when it holds those already. */
-    static Grant shared(Map<Object, Object> seen, Grant g) {
+    public static Grant shared(Map<Object, Object> seen, Grant g) {
         String guid = shared(seen, g.repoGuid());
         String name = shared(seen, g.repoName());
         String device = shared(seen, g.device());
