@@ -478,7 +478,7 @@ public final class GatePolicy {
 
     /** The version the daemon serves an un-versioned request as (its ApiVersion), capped at the newest the gate knows. */
     private static String effectiveVersion(ApiVersions served) {
-        return DockerRouteTable.above(served.max()) ? DockerRouteTable.MAX_API_VERSION : served.max();
+        return DockerRouteTable.capped(served.max());
     }
 
     /**

@@ -775,7 +775,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
                     protected void initChannel(Channel ch) {
                         // The chunked writer sends a judged upload from its spool as fast as the daemon takes it.
                         ch.pipeline().addLast(new HttpClientCodec(DataPlane.responseDecoderConfig(), false, false),
-                                new io.netty.handler.stream.ChunkedWriteHandler(), new DaemonSide());
+                                new io.netty.handler.stream.ChunkedWriteHandler(), new AdvertisedVersionCap(), new DaemonSide());
                     }
                 });
         bootstrap.connect(plane.transport().address(daemonEndpoint)).addListener((ChannelFutureListener) f -> {
