@@ -212,10 +212,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             } else if (ex == null || !ex.requestDone) {
                 // The client stopped sending before or in the middle of a request: nothing to finish.
                 if (ex != null && (ex.mode == Mode.INSPECT || ex.mode == Mode.SPOOL) && !ex.responseStarted) {
-                    Refusal incomplete = new Refusal(400, RefusalMessages.RULE_INCOMPLETE_BODY, null,
-                            "the request body ended before it was complete; it was not forwarded");
+                    Refusal incomplete = RefusalMessages.incompleteBody();
                     plane.recorder().refused(repo, ex.head, incomplete);
-                    client.write(DockerErrors.response(400, incomplete.message(), true));
+                    client.write(DockerErrors.refusal(incomplete, true));
                 }
                 closeBoth();
             }
@@ -297,12 +296,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
         if (request.protocolVersion().majorVersion() != 1) {
             // "PRI * HTTP/2.0" and the like: the bytes that follow are no HTTP/1.1 request.
-            Refusal refusal = new Refusal(505, RefusalMessages.RULE_HTTP_VERSION, null, "HTTP version "
-                    + request.protocolVersion().text() + " is not served: the Docker API through the gate is HTTP/1.1");
+            Refusal refusal = RefusalMessages.httpVersion(request.protocolVersion().text());
             plane.recorder().refused(repo, head(request), refusal);
             closing = true;
             releaseAll();
-            client.writeAndFlush(DockerErrors.response(505, refusal.message(), true)).addListener(ChannelFutureListener.CLOSE);
+            client.writeAndFlush(DockerErrors.refusal(refusal, true)).addListener(ChannelFutureListener.CLOSE);
             if (daemon != null) {
                 daemon.close();
             }
@@ -361,8 +359,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             try {
                 decided.spool = UploadSpool.open(limits.maxUploadBytes());
             } catch (java.io.IOException e) {
-                refuse(new Refusal(403, RefusalMessages.RULE_GATE_ERROR, null,
-                        "the gate could not hold the upload to judge it (" + e.getMessage() + "), so it refuses it"));
+                refuse(RefusalMessages.gateError("the gate could not hold the upload to judge it (" + e.getMessage() + "), so it refuses it"));
                 return;
             }
             decided.mode = Mode.SPOOL;
@@ -388,8 +385,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
                 refused = ex.spool.finish();
             }
         } catch (java.io.IOException e) {
-            refused = new Refusal(403, RefusalMessages.RULE_GATE_ERROR, null,
-                    "the gate could not hold the upload to judge it (" + e.getMessage() + "), so it refuses it");
+            refused = RefusalMessages.gateError("the gate could not hold the upload to judge it (" + e.getMessage() + "), so it refuses it");
         } finally {
             content.release();
         }
@@ -410,8 +406,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             body = spool.body();
         } catch (java.io.IOException io) {
             spool.close();
-            abortUpload(new Refusal(403, RefusalMessages.RULE_GATE_ERROR, null,
-                    "the gate could not read back the judged upload (" + io.getMessage() + "), so it refuses it"));
+            abortUpload(RefusalMessages.gateError("the gate could not read back the judged upload (" + io.getMessage() + "), so it refuses it"));
             return;
         }
         e.request.headers().remove(HttpHeaderNames.TRANSFER_ENCODING);
@@ -440,7 +435,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         if (answered) {
             client.close();
         } else {
-            client.writeAndFlush(DockerErrors.response(refusal.status(), refusal.message(), true))
+            client.writeAndFlush(DockerErrors.refusal(refusal, true))
                     .addListener(ChannelFutureListener.CLOSE);
         }
     }
@@ -679,10 +674,14 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     /** Refuses the current request; it never reaches the daemon. The rest of its body is discarded. */
     private void refuse(Refusal refusal) {
         plane.recorder().refused(repo, ex.head, refusal);
-        respondLocally(refusal.status(), refusal.message());
+        respondLocally(refusal.status(), refusal.message(), refusal.fix());
     }
 
     private void respondLocally(int status, String message) {
+        respondLocally(status, message, null);
+    }
+
+    private void respondLocally(int status, String message, String fix) {
         Exchange current = ex;
         current.mode = Mode.DISCARD;
         dropBody(current);
@@ -690,7 +689,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         current.responseDone = true;
         boolean close = current.closeAfter || !HttpUtil.isKeepAlive(current.request);
         current.closeAfter = close;
-        client.writeAndFlush(DockerErrors.response(status, message, close));
+        client.writeAndFlush(DockerErrors.response(status, message, fix, close));
         if (current.requestDone) {
             finishExchange();
         }
@@ -698,7 +697,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     /** The framing of the request is unknowable: answer and close, since the next request's start is unknowable too. */
     private void refuseFraming(RequestHead head, String message) {
-        Refusal refusal = new Refusal(400, RefusalMessages.RULE_FRAMING, null, message);
+        Refusal refusal = RefusalMessages.framing(message);
         plane.recorder().refused(repo, head, refusal);
         closing = true;
         if (ex != null) {
@@ -706,7 +705,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
         ex = null;
         releaseAll();
-        client.writeAndFlush(DockerErrors.response(400, message, true)).addListener(ChannelFutureListener.CLOSE);
+        client.writeAndFlush(DockerErrors.refusal(refusal, true)).addListener(ChannelFutureListener.CLOSE);
         if (daemon != null) {
             daemon.close();
         }
@@ -1317,13 +1316,12 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
 
     private Refusal tooLarge() {
-        return new Refusal(413, RefusalMessages.RULE_TOO_LARGE, null, "the request body is larger than the " + maxBody
-                + " bytes the gate inspects; it was refused, not forwarded uninspected");
+        return RefusalMessages.bodyTooLargeToInspect(maxBody);
     }
 
     private Refusal policyFailure(RuntimeException e) {
         LOG.errorf(e, "policy failed on a request of repo %s; refusing it", repo.name());
-        return new Refusal(403, RefusalMessages.RULE_GATE_ERROR, null, "the gate could not evaluate this request and refused it");
+        return RefusalMessages.gateError("the gate could not evaluate this request and refused it");
     }
 
     private static String daemonMessage(DaemonLookups.Answer answer) {
