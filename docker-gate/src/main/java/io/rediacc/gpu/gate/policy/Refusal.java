@@ -10,7 +10,7 @@ package io.rediacc.gpu.gate.policy;
 public record Refusal(int status, String rule, String device, String message, String fix) {
 
     public Refusal {
-        new RefusalText(message, fix); // the same checks: a message, and a fix that is not empty
+        RefusalText.check(message, fix);
     }
 
     public Refusal(int status, String rule, String device, RefusalText text) {

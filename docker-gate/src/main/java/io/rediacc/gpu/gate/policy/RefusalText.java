@@ -11,6 +11,11 @@ import java.util.Objects;
 public record RefusalText(String message, String fix) {
 
     public RefusalText {
+        check(message, fix);
+    }
+
+    /** Every refusal has a message and a fix that is not empty: one without is a bug, found where it is made. */
+    static void check(String message, String fix) {
         Objects.requireNonNull(message, "message");
         if (fix == null || fix.isBlank()) {
             throw new IllegalArgumentException("a refusal names its fix: " + message);
