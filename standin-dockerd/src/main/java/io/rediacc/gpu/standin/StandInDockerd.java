@@ -90,6 +90,8 @@ public final class StandInDockerd implements AutoCloseable {
     private final AtomicInteger ids = new AtomicInteger();
     private volatile CountDownLatch streamGate = new CountDownLatch(0);
     private volatile ObjectNode info = defaultInfo();
+    /** The newest API version this daemon claims to serve ({@code GET /version} ApiVersion, the {@code Api-Version} header of /_ping). */
+    private volatile String apiVersion = DEFAULT_API_VERSION;
     private final List<String> started = new CopyOnWriteArrayList<>();
     private final java.util.concurrent.atomic.AtomicReference<Runnable> onInspect = new java.util.concurrent.atomic.AtomicReference<>();
 
@@ -246,6 +248,17 @@ public final class StandInDockerd implements AutoCloseable {
     /** Back to the default {@code GET /info} (runc, /etc/cdi, /var/lib/docker). */
     public void resetInfo() {
         info = defaultInfo();
+    }
+
+    /** The API version a Docker 28.2 daemon serves, which the stand-in claims unless told otherwise. */
+    public static final String DEFAULT_API_VERSION = "1.50";
+
+    /**
+     * Makes {@code GET /version} ({@code ApiVersion}) and {@code /_ping} ({@code Api-Version}) claim
+     * {@code version} from now on, as a newer daemon would.
+     */
+    public void setApiVersion(String version) {
+        apiVersion = version;
     }
 
     /** The daemon address for a manifest: {@code tcp://127.0.0.1:port} or {@code unix:///path}. */
@@ -432,7 +445,7 @@ public final class StandInDockerd implements AutoCloseable {
         if (path.equals("/_ping")) {
             FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
                     method.equals("HEAD") ? Unpooled.EMPTY_BUFFER : Unpooled.copiedBuffer("OK", StandardCharsets.US_ASCII));
-            r.headers().set("Api-Version", "1.50").set("Ostype", "linux").set("Docker-Experimental", "false")
+            r.headers().set("Api-Version", apiVersion).set("Ostype", "linux").set("Docker-Experimental", "false")
                     .set("Builder-Version", "1").set("Swarm", "inactive")
                     .set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8")
                     .set(HttpHeaderNames.CONTENT_LENGTH, 2)
@@ -472,9 +485,17 @@ public final class StandInDockerd implements AutoCloseable {
             return;
         }
         if (path.equals("/version")) {
-            json(ctx, request, 200, JSON.createObjectNode().put("Version", "28.2.2").put("ApiVersion", "1.50")
+            ObjectNode version = JSON.createObjectNode().put("Version", "28.2.2").put("ApiVersion", apiVersion)
                     .put("MinAPIVersion", "1.24").put("Os", "linux").put("Arch", "amd64")
-                    .put("GitCommit", "stand-in").put("GoVersion", "go1.24").put("KernelVersion", "6.1"));
+                    .put("GitCommit", "stand-in").put("GoVersion", "go1.24").put("KernelVersion", "6.1");
+            version.putArray("Components").addObject().put("Name", "Engine").put("Version", "28.2.2")
+                    .putObject("Details").put("ApiVersion", apiVersion).put("MinAPIVersion", "1.24");
+            byte[] bytes = JSON.writeValueAsBytes(version);
+            FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
+                    Unpooled.wrappedBuffer(bytes));
+            r.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
+                    .set("Api-Version", apiVersion).setInt(HttpHeaderNames.CONTENT_LENGTH, bytes.length);
+            send(ctx, request, r);
             return;
         }
         if (method.equals("POST") && path.equals("/images/load")) {
@@ -740,7 +761,7 @@ public final class StandInDockerd implements AutoCloseable {
         FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(status),
                 Unpooled.wrappedBuffer(bytes));
         r.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
-                .set("Api-Version", "1.50")
+                .set("Api-Version", DEFAULT_API_VERSION)
                 .setInt(HttpHeaderNames.CONTENT_LENGTH, bytes.length);
         send(ctx, request, r);
     }

@@ -16,6 +16,11 @@ public record DaemonCheckSettings(Duration interval, Duration retryInterval, Lis
     public static final DaemonCheckSettings DEFAULTS =
             new DaemonCheckSettings(Duration.ofMinutes(1), Duration.ofSeconds(2), List.of("/etc/cdi"));
 
+    /** The checks {@code gate.daemon-check.*} configure, validated. */
+    public static DaemonCheckSettings of(io.rediacc.gpu.gate.config.GateConfig.DaemonCheck config) {
+        return new DaemonCheckSettings(config.interval(), config.retryInterval(), config.cdiSpecDirs());
+    }
+
     public DaemonCheckSettings {
         if (cdiSpecDirs == null || cdiSpecDirs.isEmpty()) {
             throw new IllegalArgumentException("gate.daemon-check.cdi-spec-dirs must name at least one directory");

@@ -34,7 +34,7 @@ public class GrantsLoadedCheck implements HealthCheck {
                 .withData("synced", state.caughtUp())
                 .withData("fromDisk", state.fromDisk())
                 .withData("grantsSignedAt", String.valueOf(state.signedAt()))
-                .withData("grantsFrozen", state.frozen(java.time.Instant.now(), gate.settings().grantsFreezeAfter()))
+                .withData("grantsFrozen", state.frozen(java.time.Instant.now(), gate.config().grantsFreezeAfter()))
                 .withData("listeners", gate.listenerCount())
                 .build();
     }

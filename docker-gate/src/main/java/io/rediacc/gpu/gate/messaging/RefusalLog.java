@@ -33,7 +33,7 @@ public final class RefusalLog implements RefusalRecorder {
                 refusal.status(), refusal.rule());
         metrics.refused(refusal.rule(), repo.name());
         GateDecision decision = new GateDecision(repo.machine(), gateId, repo.name(), repo.guid(), head.method(), endpoint,
-                refusal.rule(), refusal.device(), refusal.message(), Instant.now());
+                refusal.rule(), refusal.device(), refusal.message(), refusal.fix(), Instant.now());
         if (!decisions.publish(decision)) {
             metrics.decisionNotPublished();
         }

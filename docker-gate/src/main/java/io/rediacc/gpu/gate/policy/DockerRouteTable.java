@@ -14,10 +14,13 @@ import java.util.regex.Pattern;
  * at both ends. {@code {name:.*}} may hold slashes and be empty, {@code {name:.+}} is non-empty,
  * {@code {name}} is one segment ({@code [^/]+}, mux's default).
  */
-final class DockerRouteTable {
+public final class DockerRouteTable {
 
-    /** moby/moby b985e2313a8676e18072b442911fc8f64f17d440 (client.MaxAPIVersion). */
-    static final String MAX_API_VERSION = "1.56";
+    /**
+     * moby/moby b985e2313a8676e18072b442911fc8f64f17d440 (client.MaxAPIVersion): the newest API
+     * version the gate judges requests of, and so the newest it tells clients a daemon serves.
+     */
+    public static final String MAX_API_VERSION = "1.56";
 
     private static final List<String> ROUTES = List.of(
             "DELETE /configs/{id}",
@@ -190,5 +193,10 @@ final class DockerRouteTable {
     /** Whether {@code version} ({@code 1.50}) is above {@link #MAX_API_VERSION}, compared as the daemon compares. */
     static boolean above(String version) {
         return ApiVersions.compare(version, MAX_API_VERSION) > 0;
+    }
+
+    /** {@code version}, or {@link #MAX_API_VERSION} where it is above that. */
+    static String capped(String version) {
+        return above(version) ? MAX_API_VERSION : version;
     }
 }

@@ -182,15 +182,16 @@ public final class GatePolicy {
         }
         try {
             if (containerInspectJson == null || containerInspectJson.length == 0) {
-                throw PolicyRefusal.badRequest(RefusalMessages.RULE_UNREADABLE, "the daemon's answer was empty");
+                throw PolicyRefusal.badRequest(RefusalMessages.RULE_UNREADABLE, new RefusalText("the daemon's answer was empty", RefusalMessages.RECREATE));
             }
             JsonValue json = GoJsonReader.read(containerInspectJson, GoJsonReader.Duplicates.REFUSE_EXACT);
             if (!(json instanceof JsonObject container)) {
-                throw PolicyRefusal.badRequest(RefusalMessages.RULE_UNREADABLE, "the daemon's answer is " + json.describe() + ", not an object");
+                throw PolicyRefusal.badRequest(RefusalMessages.RULE_UNREADABLE,
+                        new RefusalText("the daemon's answer is " + json.describe() + ", not an object", RefusalMessages.RECREATE));
             }
             JsonObject hc = GoJsonTypes.object(container.field("HostConfig", "HostConfig"), "HostConfig");
             if (hc == null) {
-                throw PolicyRefusal.badRequest(RefusalMessages.RULE_UNREADABLE, "the daemon's answer has no HostConfig");
+                throw PolicyRefusal.badRequest(RefusalMessages.RULE_UNREADABLE, new RefusalText("the daemon's answer has no HostConfig", RefusalMessages.RECREATE));
             }
             Set<String> requested = new LinkedHashSet<>();
             HostPathRules.Reach reach = hostPaths.reach(repo);
@@ -210,7 +211,7 @@ public final class GatePolicy {
             if (r.rule().equals(RefusalMessages.RULE_NOT_GRANTED) || r.rule().equals(RefusalMessages.RULE_GRANTS_NOT_LOADED)) {
                 return new Verdict.Deny(r);
             }
-            return new Verdict.Deny(new Refusal(r.status(), r.rule(), r.device(), RefusalMessages.storedPrefix() + r.message()));
+            return new Verdict.Deny(new Refusal(r.status(), r.rule(), r.device(), RefusalMessages.storedPrefix() + r.message(), r.fix()));
         } catch (RuntimeException unexpected) {
             return new Verdict.Deny(new Refusal(403, RefusalMessages.RULE_STORED_UNREADABLE, null,
                     RefusalMessages.storedUnreadable(String.valueOf(unexpected.getMessage()))));
@@ -235,12 +236,14 @@ public final class GatePolicy {
                 if (volume.status() != 200 || volume.body() == null || volume.body().length == 0) {
                     return new Verdict.Deny(new Refusal(502, RefusalMessages.RULE_VOLUME_UNREADABLE, volume.name(),
                             "the gate could not read volume " + volume.name() + " from the Docker daemon of repo " + repo.name()
-                                    + " (it answered " + volume.status() + ") to check how it is backed, so it refuses the request"));
+                                    + " (it answered " + volume.status() + ") to check how it is backed, so it refuses the request",
+                            "retry once the Docker daemon of repo " + repo.name() + " answers GET /volumes/" + volume.name()));
                 }
                 try {
                     JsonValue json = GoJsonReader.read(volume.body(), GoJsonReader.Duplicates.REFUSE_EXACT);
                     if (!(json instanceof JsonObject v)) {
-                        throw PolicyRefusal.badRequest(RefusalMessages.RULE_VOLUME_UNREADABLE, "the daemon's answer is " + json.describe());
+                        throw PolicyRefusal.badRequest(RefusalMessages.RULE_VOLUME_UNREADABLE, new RefusalText("the daemon's answer is "
+                                + json.describe(), "retry once the Docker daemon answers GET /volumes/" + volume.name() + " with a volume"));
                     }
                     String driver = GoJsonTypes.string(v.field("Driver", "Driver"), "Driver");
                     mounts.volumeDriver(driver, "its Driver", reach);
@@ -249,7 +252,7 @@ public final class GatePolicy {
                     Refusal r = refused.refusal();
                     return new Verdict.Deny(new Refusal(r.status() == 400 ? 502 : r.status(),
                             r.status() == 400 ? RefusalMessages.RULE_VOLUME_UNREADABLE : r.rule(), r.device(),
-                            RefusalMessages.existingVolume(volume.name(), r.message())));
+                            RefusalMessages.existingVolume(volume.name(), r)));
                 }
             }
             return new Verdict.Allow();
@@ -322,7 +325,8 @@ public final class GatePolicy {
             return new Pinned(null, null, RefusalMessages.forMachine(refused.refusal(), repo));
         } catch (RuntimeException unexpected) {
             return new Pinned(null, null, new Refusal(500, RefusalMessages.RULE_INSPECTION_FAILED, null,
-                    "the gate could not pin this request's bind sources (" + unexpected.getMessage() + "), so it refuses it"));
+                    "the gate could not pin this request's bind sources (" + unexpected.getMessage() + "), so it refuses it",
+                    RefusalMessages.GATE_FAULT));
         }
     }
 
@@ -350,8 +354,7 @@ public final class GatePolicy {
             refuseBuildKit(head, route);
         }
         if (head.method() != null && head.method().equals("PRI")) {
-            throw new PolicyRefusal(new Refusal(505, RefusalMessages.RULE_HTTP_VERSION, null,
-                    "HTTP/2 (the PRI preface) is not served: the Docker API through the gate is HTTP/1.1"));
+            throw new PolicyRefusal(RefusalMessages.httpVersion("2 (the PRI preface)"));
         }
         boolean refusedByKind = route.kind() == DockerRoute.Kind.PLUGIN_MANAGEMENT || route.kind() == DockerRoute.Kind.SWARM_INIT
                 || route.kind() == DockerRoute.Kind.SWARM_JOIN; // refused below with their own rule, known or not
@@ -371,9 +374,7 @@ public final class GatePolicy {
         }
         String version = DockerRoute.apiVersion(route.requestTarget().path());
         if (version != null && DockerRouteTable.above(version)) {
-            throw PolicyRefusal.badRequest(RefusalMessages.RULE_API_VERSION, "API version " + version
-                    + " is above " + DockerRouteTable.MAX_API_VERSION + ", the newest the gate knows the routes of;"
-                    + " use an older client version (DOCKER_API_VERSION=" + DockerRouteTable.MAX_API_VERSION + ")");
+            throw PolicyRefusal.badRequest(RefusalMessages.RULE_API_VERSION, RefusalMessages.apiVersionAboveGate(version));
         }
         if (version != null) {
             daemonApiVersion(version, repo, grants);
@@ -403,13 +404,15 @@ public final class GatePolicy {
             }
             case CONTAINER_ARCHIVE_READ -> {
                 if (declaresBody) {
-                    throw PolicyRefusal.badRequest(RefusalMessages.RULE_START_BODY, "docker cp out of a container carries no body");
+                    throw PolicyRefusal.badRequest(RefusalMessages.RULE_START_BODY,
+                            new RefusalText("docker cp out of a container carries no body", "send it without a body (docker cp does)"));
                 }
                 return storedStart(route, "archive");
             }
             case CONTAINER_EXPORT -> {
                 if (declaresBody) {
-                    throw PolicyRefusal.badRequest(RefusalMessages.RULE_START_BODY, "an export carries no body");
+                    throw PolicyRefusal.badRequest(RefusalMessages.RULE_START_BODY,
+                            new RefusalText("an export carries no body", "send it without a body (docker export does)"));
                 }
                 return storedStart(route, "export");
             }
@@ -424,13 +427,13 @@ public final class GatePolicy {
                 String query = route.requestTarget().rawQuery();
                 if (query.contains(";")) {
                     throw PolicyRefusal.badRequest(RefusalMessages.RULE_REQUEST_TARGET,
-                            "the commit query contains ';', which the daemon does not read as a separator; use '&'");
+                            RefusalText.of("the commit query contains ';', which the daemon does not read as a separator", "use '&'"));
                 }
                 List<String> named = route.requestTarget().queryValues("container");
                 if (named.size() != 1) {
-                    throw PolicyRefusal.badRequest(RefusalMessages.RULE_REQUEST_TARGET,
+                    throw PolicyRefusal.badRequest(RefusalMessages.RULE_REQUEST_TARGET, new RefusalText(
                             "a commit names its container exactly once (container=<name or ID>), this one names it "
-                                    + named.size() + " times");
+                                    + named.size() + " times", "name the container once: container=<name or ID>"));
                 }
                 return new HeadVerdict.InspectStoredContainer(containerRef(named.get(0)),
                         DockerRoute.apiVersion(route.requestTarget().path()), "commit", query);
@@ -478,7 +481,7 @@ public final class GatePolicy {
 
     /** The version the daemon serves an un-versioned request as (its ApiVersion), capped at the newest the gate knows. */
     private static String effectiveVersion(ApiVersions served) {
-        return DockerRouteTable.above(served.max()) ? DockerRouteTable.MAX_API_VERSION : served.max();
+        return DockerRouteTable.capped(served.max());
     }
 
     /**
@@ -501,11 +504,8 @@ public final class GatePolicy {
                     RefusalMessages.apiVersionsUnknown("(none given: the daemon's own)", repo, grants.daemon(repo.guid()))));
         }
         if (DockerRouteTable.above(served.max())) {
-            throw PolicyRefusal.badRequest(RefusalMessages.RULE_API_VERSION, "the request names no API version, so the Docker"
-                    + " daemon of repo " + repo.name() + " would serve it as its own, " + served.max() + ", above "
-                    + DockerRouteTable.MAX_API_VERSION + ", the newest the gate knows the routes of; send it as /v"
-                    + DockerRouteTable.MAX_API_VERSION + route.requestTarget().path() + " (DOCKER_API_VERSION="
-                    + DockerRouteTable.MAX_API_VERSION + ")");
+            throw PolicyRefusal.badRequest(RefusalMessages.RULE_API_VERSION,
+                    RefusalMessages.unversionedAboveGate(repo, served.max(), route.requestTarget().path()));
         }
     }
 
@@ -539,18 +539,17 @@ public final class GatePolicy {
         List<String> cl = head.header("content-length");
         if (!te.isEmpty() && !cl.isEmpty()) {
             throw PolicyRefusal.badRequest(RefusalMessages.RULE_FRAMING,
-                    "a request with both Content-Length and Transfer-Encoding is ambiguous; send one of them");
+                    RefusalText.of("a request with both Content-Length and Transfer-Encoding is ambiguous", "send one of them"));
         }
         long length = -1;
         for (String value : cl) {
             String v = value == null ? "" : value.trim();
             if (v.isEmpty() || v.length() > 18 || !v.chars().allMatch(c -> c >= '0' && c <= '9')) {
-                throw PolicyRefusal.badRequest(RefusalMessages.RULE_FRAMING, "Content-Length \"" + value + "\" is not a byte count");
+                throw new PolicyRefusal(RefusalMessages.framing("Content-Length \"" + value + "\" is not a byte count"));
             }
             long parsed = Long.parseLong(v);
             if (length >= 0 && parsed != length) {
-                throw PolicyRefusal.badRequest(RefusalMessages.RULE_FRAMING,
-                        "conflicting Content-Length headers (" + length + " and " + parsed + ")");
+                throw new PolicyRefusal(RefusalMessages.framing("conflicting Content-Length headers (" + length + " and " + parsed + ")"));
             }
             length = parsed;
         }
@@ -628,8 +627,9 @@ public final class GatePolicy {
 
     private static String containerRef(String target) {
         if (target == null || !CONTAINER_REF.matcher(target).matches()) {
-            throw PolicyRefusal.badRequest(RefusalMessages.RULE_REQUEST_TARGET,
-                    "\"" + target + "\" is not a container name or ID (letters, digits, '_', '.', '-')");
+            throw PolicyRefusal.badRequest(RefusalMessages.RULE_REQUEST_TARGET, new RefusalText(
+                    "\"" + target + "\" is not a container name or ID (letters, digits, '_', '.', '-')",
+                    "name the container by its name or ID (docker ps -a lists them)"));
         }
         return target;
     }
@@ -638,7 +638,8 @@ public final class GatePolicy {
         if (json instanceof JsonObject object) {
             return object;
         }
-        throw PolicyRefusal.badRequest(RefusalMessages.RULE_FIELD_TYPE, "the body must be a JSON object, got " + json.describe());
+        throw PolicyRefusal.badRequest(RefusalMessages.RULE_FIELD_TYPE,
+                new RefusalText("the body must be a JSON object, got " + json.describe(), "send the body as a JSON object"));
     }
 
     private PolicyRefusal tooLarge(long size) {
@@ -647,6 +648,6 @@ public final class GatePolicy {
 
     private static Refusal inspectionFailed(RuntimeException e) {
         return new Refusal(400, RefusalMessages.RULE_INSPECTION_FAILED, null,
-                "the gate could not inspect this request (" + e.getClass().getSimpleName() + "), so it refuses it");
+                "the gate could not inspect this request (" + e.getClass().getSimpleName() + "), so it refuses it", RefusalMessages.GATE_FAULT);
     }
 }

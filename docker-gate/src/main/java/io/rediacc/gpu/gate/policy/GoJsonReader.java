@@ -138,7 +138,7 @@ final class GoJsonReader {
             for (Member twin : earlier) {
                 if (duplicates == Duplicates.REFUSE_FOLDED || twin.key().equals(key)) {
                     throw PolicyRefusal.badRequest(RefusalMessages.RULE_DUPLICATE_KEY,
-                            RefusalMessages.duplicateKey(path(depth), twin.key(), key) + " (byte " + keyStart + ")");
+                            RefusalMessages.duplicateKey(path(depth), twin.key(), key).appended(" (byte " + keyStart + ")"));
                 }
             }
             skipWhitespace();

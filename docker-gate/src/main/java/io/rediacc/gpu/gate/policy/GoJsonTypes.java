@@ -118,8 +118,8 @@ final class GoJsonTypes {
     }
 
     private static PolicyRefusal typeError(String path, String expected, JsonValue got) {
-        return PolicyRefusal.badRequest(RefusalMessages.RULE_FIELD_TYPE,
+        return PolicyRefusal.badRequest(RefusalMessages.RULE_FIELD_TYPE, new RefusalText(
                 path + " must be " + expected + ", got " + got.describe()
-                        + "; the daemon would reject this body, so the gate does not judge it");
+                        + "; the daemon would reject this body, so the gate does not judge it", "send " + path + " as " + expected));
     }
 }

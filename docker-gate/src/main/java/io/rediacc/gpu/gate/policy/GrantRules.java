@@ -36,17 +36,17 @@ final class GrantRules {
             List<String> orphaned = requested.stream().filter(grants::orphaned).toList();
             if (!orphaned.isEmpty()) {
                 throw PolicyRefusal.forbidden(RefusalMessages.RULE_CDI_ORPHANED, orphaned.get(0),
-                        RefusalMessages.orphaned(orphaned.get(0), repo) + (orphaned.size() > 1
+                        RefusalMessages.orphaned(orphaned.get(0), repo).appended((orphaned.size() > 1
                                 ? " (also orphaned: " + String.join(", ", orphaned.subList(1, orphaned.size())) + ")" : "")
-                                + suffix);
+                                + suffix));
             }
             return;
         }
-        String message = RefusalMessages.notGranted(missing.get(0), repo);
+        RefusalText message = RefusalMessages.notGranted(missing.get(0), repo);
         if (missing.size() > 1) {
-            message += " (also not granted: " + String.join(", ", missing.subList(1, missing.size())) + ")";
+            message = message.appended(" (also not granted: " + String.join(", ", missing.subList(1, missing.size())) + ")");
         }
-        throw PolicyRefusal.forbidden(RefusalMessages.RULE_NOT_GRANTED, missing.get(0), message + suffix);
+        throw PolicyRefusal.forbidden(RefusalMessages.RULE_NOT_GRANTED, missing.get(0), message.appended(suffix));
     }
 
     /**

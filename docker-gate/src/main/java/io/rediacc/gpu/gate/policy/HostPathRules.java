@@ -146,12 +146,13 @@ final class HostPathRules {
          */
         void hostPath(String written, String rule, String what, String where) {
             if (written.indexOf('\0') >= 0) {
-                throw PolicyRefusal.forbidden(rule, cleaned(written), what + " " + cleaned(written) + " in " + where
-                        + " is refused: it contains a NUL byte; write the path without it");
+                throw PolicyRefusal.forbidden(rule, cleaned(written), RefusalText.of(what + " " + cleaned(written) + " in " + where
+                        + " is refused: it contains a NUL byte", "write the path without it"));
             }
             if (!written.startsWith("/")) {
-                throw PolicyRefusal.forbidden(rule, written, what + " \"" + written + "\" in " + where
-                        + " is refused: a host path must be absolute (a relative one resolves against the daemon's working directory)");
+                throw PolicyRefusal.forbidden(rule, written, new RefusalText(what + " \"" + written + "\" in " + where
+                        + " is refused: a host path must be absolute (a relative one resolves against the daemon's working directory)",
+                        "write the host path as an absolute path (compose resolves ./relative paths itself)"));
             }
             String lexical = normalize(written);
             refuseProtected(lexical, written, null, rule, what, where);
@@ -159,9 +160,10 @@ final class HostPathRules {
             refuseOutsideRoots(lexical, written, null, roots, what, where);
             Optional<String> real = access.realPath(lexical);
             if (real.isEmpty()) {
-                throw PolicyRefusal.forbidden(rule, lexical, what + " " + lexical + " in " + where
+                throw PolicyRefusal.forbidden(rule, lexical, new RefusalText(what + " " + lexical + " in " + where
                         + " is refused: the gate cannot resolve it on this host (a dangling symlink, or a directory on the way "
-                        + "the gate may not search), and it refuses what it cannot resolve");
+                        + "the gate may not search), and it refuses what it cannot resolve",
+                        "create the directory (or fix the symlink) under the repo's hostPaths, then retry"));
             }
             String resolved = normalize(real.get());
             if (!resolved.equals(lexical)) {
@@ -196,13 +198,13 @@ final class HostPathRules {
             String refusedRule = rule.equals(RefusalMessages.RULE_VOLUME_OPTIONS) || rule.equals(RefusalMessages.RULE_LOG_DRIVER) ? rule : RefusalMessages.RULE_HOST_PATH;
             if (path.equals("/")) {
                 throw PolicyRefusal.forbidden(refusedRule, "/",
-                        RefusalMessages.hostPath(what, where, written, "/") + via(resolvedTo));
+                        RefusalMessages.hostPath(what, where, written, "/").appended(via(resolvedTo)));
             }
             for (ProtectedPath p : protectedPaths) {
                 if (reaches(path, p.path())) {
                     String root = p.path();
-                    String message = switch (root) {
-                        case "/dev", "/proc", "/sys" -> RefusalMessages.hostPath(what, where, written, root) + via(resolvedTo);
+                    RefusalText message = switch (root) {
+                        case "/dev", "/proc", "/sys" -> RefusalMessages.hostPath(what, where, written, root).appended(via(resolvedTo));
                         default -> RefusalMessages.protectedHostPath(what, where, written, resolvedTo, p);
                     };
                     throw PolicyRefusal.forbidden(refusedRule, path, message);

@@ -164,10 +164,10 @@ final class MountRules {
                 // An existing volume: its device must be a pin the gate made for this repo.
                 if (device == null || !device.equals(HostPathRules.normalize(device))
                         || !HostPathRules.within(device, reach.pinDirectory)) {
-                    throw PolicyRefusal.forbidden(RefusalMessages.RULE_VOLUME_OPTIONS, device, path + " device=" + device
+                    throw PolicyRefusal.forbidden(RefusalMessages.RULE_VOLUME_OPTIONS, device, RefusalText.of(path + " device=" + device
                             + " is a bind of a host path by path, made before the gate pinned bind sources: the daemon mounts that"
-                            + " path again at every use, following whatever symlink is there then; remove the volume (docker volume rm)"
-                            + " and create it again through the gate, which pins the path");
+                            + " path again at every use, following whatever symlink is there then", "remove the volume (docker volume rm)"
+                            + " and create it again through the gate, which pins the path"));
                 }
                 return;
             }
@@ -185,11 +185,11 @@ final class MountRules {
 
     /** A stored bind the daemon mounts by path: the container was made before pinning (or outside the gate). */
     private static PolicyRefusal unpinned(String source, String where) {
-        return PolicyRefusal.forbidden(RefusalMessages.RULE_HOST_PATH, source, "bind of host path " + source + " in " + where
+        return PolicyRefusal.forbidden(RefusalMessages.RULE_HOST_PATH, source, RefusalText.of("bind of host path " + source + " in " + where
                 + " was not pinned by the gate (the container was created before the gate pinned bind sources, or outside it):"
-                + " the daemon mounts it by path at every start, restart and docker cp, following whatever symlink is there then;"
-                + " recreate the container through the gate (docker rm it, then docker run/create it again, or"
-                + " docker compose up -d --force-recreate), which pins its binds");
+                + " the daemon mounts it by path at every start, restart and docker cp, following whatever symlink is there then",
+                "recreate the container through the gate (docker rm it, then docker run/create it again, or"
+                + " docker compose up -d --force-recreate), which pins its binds"));
     }
 
     /** A volume driver other than the local one is a plugin: allowed only when the manifest lists it for the repo. */
@@ -206,8 +206,8 @@ final class MountRules {
             throw PolicyRefusal.forbidden(RefusalMessages.RULE_HOST_PATH, name, RefusalMessages.volumeName(name, where));
         }
         if (reach.volumesToInspect.size() >= MAX_VOLUMES && !reach.volumesToInspect.contains(name)) {
-            throw PolicyRefusal.forbidden(RefusalMessages.RULE_VOLUME_OPTIONS, null,
-                    "a request may use at most " + MAX_VOLUMES + " named volumes (each is inspected on the daemon first); split it");
+            throw PolicyRefusal.forbidden(RefusalMessages.RULE_VOLUME_OPTIONS, null, RefusalText.of(
+                    "a request may use at most " + MAX_VOLUMES + " named volumes (each is inspected on the daemon first)", "split it"));
         }
     }
 

@@ -141,8 +141,8 @@ final class PinRewrite {
             return null;
         }
         if (parts.length == 4) {
-            throw PolicyRefusal.badRequest(RefusalMessages.RULE_HOST_PATH, "bind \"" + spec + "\" has more than three parts;"
-                    + " write host-path:container-path[:options]");
+            throw PolicyRefusal.badRequest(RefusalMessages.RULE_HOST_PATH, RefusalText.of("bind \"" + spec + "\" has more than three parts",
+                    "write host-path:container-path[:options]"));
         }
         boolean readOnly = false;
         String propagation = null;
@@ -155,8 +155,8 @@ final class PinRewrite {
                 } else if (PROPAGATION.contains(mode)) {
                     propagation = mode;
                 } else if (!IGNORED_MODES.contains(mode)) {
-                    throw PolicyRefusal.badRequest(RefusalMessages.RULE_HOST_PATH, "bind \"" + spec + "\" has the option \""
-                            + mode + "\", which a bind of a host path does not take; use ro, rw or a propagation mode");
+                    throw PolicyRefusal.badRequest(RefusalMessages.RULE_HOST_PATH, RefusalText.of("bind \"" + spec + "\" has the option \""
+                            + mode + "\", which a bind of a host path does not take", "use ro, rw or a propagation mode"));
                 }
             }
         }
@@ -252,9 +252,10 @@ final class PinRewrite {
         } catch (BindPins.Refused refused) {
             throw refused.status() >= 500
                     ? new PolicyRefusal(new Refusal(refused.status(), RefusalMessages.RULE_HOST_PATH, hostPath,
-                            "the gate could not pin bind source " + hostPath + ": " + refused.getMessage()))
-                    : PolicyRefusal.forbidden(RefusalMessages.RULE_HOST_PATH, hostPath,
-                            "bind of host path " + hostPath + " is refused: " + refused.getMessage());
+                            "the gate could not pin bind source " + hostPath + ": " + refused.getMessage(), RefusalMessages.GATE_FAULT))
+                    : PolicyRefusal.forbidden(RefusalMessages.RULE_HOST_PATH, hostPath, new RefusalText(
+                            "bind of host path " + hostPath + " is refused: " + refused.getMessage(),
+                            "bind a directory under the repo's hostPaths that reaches no protected path"));
         }
     }
 
@@ -280,9 +281,9 @@ final class PinRewrite {
         }
         for (Member m : labels.members()) {
             if (m.key().startsWith(BindPins.LABEL_PREFIX)) {
-                throw PolicyRefusal.forbidden(RefusalMessages.RULE_HOST_PATH, m.key(), "label " + m.key() + " in " + path
+                throw PolicyRefusal.forbidden(RefusalMessages.RULE_HOST_PATH, m.key(), RefusalText.of("label " + m.key() + " in " + path
                         + " is refused: labels under " + BindPins.LABEL_PREFIX + " are the gate's own (it records pinned binds"
-                        + " with them); choose another label name");
+                        + " with them)", "choose another label name"));
             }
         }
     }

@@ -17,11 +17,11 @@ final class PolicyRefusal extends RuntimeException {
         return refusal;
     }
 
-    static PolicyRefusal forbidden(String rule, String device, String message) {
-        return new PolicyRefusal(new Refusal(403, rule, device, message));
+    static PolicyRefusal forbidden(String rule, String device, RefusalText text) {
+        return new PolicyRefusal(new Refusal(403, rule, device, text));
     }
 
-    static PolicyRefusal badRequest(String rule, String message) {
-        return new PolicyRefusal(new Refusal(400, rule, null, message));
+    static PolicyRefusal badRequest(String rule, RefusalText text) {
+        return new PolicyRefusal(new Refusal(400, rule, null, text));
     }
 }

@@ -142,7 +142,8 @@ record RequestTarget(String path, String rawQuery) {
 
     private static PolicyRefusal invalid(String uri, String why) {
         String shown = uri == null ? "" : (uri.length() > 200 ? uri.substring(0, 200) + "…" : uri);
-        return PolicyRefusal.badRequest(RefusalMessages.RULE_REQUEST_TARGET,
-                "request target \"" + shown.replaceAll("\\p{Cntrl}", "?") + "\" is not a valid Docker API path: " + why);
+        return PolicyRefusal.badRequest(RefusalMessages.RULE_REQUEST_TARGET, new RefusalText(
+                "request target \"" + shown.replaceAll("\\p{Cntrl}", "?") + "\" is not a valid Docker API path: " + why,
+                "send an origin-form Docker API path, percent-encoded as a URL (the docker CLI and SDKs do)"));
     }
 }

@@ -38,6 +38,12 @@ public record ConnectionLimits(Duration headerTimeout, Duration bodyTimeout, Dur
                 DEFAULT_MAX_UPLOAD_BYTES);
     }
 
+    /** The limits {@code gate.connections.*} configure, validated. */
+    public static ConnectionLimits of(io.rediacc.gpu.gate.config.GateConfig.Connections c) {
+        return new ConnectionLimits(c.headerTimeout(), c.bodyTimeout(), c.idleTimeout(), c.maxPerRepo(), c.maxTotal(),
+                c.maxPendingBytesPerRepo(), c.maxPendingBytes(), c.maxUploadBytes());
+    }
+
     public ConnectionLimits {
         requirePositive(headerTimeout, "header-timeout");
         requirePositive(bodyTimeout, "body-timeout");

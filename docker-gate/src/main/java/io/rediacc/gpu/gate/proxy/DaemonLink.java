@@ -127,7 +127,7 @@ final class DaemonLink {
                     protected void initChannel(Channel ch) {
                         // The chunked writer sends a judged upload from its spool as fast as the daemon takes it.
                         ch.pipeline().addLast(new HttpClientCodec(DataPlane.responseDecoderConfig(), false, false),
-                                new ChunkedWriteHandler(), new DaemonSide());
+                                new ChunkedWriteHandler(), new AdvertisedVersionCap(), new DaemonSide());
                     }
                 });
         bootstrap.connect(plane.transport().address(endpoint)).addListener((ChannelFutureListener) f -> {

@@ -12,7 +12,9 @@ import io.netty.handler.codec.http.HttpVersion;
 
 /**
  * Error responses in the Docker Engine API's format ({@code {"message": "..."}}), which the docker
- * CLI and compose print as they print any daemon error.
+ * CLI and compose print as they print any daemon error. A refusal's body also carries its
+ * {@code fix} (the command or setting that fixes it) beside the message, for clients that show it
+ * apart; the docker CLI shows only the message, which names the fix too.
  */
 final class DockerErrors {
 
@@ -22,7 +24,20 @@ final class DockerErrors {
     }
 
     static FullHttpResponse response(int status, String message, boolean close) {
+        return response(status, message, null, close);
+    }
+
+    /** The answer to a refused request: its status, message and fix. */
+    static FullHttpResponse refusal(io.rediacc.gpu.gate.policy.Refusal refusal, boolean close) {
+        return response(refusal.status(), refusal.message(), refusal.fix(), close);
+    }
+
+    /** An error with {@code fix} beside the message where there is one (null: none). */
+    static FullHttpResponse response(int status, String message, String fix, boolean close) {
         ObjectNode body = JSON.createObjectNode().put("message", message);
+        if (fix != null) {
+            body.put("fix", fix);
+        }
         byte[] bytes;
         try {
             bytes = JSON.writeValueAsBytes(body);

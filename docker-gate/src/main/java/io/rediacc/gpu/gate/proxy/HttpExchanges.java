@@ -125,12 +125,11 @@ final class HttpExchanges {
         }
         if (request.protocolVersion().majorVersion() != 1) {
             // "PRI * HTTP/2.0" and the like: the bytes that follow are no HTTP/1.1 request.
-            Refusal refusal = new Refusal(505, RefusalMessages.RULE_HTTP_VERSION, null, "HTTP version "
-                    + request.protocolVersion().text() + " is not served: the Docker API through the gate is HTTP/1.1");
+            Refusal refusal = RefusalMessages.httpVersion(request.protocolVersion().text());
             conn.plane.recorder().refused(conn.repo, head(request), refusal);
             conn.markClosing();
             conn.releaseAll();
-            conn.client().writeAndFlush(DockerErrors.response(505, refusal.message(), true))
+            conn.client().writeAndFlush(DockerErrors.refusal(refusal, true))
                     .addListener(ChannelFutureListener.CLOSE);
             conn.daemon.close();
             return;
@@ -231,10 +230,9 @@ final class HttpExchanges {
             return; // the request is whole: its answer still goes out, then the connection ends
         }
         if (ex != null && (ex.mode == Exchange.Mode.INSPECT || ex.mode == Exchange.Mode.SPOOL) && !ex.responseStarted) {
-            Refusal incomplete = new Refusal(400, RefusalMessages.RULE_INCOMPLETE_BODY, null,
-                    "the request body ended before it was complete; it was not forwarded");
+            Refusal incomplete = RefusalMessages.incompleteBody();
             conn.plane.recorder().refused(conn.repo, ex.head, incomplete);
-            conn.client().write(DockerErrors.response(400, incomplete.message(), true));
+            conn.client().write(DockerErrors.refusal(incomplete, true));
         }
         conn.closeBoth();
     }
@@ -251,11 +249,15 @@ final class HttpExchanges {
     /** Refuses the current request; it never reaches the daemon. The rest of its body is discarded. */
     void refuse(Refusal refusal) {
         conn.plane.recorder().refused(conn.repo, ex.head, refusal);
-        respondLocally(refusal.status(), refusal.message());
+        respondLocally(refusal.status(), refusal.message(), refusal.fix());
     }
 
     /** Answers the current request from the gate; the rest of its body is read and discarded. */
     void respondLocally(int status, String message) {
+        respondLocally(status, message, null);
+    }
+
+    private void respondLocally(int status, String message, String fix) {
         Exchange current = ex;
         current.mode = Exchange.Mode.DISCARD;
         dropBody(current);
@@ -263,7 +265,7 @@ final class HttpExchanges {
         current.responseDone = true;
         boolean close = current.closeAfter || !HttpUtil.isKeepAlive(current.request);
         current.closeAfter = close;
-        conn.client().writeAndFlush(DockerErrors.response(status, message, close));
+        conn.client().writeAndFlush(DockerErrors.response(status, message, fix, close));
         if (current.requestDone) {
             finishExchange();
         }
@@ -271,7 +273,7 @@ final class HttpExchanges {
 
     /** The framing of the request is unknowable: answer and close, since the next request's start is unknowable too. */
     private void refuseFraming(RequestHead head, String message) {
-        Refusal refusal = new Refusal(400, RefusalMessages.RULE_FRAMING, null, message);
+        Refusal refusal = RefusalMessages.framing(message);
         conn.plane.recorder().refused(conn.repo, head, refusal);
         conn.markClosing();
         if (ex != null) {
@@ -279,7 +281,7 @@ final class HttpExchanges {
         }
         ex = null;
         conn.releaseAll();
-        conn.client().writeAndFlush(DockerErrors.response(400, message, true)).addListener(ChannelFutureListener.CLOSE);
+        conn.client().writeAndFlush(DockerErrors.refusal(refusal, true)).addListener(ChannelFutureListener.CLOSE);
         conn.daemon.close();
     }
 
@@ -300,7 +302,7 @@ final class HttpExchanges {
         if (answered) {
             conn.client().close();
         } else {
-            conn.client().writeAndFlush(DockerErrors.response(refusal.status(), refusal.message(), true))
+            conn.client().writeAndFlush(DockerErrors.refusal(refusal, true))
                     .addListener(ChannelFutureListener.CLOSE);
         }
     }
@@ -469,14 +471,13 @@ final class HttpExchanges {
     }
 
     private Refusal tooLarge() {
-        return new Refusal(413, RefusalMessages.RULE_TOO_LARGE, null, "the request body is larger than the " + maxBody
-                + " bytes the gate inspects; it was refused, not forwarded uninspected");
+        return RefusalMessages.bodyTooLargeToInspect(maxBody);
     }
 
     /** The policy threw: the request is refused, never let through (the gate fails closed). */
     Refusal policyFailure(RuntimeException e) {
         LOG.errorf(e, "policy failed on a request of repo %s; refusing it", conn.repo.name());
-        return new Refusal(403, RefusalMessages.RULE_GATE_ERROR, null, "the gate could not evaluate this request and refused it");
+        return RefusalMessages.gateError("the gate could not evaluate this request and refused it");
     }
 
     static RequestHead head(HttpRequest request) {

@@ -94,7 +94,7 @@ final class UploadRelay {
             body = spool.body();
         } catch (IOException io) {
             spool.close();
-            conn.exchanges.refuseAndClose(new Refusal(403, RefusalMessages.RULE_GATE_ERROR, null,
+            conn.exchanges.refuseAndClose(RefusalMessages.gateError(
                     "the gate could not read back the judged upload (" + io.getMessage() + "), so it refuses it"));
             return;
         }
@@ -104,7 +104,7 @@ final class UploadRelay {
     }
 
     private static Refusal cannotHold(IOException e) {
-        return new Refusal(403, RefusalMessages.RULE_GATE_ERROR, null,
+        return RefusalMessages.gateError(
                 "the gate could not hold the upload to judge it (" + e.getMessage() + "), so it refuses it");
     }
 }

@@ -47,10 +47,7 @@ final class UploadSpool implements AutoCloseable {
     Refusal append(ByteBuf data) throws IOException {
         received += data.readableBytes();
         if (received > maxBytes) {
-            return new Refusal(413, RefusalMessages.RULE_TOO_LARGE, null, "the upload is larger than "
-                    + maxBytes + " bytes (gate.connections.max-upload-bytes): the gate holds an upload until all of it is"
-                    + " judged, so that a refused archive extracts nothing; copy large trees through a bind mount under the"
-                    + " repo's hostPaths instead, or have the machine owner raise the limit");
+            return RefusalMessages.uploadTooLarge(maxBytes);
         }
         byte[] in = new byte[data.readableBytes()];
         data.getBytes(data.readerIndex(), in);

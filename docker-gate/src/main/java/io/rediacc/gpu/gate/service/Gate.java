@@ -6,6 +6,8 @@ import io.rediacc.gpu.contracts.identity.InvalidIdentifierException;
 import io.rediacc.gpu.contracts.events.DaemonStatus;
 import io.rediacc.gpu.contracts.signing.KeyPairFile;
 import io.rediacc.gpu.contracts.signing.RecordSigner;
+import io.rediacc.gpu.gate.config.GateConfig;
+import io.rediacc.gpu.gate.daemon.DaemonCheckSettings;
 import io.rediacc.gpu.gate.daemon.DaemonChecks;
 import io.rediacc.gpu.gate.daemon.DaemonFacts;
 import io.rediacc.gpu.gate.grants.GrantSnapshotFile;
@@ -23,12 +25,15 @@ import io.rediacc.gpu.gate.messaging.RefusalLog;
 import io.rediacc.gpu.gate.metrics.GateMetrics;
 import io.rediacc.gpu.gate.policy.GatePolicy;
 import io.rediacc.gpu.gate.policy.GrantLookup;
+import io.rediacc.gpu.gate.proxy.ConnectionLimits;
 import io.rediacc.gpu.gate.proxy.DataPlane;
 import io.rediacc.gpu.gate.proxy.GateServer;
 import io.rediacc.gpu.gate.proxy.NettyTransport;
 import org.jboss.logging.Logger;
 
 import java.net.SocketAddress;
+import java.nio.file.Path;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -40,7 +45,10 @@ public final class Gate implements AutoCloseable {
 
     private static final Logger LOG = Logger.getLogger(Gate.class);
 
-    private final GateSettings settings;
+    /** The file name of grant-service's public key beside the manifest, when {@code gate.grants-key} names none. */
+    public static final String GRANTS_KEY_FILE = "grant-service-key.pub";
+
+    private final GateConfig config;
     private final GrantStore grants;
     private final GrantsFeed feed;
     private final GateEventsProducer producer;
@@ -54,37 +62,41 @@ public final class Gate implements AutoCloseable {
     private volatile ReposManifest manifest;
     private ManifestWatcher watcher;
 
-    private Gate(GateSettings settings, ReposManifest manifest, NettyTransport transport, MeterRegistry registry) {
-        this.settings = settings;
+    private Gate(GateConfig config, Map<String, Object> kafka, ReposManifest manifest, NettyTransport transport,
+                 MeterRegistry registry) {
+        this.config = config;
         this.manifest = manifest;
         String machine = manifest.machine();
-        String gateId = settings.gateId();
+        String gateId = config.id();
+        DaemonCheckSettings daemonCheck = DaemonCheckSettings.of(config.daemonCheck());
+        ConnectionLimits connections = ConnectionLimits.of(config.connections());
+        Path pinRoot = pinRoot(config);
         String clientId = "gate-" + machine + "-" + gateId;
-        SignedSnapshots signedSnapshots = new SignedSnapshots(grantsKey(settings.grantsKey()), registry);
-        this.grants = new GrantStore(machine, new GrantSnapshotFile(settings.stateDir(), machine), signedSnapshots);
+        SignedSnapshots signedSnapshots = new SignedSnapshots(grantsKey(grantsKeyFile(config)), registry);
+        this.grants = new GrantStore(machine, new GrantSnapshotFile(config.stateDir(), machine), signedSnapshots);
         this.metrics = new GateMetrics(registry, grants);
-        KeyPairFile.Loaded key = KeyPairFile.ensure(settings.signingKey());
-        this.producer = new GateEventsProducer(settings.kafka(), clientId, "/docker-gate/" + machine + "/" + gateId,
-                new RecordSigner(key.pair().getPrivate(), key.pair().getPublic()), settings.kafkaApiTimeout());
-        this.daemons = new DaemonChecks(transport, settings.daemonCheck(), settings.daemonConnectTimeout(),
-                settings.daemonInspectTimeout(), registry, this::daemonStateChanged);
-        this.status = new GateStatusPublisher(producer, grants, gateId, settings.heartbeat(),
-                () -> this.manifest.repoInfos(), settings.statusMaxGrants(), daemons::statuses,
-                io.rediacc.gpu.gate.messaging.StatusEpoch.next(settings.stateDir(), gateId, java.time.Clock.systemUTC()),
-                settings.grantsFreezeAfter(), java.time.Clock.systemUTC());
-        DecisionPublisher decisions = new DecisionPublisher(producer, settings.decisionsBurst(),
-                settings.decisionsPerSecond());
+        KeyPairFile.Loaded key = KeyPairFile.ensure(signingKey(config));
+        this.producer = new GateEventsProducer(kafka, clientId, "/docker-gate/" + machine + "/" + gateId,
+                new RecordSigner(key.pair().getPrivate(), key.pair().getPublic()), config.kafkaApiTimeout());
+        this.daemons = new DaemonChecks(transport, daemonCheck, config.daemonConnectTimeout(),
+                config.daemonInspectTimeout(), registry, this::daemonStateChanged);
+        this.status = new GateStatusPublisher(producer, grants, gateId, config.heartbeat(),
+                () -> this.manifest.repoInfos(), config.status().maxGrants(), daemons::statuses,
+                io.rediacc.gpu.gate.messaging.StatusEpoch.next(config.stateDir(), gateId, java.time.Clock.systemUTC()),
+                config.grantsFreezeAfter(), java.time.Clock.systemUTC());
+        DecisionPublisher decisions = new DecisionPublisher(producer, config.decisionsBurst(),
+                config.decisionsPerSecond());
         // The policy production runs: what repos may reach on the host comes from the manifest and the gate's own paths.
-        this.hostAccess = new ManifestHostAccess(settings.manifest(), settings.stateDir(), settings.pinRoot(), manifest);
-        this.pins = new io.rediacc.gpu.gate.pinning.Pins(settings.pinRoot(), settings.stateDir(), hostAccess);
+        this.hostAccess = new ManifestHostAccess(config.manifest(), config.stateDir(), pinRoot, manifest);
+        this.pins = new io.rediacc.gpu.gate.pinning.Pins(pinRoot, config.stateDir(), hostAccess);
         this.pinWatch = new io.rediacc.gpu.gate.pinning.PinWatch(pins, repo -> GateServer.identity(machine, repo));
-        DataPlane plane = new DataPlane(new GatePolicy(settings.maxBodyBytes(), hostAccess, pins), verifiedGrants(grants, daemons,
-                io.rediacc.gpu.gate.grants.DefinedDevices.besideManifest(settings.manifest(),
-                        settings.daemonCheck().cdiSpecDirs())),
-                new RefusalLog(gateId, metrics, decisions), transport, settings.daemonConnectTimeout(),
-                settings.daemonInspectTimeout(), settings.connections());
+        DataPlane plane = new DataPlane(new GatePolicy(config.maxBodyBytes(), hostAccess, pins), verifiedGrants(grants, daemons,
+                io.rediacc.gpu.gate.grants.DefinedDevices.besideManifest(config.manifest(),
+                        daemonCheck.cdiSpecDirs())),
+                new RefusalLog(gateId, metrics, decisions), transport, config.daemonConnectTimeout(),
+                config.daemonInspectTimeout(), connections);
         this.server = new GateServer(plane);
-        this.feed = new GrantsFeed(grants, settings.kafka(), clientId, settings.kafkaApiTimeout(),
+        this.feed = new GrantsFeed(grants, kafka, clientId, config.kafkaApiTimeout(),
                 signedSnapshots);
         metrics.watch(feed);
     }
@@ -101,37 +113,42 @@ public final class Gate implements AutoCloseable {
         }
     }
 
-    /** Reads the manifest, loads grants from disk, starts following Kafka and opens the listeners. */
-    public static Gate start(GateSettings settings, NettyTransport transport, MeterRegistry registry) {
+    /**
+     * Reads the manifest, loads grants from disk, starts following Kafka and opens the listeners.
+     *
+     * @param kafka Kafka client properties: every {@code kafka.*} property without its prefix
+     *              ({@code bootstrap.servers}, {@code security.protocol}, {@code sasl.*}, {@code ssl.*}, ...)
+     */
+    public static Gate start(GateConfig config, Map<String, Object> kafka, NettyTransport transport, MeterRegistry registry) {
         try {
-            Identifiers.gateId(settings.gateId()); // the id becomes part of a Kafka key: a machine name's rules
+            Identifiers.gateId(config.id()); // the id becomes part of a Kafka key: a machine name's rules
         } catch (InvalidIdentifierException e) {
             throw new IllegalArgumentException("gate.id: " + e.getMessage(), e);
         }
         GateFiles files = GateFiles.ofThisProcess();
-        files.check(settings.manifest(), settings.stateDir(), null);
-        byte[] digest = ManifestWatcher.digest(settings.manifest());
-        ReposManifest manifest = ManifestLoader.load(settings.manifest());
-        files.check(settings.manifest(), settings.stateDir(),
-                new GrantSnapshotFile(settings.stateDir(), manifest.machine()).path());
-        Gate gate = new Gate(settings, manifest, transport, registry);
+        files.check(config.manifest(), config.stateDir(), null);
+        byte[] digest = ManifestWatcher.digest(config.manifest());
+        ReposManifest manifest = ManifestLoader.load(config.manifest());
+        files.check(config.manifest(), config.stateDir(),
+                new GrantSnapshotFile(config.stateDir(), manifest.machine()).path());
+        Gate gate = new Gate(config, Map.copyOf(kafka), manifest, transport, registry);
         try {
             gate.grants.loadFromDisk();
             // Pins before listeners: a repo is served only once its recorded pins are back (or dropped).
             gate.restorePins(manifest);
             gate.daemons.serve(manifest);
-            gate.daemons.awaitFirstChecks(settings.daemonConnectTimeout().plus(settings.daemonInspectTimeout()));
+            gate.daemons.awaitFirstChecks(config.daemonConnectTimeout().plus(config.daemonInspectTimeout()));
             gate.feed.start();
             gate.status.start();
             gate.server.serve(manifest);
             gate.pinWatch.serve(manifest);
-            gate.watcher = new ManifestWatcher(settings.manifest(), digest, settings.manifestPollInterval(),
+            gate.watcher = new ManifestWatcher(config.manifest(), digest, config.manifestPollInterval(),
                     gate::reload);
         } catch (RuntimeException e) {
             gate.close();
             throw e;
         }
-        LOG.infof("gate %s of machine %s serves %d repo(s)", settings.gateId(), manifest.machine(),
+        LOG.infof("gate %s of machine %s serves %d repo(s)", config.id(), manifest.machine(),
                 manifest.repos().size());
         return gate;
     }
@@ -237,9 +254,28 @@ public final class Gate implements AutoCloseable {
         return daemons;
     }
 
-    /** The settings this gate started with. */
-    public GateSettings settings() {
-        return settings;
+    /** The configuration this gate started with. */
+    public GateConfig config() {
+        return config;
+    }
+
+    /**
+     * The machine's key pair ({@code gate.signing-key}); by default beside the gate's directory:
+     * {@code /etc/rediacc/gate/repos.yaml} → {@code /etc/rediacc/gpu/machine-key.pem}.
+     */
+    static Path signingKey(GateConfig config) {
+        return config.signingKey().orElseGet(() -> config.manifest().toAbsolutePath().getParent()
+                .resolveSibling("gpu").resolve(Path.of(KeyPairFile.MACHINE_KEY).getFileName()));
+    }
+
+    /** grant-service's public key ({@code gate.grants-key}); by default {@value #GRANTS_KEY_FILE} beside the manifest. */
+    static Path grantsKeyFile(GateConfig config) {
+        return config.grantsKey().orElseGet(() -> config.manifest().toAbsolutePath().getParent().resolve(GRANTS_KEY_FILE));
+    }
+
+    /** Where bind sources are pinned ({@code gate.pin-root}); by default {@link io.rediacc.gpu.gate.pinning.Pins#DEFAULT_ROOT}. */
+    public static Path pinRoot(GateConfig config) {
+        return config.pinRoot().orElse(io.rediacc.gpu.gate.pinning.Pins.DEFAULT_ROOT);
     }
 
     public GrantStore grants() {

@@ -36,7 +36,7 @@ public class GateLifecycle {
 
     void onStart(@Observes StartupEvent event) {
         try {
-            gate = Gate.start(GateSettings.of(config, kafka), NettyTransport.of(vertx), registry);
+            gate = Gate.start(config, kafka, NettyTransport.of(vertx), registry);
         } catch (GateFiles.UnsafeGateFileException e) {
             LOG.errorf("refusing to serve: %s", e.getMessage());
             throw e;

@@ -102,7 +102,7 @@ final class GoJsonReaderOracle {
             for (Member twin : earlier) {
                 if (duplicates == GoJsonReader.Duplicates.REFUSE_FOLDED || twin.key().equals(key)) {
                     throw PolicyRefusal.badRequest(RefusalMessages.RULE_DUPLICATE_KEY,
-                            RefusalMessages.duplicateKey(path, twin.key(), key) + " (byte " + keyStart + ")");
+                            RefusalMessages.duplicateKey(path, twin.key(), key).appended(" (byte " + keyStart + ")"));
                 }
             }
             skipWhitespace();

@@ -2,7 +2,6 @@ package io.rediacc.gpu.gate.proxy;
 
 import com.sun.management.UnixOperatingSystemMXBean;
 import io.rediacc.gpu.gate.service.Gate;
-import io.rediacc.gpu.gate.service.GateSettings;
 import io.rediacc.gpu.gate.support.Await;
 import io.rediacc.gpu.gate.support.StandaloneGates;
 import io.rediacc.gpu.standin.StandInDockerd;
@@ -83,9 +82,17 @@ class ConnectionLimitsTest {
                     listen: tcp://127.0.0.1:0
                     daemon: %s
                 """.formatted(daemonOfA != null ? daemonOfA : daemonA.address(), daemonB.address()));
-        GateSettings settings = StandaloneGates.settings(manifest, dir.resolve("state"), id)
-                .withMaxBodyBytes(maxBodyBytes).withConnections(limits);
-        return gates.start(settings);
+        Map<String, String> properties = StandaloneGates.properties(manifest, dir.resolve("state"), id);
+        properties.put("gate.max-body-bytes", Integer.toString(maxBodyBytes));
+        properties.put("gate.connections.header-timeout", limits.headerTimeout().toString());
+        properties.put("gate.connections.body-timeout", limits.bodyTimeout().toString());
+        properties.put("gate.connections.idle-timeout", limits.idleTimeout().toString());
+        properties.put("gate.connections.max-per-repo", Integer.toString(limits.maxPerRepo()));
+        properties.put("gate.connections.max-total", Integer.toString(limits.maxTotal()));
+        properties.put("gate.connections.max-pending-bytes-per-repo", Long.toString(limits.maxPendingBytesPerRepo()));
+        properties.put("gate.connections.max-pending-bytes", Long.toString(limits.maxPendingBytes()));
+        properties.put("gate.connections.max-upload-bytes", Long.toString(limits.maxUploadBytes()));
+        return gates.start(properties);
     }
 
     private static InetSocketAddress address(Gate gate, String repo) {

@@ -152,6 +152,23 @@ class GrantEnforcementTest {
         assertThat(own.stdout()).contains("hello from fork-own");
     }
 
+    private static final String PRIVILEGED_FIX =
+            "remove --privileged (compose: privileged: true) and attach granted devices with --device <vendor>/<class>=<device>";
+
+    @Test
+    void aRefusalsErrorBodyCarriesItsFixBesideTheMessage() throws Exception {
+        java.net.SocketAddress gate = lifecycle.gate().boundAddress(REPO).orElseThrow();
+
+        String answer = io.rediacc.gpu.gate.support.RawHttp.request(gate, "POST", "/v1.50/containers/create", "",
+                "{\"Image\":\"busybox\",\"HostConfig\":{\"Privileged\":true}}");
+
+        assertThat(io.rediacc.gpu.gate.support.RawHttp.status(answer)).isEqualTo(403);
+        com.fasterxml.jackson.databind.JsonNode body = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(answer.substring(answer.indexOf("\r\n\r\n") + 4));
+        assertThat(body.path("fix").asText()).isEqualTo(PRIVILEGED_FIX);
+        assertThat(body.path("message").asText()).startsWith("privileged mode is refused").contains(PRIVILEGED_FIX);
+    }
+
     @Test
     void refusalsArePublishedAsDecisionsAndCounted() {
         DockerCli.Result refused = docker.run("run", "--privileged", "busybox", "true");
@@ -167,6 +184,10 @@ class GrantEnforcementTest {
         assertThat(decision.gateId()).isEqualTo("gate-test");
         assertThat(decision.method()).isEqualTo("POST");
         assertThat(decision.endpoint()).endsWith("/containers/create");
+        // the fix on its own, beside the message the CLI printed (which names it too)
+        assertThat(decision.fix()).isEqualTo(PRIVILEGED_FIX);
+        assertThat(decision.message()).contains(PRIVILEGED_FIX);
+        assertThat(refused.stderr()).contains(PRIVILEGED_FIX);
         assertThat(new String(record.headers().lastHeader("ce_type").value()))
                 .isEqualTo(Topics.GATE_DECISIONS_TOPIC.cloudEventType());
 

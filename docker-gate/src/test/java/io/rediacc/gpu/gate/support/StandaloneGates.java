@@ -3,13 +3,15 @@ package io.rediacc.gpu.gate.support;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.rediacc.gpu.gate.proxy.NettyTransport;
 import io.rediacc.gpu.gate.service.Gate;
-import io.rediacc.gpu.gate.service.GateSettings;
+import io.rediacc.gpu.gate.config.GateConfig;
 import io.rediacc.gpu.testsupport.KafkaTestResource;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * Starts gates outside Quarkus, wired exactly as the application wires them, so a test can stop
@@ -19,12 +21,32 @@ public final class StandaloneGates implements AutoCloseable {
 
     private final Vertx vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(true).setEventLoopPoolSize(2));
 
-    public static GateSettings settings(Path manifest, Path stateDir, String gateId) {
-        return new GateSettings(manifest, Duration.ofMillis(200), stateDir, gateId, Duration.ofSeconds(2), 65536,
-                Duration.ofSeconds(2), Duration.ofSeconds(5), 20, 1, Duration.ofSeconds(2),
-                java.util.Map.of("bootstrap.servers", KafkaTestResource.broker().bootstrapServers()))
-                .withGrantsKey(GrantsTopic.keyFile())
-                .withPinRoot(pinRootFor(stateDir));
+    /**
+     * The {@code gate.*} properties of a test gate: short intervals and timeouts (so a test takes
+     * seconds), the test grant key, pins under {@link #pinRootFor}; a test may change or add some
+     * and start the gate on them with {@link #start(Map)}.
+     */
+    public static Map<String, String> properties(Path manifest, Path stateDir, String gateId) {
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put("gate.manifest", manifest.toString());
+        p.put("gate.manifest-poll-interval", Duration.ofMillis(200).toString());
+        p.put("gate.state-dir", stateDir.toString());
+        p.put("gate.id", gateId);
+        p.put("gate.heartbeat", Duration.ofSeconds(2).toString());
+        p.put("gate.max-body-bytes", "65536");
+        p.put("gate.daemon-connect-timeout", Duration.ofSeconds(2).toString());
+        p.put("gate.daemon-inspect-timeout", Duration.ofSeconds(5).toString());
+        p.put("gate.decisions-burst", "20");
+        p.put("gate.decisions-per-second", "1");
+        p.put("gate.kafka-api-timeout", Duration.ofSeconds(2).toString());
+        p.put("gate.grants-key", GrantsTopic.keyFile().toString());
+        p.put("gate.pin-root", pinRootFor(stateDir).toString());
+        return p;
+    }
+
+    /** The test broker, as the application hands its {@code kafka.*} properties to the gate. */
+    private static Map<String, Object> kafka() {
+        return Map.of("bootstrap.servers", KafkaTestResource.broker().bootstrapServers());
     }
 
     /** One directory per test JVM for every standalone gate's pins, outside the tests' temporary directories. */
@@ -69,18 +91,19 @@ public final class StandaloneGates implements AutoCloseable {
     }
 
     public Gate start(Path manifest, Path stateDir, String gateId) {
-        return start(settings(manifest, stateDir, gateId));
+        return start(properties(manifest, stateDir, gateId));
     }
 
-    /** Starts a gate on {@code settings} through {@link Gate#start}, the application's own start-up path. */
-    public Gate start(GateSettings settings) {
-        return start(settings, new SimpleMeterRegistry());
+    /** Starts a gate on the {@code gate.*} {@code properties} through {@link Gate#start}, the application's own start-up path. */
+    public Gate start(Map<String, String> properties) {
+        return start(properties, new SimpleMeterRegistry());
     }
 
-    /** As {@link #start(GateSettings)}, the gate's meters in {@code registry}. */
-    public Gate start(GateSettings settings, io.micrometer.core.instrument.MeterRegistry registry) {
-        pinRoots.add(settings.pinRoot());
-        return Gate.start(settings, NettyTransport.of(vertx), registry);
+    /** As {@link #start(Map)}, the gate's meters in {@code registry}. */
+    public Gate start(Map<String, String> properties, io.micrometer.core.instrument.MeterRegistry registry) {
+        GateConfig config = GateConfigs.of(properties);
+        pinRoots.add(Gate.pinRoot(config));
+        return Gate.start(config, kafka(), NettyTransport.of(vertx), registry);
     }
 
     private final java.util.Set<Path> pinRoots = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -96,11 +119,10 @@ public final class StandaloneGates implements AutoCloseable {
     /** As {@link #start(Path, Path, String, Path...)}, the gate's meters in {@code registry}. */
     public Gate start(Path manifest, Path stateDir, String gateId, io.micrometer.core.instrument.MeterRegistry registry,
                       Path... cdiSpecDirs) {
-        io.rediacc.gpu.gate.daemon.DaemonCheckSettings check = new io.rediacc.gpu.gate.daemon.DaemonCheckSettings(
-                io.rediacc.gpu.gate.daemon.DaemonCheckSettings.DEFAULTS.interval(),
-                io.rediacc.gpu.gate.daemon.DaemonCheckSettings.DEFAULTS.retryInterval(),
-                java.util.Arrays.stream(cdiSpecDirs).map(Path::toString).toList());
-        return start(settings(manifest, stateDir, gateId).withDaemonCheck(check), registry);
+        Map<String, String> properties = properties(manifest, stateDir, gateId);
+        properties.put("gate.daemon-check.cdi-spec-dirs",
+                String.join(",", java.util.Arrays.stream(cdiSpecDirs).map(Path::toString).toList()));
+        return start(properties, registry);
     }
 
     @Override

@@ -65,7 +65,8 @@ public class DashboardQueries {
     private static final String REPO_HISTORY = "SELECT at, type, machine, device, exclusive, actor, reason, version"
             + " FROM recent_grant_event WHERE repo_name = $1 AND machine = $2 ORDER BY at DESC, id DESC LIMIT $3";
     private static final String REFUSALS = "SELECT repo_name, machine, rule, count(*), max(at),"
-            + " (array_agg(device ORDER BY at DESC, id DESC))[1], (array_agg(message ORDER BY at DESC, id DESC))[1]"
+            + " (array_agg(device ORDER BY at DESC, id DESC))[1], (array_agg(message ORDER BY at DESC, id DESC))[1],"
+            + " (array_agg(fix ORDER BY at DESC, id DESC))[1]"
             + " FROM recent_refusal WHERE ($1::text IS NULL OR repo_name = $1) AND ($2::text IS NULL OR machine = $2)"
             + " GROUP BY repo_name, machine, rule ORDER BY max(at) DESC, repo_name, rule LIMIT $3";
 
@@ -126,7 +127,7 @@ public class DashboardQueries {
     public Uni<List<RefusalGroup>> refusals(String repo, String machine, int limit) {
         return pool.preparedQuery(REFUSALS).execute(Tuple.tuple().addString(repo).addString(machine).addInteger(limit))
                 .map(rows -> list(rows, r -> new RefusalGroup(r.getString(0), r.getString(1), r.getString(2), r.getLong(3),
-                        r.getOffsetDateTime(4).toInstant(), r.getString(5), r.getString(6))));
+                        r.getOffsetDateTime(4).toInstant(), r.getString(5), r.getString(6), r.getString(7))));
     }
 
     private static <T> List<T> list(RowSet<Row> rows, Function<Row, T> map) {

@@ -107,13 +107,12 @@ public final class DashboardViews {
         }
     }
 
-    /** Refusals of one repo on one machine by one rule: how many, and the latest one's message and fix. */
+    /**
+     * Refusals of one repo on one machine by one rule: how many, and the latest one's message and fix
+     * (as the gate sent it; null from gates before they sent one).
+     */
     public record RefusalGroup(String repo, String machine, String rule, long count, Instant lastAt, String device,
-                               String message) {
-
-        public String fix() {
-            return FixCommand.of(message);
-        }
+                               String message, String fix) {
     }
 
     static State gateSync(List<GateView> gates, Long latestVersion) {

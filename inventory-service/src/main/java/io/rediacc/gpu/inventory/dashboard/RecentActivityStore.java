@@ -32,7 +32,7 @@ public class RecentActivityStore {
             + " repo_name, device, exclusive, actor, reason, version, at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
             + " ON CONFLICT (event_id) DO NOTHING";
     private static final String INSERT_REFUSAL = "INSERT INTO recent_refusal (record_key, machine, gate_id, repo_guid,"
-            + " repo_name, method, endpoint, rule, device, message, at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
+            + " repo_name, method, endpoint, rule, device, message, fix, at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
             + " ON CONFLICT (record_key) DO NOTHING";
 
     private final Pool pool;
@@ -67,7 +67,7 @@ public class RecentActivityStore {
     public Uni<IngestOutcome> refusal(String recordKey, GateDecision d) {
         Tuple row = Tuple.tuple().addString(recordKey).addString(d.machine()).addString(d.gateId())
                 .addString(d.repoGuid()).addString(d.repoName()).addString(d.method()).addString(d.endpoint())
-                .addString(d.rule()).addString(d.device()).addString(d.message()).addValue(time(d.at()));
+                .addString(d.rule()).addString(d.device()).addString(d.message()).addString(d.fix()).addValue(time(d.at()));
         return insertBounded("recent_refusal", INSERT_REFUSAL, row, d.machine(), d.repoName());
     }
 

@@ -46,7 +46,7 @@ final class ActivityRecordDecoder {
             throw new RejectedRecordException("gate decision of machine \"" + d.machine() + "\" has no rule or message");
         }
         at("gate decision", d.at(), recordTime, skew);
-        text("gate decision", d.gateId(), d.repoGuid(), d.method(), d.endpoint(), d.rule(), d.device(), d.message());
+        text("gate decision", d.gateId(), d.repoGuid(), d.method(), d.endpoint(), d.rule(), d.device(), d.message(), d.fix());
         return d;
     }
 

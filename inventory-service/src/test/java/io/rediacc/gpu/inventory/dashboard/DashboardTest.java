@@ -148,7 +148,7 @@ class DashboardTest {
                     false, "alice", null, 1L, Instant.now())));
             FleetTopics.raw(Topics.GATE_DECISIONS_TOPIC, machine, EventJson.toBytes(new GateDecision(machine, "gate-1", repo,
                     GPU_A_GUID, "POST", "/containers/create", "privileged", null,
-                    "privileged mode is refused on " + machine, Instant.now())));
+                    "privileged mode is refused on " + machine, "remove --privileged", Instant.now())));
         }
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
             String html = FleetApi.asViewer().get("/api/v1/dashboard/repos/" + repo + "@" + here).then().statusCode(200)
@@ -176,17 +176,62 @@ class DashboardTest {
         String machine = Inventories.uniqueMachine("refused");
         String repo = "repo-" + UUID.randomUUID().toString().substring(0, 8);
         for (int i = 0; i < 5; i++) {
+            String fix = "rdc repo gpu grant " + repo + "@" + machine + " --device nvidia.com/gpu=" + i;
             FleetTopics.raw(Topics.GATE_DECISIONS_TOPIC, machine, EventJson.toBytes(new GateDecision(machine, "gate-1", repo,
                     GPU_A_GUID, "POST", "/containers/create", "device-not-granted", "nvidia.com/gpu=" + i,
                     "device nvidia.com/gpu=" + i + " is not granted to repo " + repo + " on machine " + machine
-                            + "; an operator can grant it with: rdc repo gpu grant " + repo + "@" + machine
-                            + " --device nvidia.com/gpu=" + i, Instant.now())));
+                            + "; an operator can grant it with: " + fix, fix, Instant.now())));
         }
         // a record that cannot be held is skipped, and the consumer goes on
         FleetTopics.raw(Topics.GATE_DECISIONS_TOPIC, machine, "{\"machine\":\"other\"}".getBytes(StandardCharsets.UTF_8));
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> FleetApi.asViewer().get("/api/v1/dashboard/refusals?repo=" + repo)
                 .then().statusCode(200).body(allOf(containsString("<td>3</td>"), // recent-per-repo=3 in tests
                         containsString("<code class=\"fix\">rdc repo gpu grant " + repo + "@" + machine + " --device nvidia.com/gpu=4</code>"))));
+    }
+
+    /**
+     * The Fix column shows the fix each refusal carries (gpu.gate-decisions.v1 "fix"), for every kind; among them
+     * the five that showed "-" while the fix was dug out of the message (issue 33). A record of a gate from before
+     * the field is still read: its message shows, its fix is "-".
+     */
+    @Test
+    void theFixColumnShowsTheFixTheGateSentForEveryRefusalKind() {
+        String machine = Inventories.uniqueMachine("fixes");
+        String repo = "fix-" + UUID.randomUUID().toString().substring(0, 8);
+        List<List<String>> refusals = List.of(
+                List.of("privileged", "remove --privileged (compose: privileged: true) and attach granted devices with --device <vendor>/<class>=<device>"),
+                List.of("runtime", "remove --runtime nvidia and write --device nvidia.com/gpu=all instead"),
+                List.of("device-cgroup-rule", "request the device by its granted CDI name instead (--device <vendor>/<class>=<device>)"),
+                List.of("exec-privileged", "run exec without --privileged"),
+                List.of("capability", "remove --cap-add SYS_ADMIN (compose: cap_add)"),
+                List.of("daemon-misconfigured", "fix the daemon.json of repo " + repo + "'s Docker daemon as its check says, restart that daemon, and retry"));
+        // one repo per kind: the dashboard keeps the newest 3 refusals of a repo in tests
+        for (List<String> r : refusals) {
+            FleetTopics.raw(Topics.GATE_DECISIONS_TOPIC, machine, EventJson.toBytes(new GateDecision(machine, "gate-1",
+                    repo + "-" + r.get(0), GPU_A_GUID, "POST", "/containers/create", r.get(0), null,
+                    r.get(0) + " is refused, see the fix", r.get(1), Instant.now())));
+        }
+        String older = "older-" + UUID.randomUUID().toString().substring(0, 8);
+        FleetTopics.raw(Topics.GATE_DECISIONS_TOPIC, machine, ("{\"machine\":\"" + machine + "\",\"gateId\":\"gate-1\",\"repoName\":\""
+                + older + "\",\"method\":\"POST\",\"endpoint\":\"/containers/create\",\"rule\":\"privileged\",\"message\":"
+                + "\"privileged mode is refused (a gate before fix)\",\"at\":\"" + Instant.now() + "\"}").getBytes(StandardCharsets.UTF_8));
+
+        for (List<String> r : refusals) {
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+                String html = FleetApi.asViewer().get("/api/v1/dashboard/refusals?repo=" + repo + "-" + r.get(0)).then()
+                        .statusCode(200).extract().asString();
+                assertThat(html).contains("<code class=\"fix\">" + escaped(r.get(1)) + "</code>").doesNotContain("<td>-</td>");
+            });
+        }
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            String html = FleetApi.asViewer().get("/api/v1/dashboard/refusals?repo=" + older).then().statusCode(200).extract().asString();
+            assertThat(html).contains("privileged mode is refused (a gate before fix)").contains("<td>-</td>");
+        });
+    }
+
+    /** As Qute writes text into HTML. */
+    private static String escaped(String text) {
+        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;").replace("'", "&#39;");
     }
 
     @Test

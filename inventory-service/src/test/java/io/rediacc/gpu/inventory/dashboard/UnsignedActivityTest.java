@@ -110,7 +110,7 @@ class UnsignedActivityTest {
 
     private static byte[] decision(String machine, String repo, String message) {
         return EventJson.toBytes(new GateDecision(machine, "gate-1", repo, GPU_A_GUID, "POST", "/containers/create",
-                "privileged", null, message, Instant.now()));
+                "privileged", null, message, "remove --privileged", Instant.now()));
     }
 
     /** CloudEvents headers as a forger writes them: signed with {@code by}, or unsigned when null. */
