@@ -71,9 +71,10 @@ public final class PinWatch implements AutoCloseable {
 
     /** Sweeps one repo now against its daemon's lists; returns the pins removed. */
     public int sweep(RepoIdentity repo, SocketEndpoint daemon) throws IOException {
+        long listedAfter = pins.commitMark();
         Set<String> containers = tokens(DaemonHttp.get(daemon, "/containers/json?all=1&filters=" + LABEL_FILTER), false);
         Set<String> volumes = tokens(DaemonHttp.get(daemon, "/volumes?filters=" + LABEL_FILTER), true);
-        return pins.sweep(repo.guid(), containers, volumes, System.currentTimeMillis());
+        return pins.sweep(repo.guid(), containers, volumes, System.currentTimeMillis(), listedAfter);
     }
 
     private static Set<String> tokens(DaemonHttp.Answer answer, boolean volumes) throws IOException {

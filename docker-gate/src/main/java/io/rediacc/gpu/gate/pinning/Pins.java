@@ -36,6 +36,8 @@ public final class Pins implements BindPins {
 
     /** A pin of a create the gate did not see finish is kept this long before a sweep may take it. */
     public static final Duration PENDING_GRACE = Duration.ofMinutes(5);
+    /** Commits made by this gate, in order (guarded by this monitor): see {@link #commitMark}. */
+    private long commits;
 
     /** Where pins live when {@code gate.pin-root} names no other directory. */
     public static final Path DEFAULT_ROOT = Path.of("/run/rediacc/binds");
@@ -187,9 +189,11 @@ public final class Pins implements BindPins {
     public synchronized void commit(RepoIdentity repo, String token) {
         RepoPins pins = pins(repo.guid());
         boolean changed = false;
+        long commit = ++commits;
         for (PinRecord r : pins.withToken(token)) {
             if (!r.committed()) {
                 pins.put(r.commit());
+                pins.committedAt.put(r.id(), commit);
                 changed = true;
             }
         }
@@ -204,11 +208,27 @@ public final class Pins implements BindPins {
     }
 
     /**
-     * Removes the pins whose owner the daemon no longer has: container pins whose token no container
-     * carries, volume pins whose token no volume carries; a pin of a create not yet seen to finish
-     * only after {@link #PENDING_GRACE}. Returns how many went.
+     * Where the commits stand: taken before the daemon's lists are read, it tells {@link #sweep} which
+     * commits those lists may not show yet (a create the daemon answered after it listed).
      */
+    public synchronized long commitMark() {
+        return commits;
+    }
+
+    /** {@link #sweep(String, Set, Set, long, long)} with lists read after every commit so far. */
     public int sweep(String repoGuid, Set<String> containerTokens, Set<String> volumeTokens, long nowMillis) {
+        return sweep(repoGuid, containerTokens, volumeTokens, nowMillis, Long.MAX_VALUE);
+    }
+
+    /**
+     * Removes the pins whose owner the daemon no longer has: container pins whose token no container
+     * carries, volume pins whose token no volume carries, if committed at or before {@code listedAfter}
+     * (the {@link #commitMark} taken before the lists were read: a create committed after it may be missing
+     * from them while its container exists, and its pin must stay for its start); a pin of a create not yet
+     * seen to finish only after {@link #PENDING_GRACE}. Returns how many went.
+     */
+    public int sweep(String repoGuid, Set<String> containerTokens, Set<String> volumeTokens, long nowMillis,
+                     long listedAfter) {
         List<PinRecord> gone = new ArrayList<>();
         synchronized (this) {
             RepoPins pins = pins(repoGuid);
@@ -218,7 +238,9 @@ public final class Pins implements BindPins {
                 if (alive && !r.committed()) {
                     pins.put(r.commit());
                     changed = true;
-                } else if (!alive && (r.committed() || nowMillis - r.createdAtMillis() > PENDING_GRACE.toMillis())) {
+                } else if (!alive && (r.committed()
+                        ? pins.committedAt.getOrDefault(r.id(), 0L) <= listedAfter
+                        : nowMillis - r.createdAtMillis() > PENDING_GRACE.toMillis())) {
                     gone.add(r);
                 }
             }
@@ -343,6 +365,8 @@ public final class Pins implements BindPins {
      */
     private static final class RepoPins {
         final LinkedHashMap<String, PinRecord> byId = new LinkedHashMap<>();
+        /** When this gate committed a pin ({@link #commitMark} order); a pin committed before it started has none. */
+        final Map<String, Long> committedAt = new HashMap<>();
         private final Map<String, List<String>> idsByToken = new HashMap<>();
         private List<PinStore.Change> changes = new ArrayList<>();
         /** Changes in the journal since its snapshot. */
@@ -366,6 +390,7 @@ public final class Pins implements BindPins {
 
         void remove(String id) {
             PinRecord gone = byId.remove(id);
+            committedAt.remove(id);
             if (gone == null) {
                 return;
             }
