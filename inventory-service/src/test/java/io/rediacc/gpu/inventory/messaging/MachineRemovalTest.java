@@ -72,6 +72,37 @@ class MachineRemovalTest {
         awaitMachine(machine);
     }
 
+    /**
+     * Issue 31: the removal's tombstone, validly signed by grant-service and kept on the compacted topic, produced
+     * again byte for byte after the machine rejoined (a new registration, a fresh inventory) is a removal from before
+     * that registration: it is dropped as a replay, counted, and the machine stays.
+     */
+    @Test
+    void aReplayedRemovalTombstoneDoesNotRemoveAMachineThatRejoined() {
+        String machine = Inventories.uniqueMachine("rejoined");
+        FleetTopics.inventory(Inventories.nvidiaHost(machine, Inventories.now()));
+        awaitMachine(machine);
+
+        // the removal path's tombstone, signed by grant-service's key: kept to be produced again later
+        Map<String, byte[]> removal = FleetTopics.signedHeaders(Topics.INVENTORY_TOPIC, machine, null, Instant.now());
+        FleetTopics.withHeaders(Topics.INVENTORY_TOPIC, machine, null, removal);
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> FleetApi.asViewer().get("/api/v1/machines/{m}", machine)
+                .then().statusCode(404));
+
+        // the machine rejoins: rdc machine setup registers its key again, the machine publishes
+        given().auth().oauth2(FleetApi.OPERATOR_TOKEN).contentType("application/json")
+                .body(Map.of("publicKey", SigningKeys.publicPem(TestKeys.of(machine).getPublic())))
+                .put("/api/v1/machines/{m}/key", machine).then().statusCode(200);
+        FleetTopics.inventory(Inventories.nvidiaHost(machine, Inventories.now().plusSeconds(1)));
+        awaitMachine(machine);
+
+        Map<String, Double> before = dropped(Topics.INVENTORY);
+        FleetTopics.withHeaders(Topics.INVENTORY_TOPIC, machine, null, removal); // the old removal, byte for byte
+        awaitDrops(Topics.INVENTORY, before, Map.of("replay", 1));
+        FleetApi.asViewer().get("/api/v1/machines/{m}", machine).then().statusCode(200);
+        given().auth().oauth2(FleetApi.OPERATOR_TOKEN).get("/api/v1/machines/{m}/key", machine).then().statusCode(200);
+    }
+
     private void awaitDrops(String topic, Map<String, Double> before, Map<String, Integer> wanted) {
         await().atMost(Duration.ofSeconds(30)).until(() -> wanted.entrySet().stream().allMatch(e ->
                 dropped(topic).getOrDefault(e.getKey(), 0.0) >= before.getOrDefault(e.getKey(), 0.0) + e.getValue()));
