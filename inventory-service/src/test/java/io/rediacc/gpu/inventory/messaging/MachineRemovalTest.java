@@ -48,6 +48,8 @@ class MachineRemovalTest {
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> FleetApi.asViewer().get("/api/v1/machines/{m}", machine)
                 .then().statusCode(404));
         given().auth().oauth2(FleetApi.OPERATOR_TOKEN).get("/api/v1/machines/{m}/key", machine).then().statusCode(404);
+        org.assertj.core.api.Assertions.assertThat(pendingKafkaUserRemovals(machine))
+                .as("a service that does not manage Kafka users (the default) leaves the machine's user alone").isZero();
 
         // the machine, still running, signs with its revoked key; its old inventory is replayed
         Map<String, Double> inventoryBefore = dropped(Topics.INVENTORY);
@@ -101,6 +103,19 @@ class MachineRemovalTest {
         awaitDrops(Topics.INVENTORY, before, Map.of("replay", 1));
         FleetApi.asViewer().get("/api/v1/machines/{m}", machine).then().statusCode(200);
         given().auth().oauth2(FleetApi.OPERATOR_TOKEN).get("/api/v1/machines/{m}/key", machine).then().statusCode(200);
+    }
+
+    private static int pendingKafkaUserRemovals(String machine) {
+        try (java.sql.Connection c = io.rediacc.gpu.testsupport.PostgresTestResource.current().connect();
+             java.sql.PreparedStatement s = c.prepareStatement("select count(*) from kafka_user_removals where machine = ?")) {
+            s.setString(1, machine);
+            try (java.sql.ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private void awaitDrops(String topic, Map<String, Double> before, Map<String, Integer> wanted) {
