@@ -112,7 +112,9 @@ class RemovedMachineKafkaUserIT {
 
     @Test
     void aMachineRemovedWhileInventoryServiceWasDownLosesItsKafkaUserOnceTheBrokerLetsIt() throws Exception {
-        startInventoryService();
+        if (inventory == null || !inventory.alive()) {
+            startInventoryService();
+        }
         String principal = KafkaAccess.machinePrincipal(MACHINE);
         String password = MachineKafkaEnv.newPassword();
         // rdc machine setup's "kafka user:" step
@@ -129,16 +131,18 @@ class RemovedMachineKafkaUserIT {
         try (Admin admin = Admin.create(kafka.adminConfig())) {
             admin.deleteAcls(java.util.List.of(userAdminAcls())).all().get(30, TimeUnit.SECONDS);
         }
-        publishRemoval(MACHINE);
-        startInventoryService();
+        try {
+            publishRemoval(MACHINE);
+            startInventoryService();
 
-        await("the deletion is pending while the broker refuses it").atMost(WAIT).pollInterval(Duration.ofMillis(500))
-                .ignoreExceptions().until(() -> pendingRemovals() == 1);
-        assertThat(loginFailure(principal, password)).as("the user stays until the broker lets it be deleted").isNull();
-
-        try (Admin admin = Admin.create(kafka.adminConfig())) {
-            KafkaAcls.ensureAcls(admin, KafkaBroker.USER_ADMIN, KafkaAcls.userAdminBindings(KafkaBroker.USER_ADMIN),
-                    Duration.ofSeconds(30));
+            await("the deletion is pending while the broker refuses it").atMost(WAIT).pollInterval(Duration.ofMillis(500))
+                    .ignoreExceptions().until(() -> pendingRemovals() == 1);
+            assertThat(loginFailure(principal, password)).as("the user stays until the broker lets it be deleted").isNull();
+        } finally { // the broker lets the user admin act again (the other test needs it too)
+            try (Admin admin = Admin.create(kafka.adminConfig())) {
+                KafkaAcls.ensureAcls(admin, KafkaBroker.USER_ADMIN, KafkaAcls.userAdminBindings(KafkaBroker.USER_ADMIN),
+                        Duration.ofSeconds(30));
+            }
         }
         long t0 = System.nanoTime();
         await("the removed machine's login is refused").atMost(WAIT).pollInterval(Duration.ofMillis(500))
@@ -147,6 +151,36 @@ class RemovedMachineKafkaUserIT {
                 (System.nanoTime() - t0) / 1e9);
         await("nothing is left pending").atMost(WAIT).pollInterval(Duration.ofMillis(500)).ignoreExceptions()
                 .until(() -> pendingRemovals() == 0);
+    }
+
+    /**
+     * A deletion still pending from an earlier removal (the broker refused it so far) must not delete the user the
+     * machine gets when it rejoins: rdc machine setup's PUT .../kafka-user cancels it, under the machine's user lock.
+     */
+    @Test
+    void aMachineThatRejoinsKeepsItsNewUserThoughItsOldRemovalsDeletionWasPending() throws Exception {
+        if (inventory == null || !inventory.alive()) {
+            startInventoryService();
+        }
+        String machine = "rejoined-while-pending";
+        String principal = KafkaAccess.machinePrincipal(machine);
+        var pg = postgres.credentials();
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(pg.jdbcUrl(database), pg.user(), pg.password());
+             var pending = c.prepareStatement("insert into kafka_user_removals (machine, removed_at, next_attempt_at)"
+                     + " values (?, now() - interval '1 hour', now() + interval '4 seconds')")) {
+            pending.setString(1, machine);
+            pending.executeUpdate();
+        }
+        String password = MachineKafkaEnv.newPassword();
+        HttpResponse<String> made = HTTP.send(HttpRequest.newBuilder(api("/api/v1/machines/" + machine + "/kafka-user"))
+                .header("Authorization", "Bearer " + OPERATOR_TOKEN).header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString("{\"password\":\"" + password + "\"}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(made.statusCode()).as(made.body()).isEqualTo(200);
+        kafka.awaitLogin(principal, password);
+        // past the time the old deletion was due, and a few of the service's looks at it: the new user stays
+        await("the rejoined machine keeps logging in").during(Duration.ofSeconds(8)).atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofSeconds(1)).until(() -> loginFailure(principal, password) == null);
     }
 
     static void startInventoryService() throws Exception {
