@@ -56,7 +56,8 @@ public class MachineRemoveCommand implements Callable<Integer> {
 
     /**
      * Then the machine's Kafka user (docs/SECURITY.md): a removed machine can no longer write. Where inventory-service
-     * does not manage Kafka users, says whose job it is; a failure is a warning (the removal stands) and exit 1.
+     * does not manage Kafka users, says whose job it is; a failure is a warning (the removal stands, and
+     * inventory-service deletes the user when it reads the removal from Kafka) and exit 1.
      */
     private static int deleteKafkaUser(Session session, String machine, int exitCode) {
         String principal = io.rediacc.gpu.contracts.kafka.KafkaAccess.machinePrincipal(machine);
@@ -64,8 +65,7 @@ public class MachineRemoveCommand implements Callable<Integer> {
         try {
             deleted = session.inventory().deleteKafkaUser(machine);
         } catch (io.rediacc.gpu.cli.failure.Failure e) {
-            session.warn("the Kafka user " + principal + " was not deleted (" + e.getMessage() + "); run rdc machine remove "
-                    + machine + " again, or DELETE /api/v1/machines/" + machine + "/kafka-user on inventory-service");
+            session.warn("the Kafka user " + principal + " was not deleted (" + e.getMessage() + ")" + laterDeletion(machine));
             return io.rediacc.gpu.cli.failure.ExitCodes.ERROR;
         }
         if (deleted.status() == 409 && "kafka-users-not-managed".equals(deleted.error().error())) {
@@ -77,8 +77,7 @@ public class MachineRemoveCommand implements Callable<Integer> {
             return exitCode;
         }
         if (!deleted.ok()) {
-            session.warn("the Kafka user " + principal + " was not deleted: " + deleted.error().line() + "; run rdc machine remove "
-                    + machine + " again, or DELETE /api/v1/machines/" + machine + "/kafka-user on inventory-service");
+            session.warn("the Kafka user " + principal + " was not deleted: " + deleted.error().line() + laterDeletion(machine));
             return deleted.exitCode();
         }
         if (session.format() == io.rediacc.gpu.cli.output.OutputFormat.table) {
@@ -86,6 +85,11 @@ public class MachineRemoveCommand implements Callable<Integer> {
             session.out().flush();
         }
         return exitCode;
+    }
+
+    private static String laterDeletion(String machine) {
+        return "; inventory-service deletes it when it reads the removal from Kafka (retrying while Kafka refuses);"
+                + " to delete it now: DELETE /api/v1/machines/" + machine + "/kafka-user on inventory-service";
     }
 
     private static void line(RemovalView removal, java.io.PrintWriter out) {

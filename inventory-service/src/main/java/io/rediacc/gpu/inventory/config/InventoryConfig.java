@@ -89,6 +89,21 @@ public interface InventoryConfig {
         /** Share of a broker's request threads' time, in percent of one thread. */
         @WithDefault("25")
         double requestPercentage();
+
+        /**
+         * How often the removed machines' users still to delete are looked at: the deletion after a machine's signed
+         * removal is read, and its retries while the broker's admin API fails.
+         */
+        @WithDefault("2s")
+        Duration removalCheck();
+
+        /** The wait after a first failed deletion of a removed machine's user; it doubles per failure up to removal-retry-max. */
+        @WithDefault("2s")
+        Duration removalRetry();
+
+        /** The longest wait between two tries of a removed machine's user deletion. */
+        @WithDefault("5m")
+        Duration removalRetryMax();
     }
 
     /** Age after which an inventory counts as stale: {@code heartbeat × staleAfterHeartbeats}. */

@@ -7,6 +7,7 @@ import io.rediacc.gpu.contracts.kafka.KafkaAccess;
 import io.rediacc.gpu.contracts.kafka.KafkaAcls;
 import io.rediacc.gpu.inventory.config.InventoryConfig;
 import io.smallrye.common.annotation.Identifier;
+import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.apache.kafka.clients.admin.Admin;
@@ -19,7 +20,9 @@ import java.util.Map;
 
 /**
  * Machines' Kafka users, one per machine ({@code machine-<name>}, contracts {@link KafkaAccess}): created by
- * {@code rdc machine setup} with the password it keeps on the machine, deleted by {@code rdc machine remove}.
+ * {@code rdc machine setup} with the password it keeps on the machine, deleted by {@code rdc machine remove} and,
+ * whether or not this service was up then, when it reads the machine's signed removal ({@link KafkaUserRemovals}).
+ * Each change runs under the machine's user lock and settles a pending deletion: a new user cancels it.
  * The service's Admin client is made on first use from its {@code kafka.*} settings, logged in as
  * {@code inventory.kafka-users.admin-username} when set.
  */
@@ -30,11 +33,13 @@ public class MachineKafkaUsers {
 
     private final InventoryConfig.KafkaUsers config;
     private final Map<String, Object> kafka;
+    private final Pool pool;
     private Admin admin;
 
-    public MachineKafkaUsers(InventoryConfig config, @Identifier("default-kafka-broker") Map<String, Object> kafka) {
+    public MachineKafkaUsers(InventoryConfig config, @Identifier("default-kafka-broker") Map<String, Object> kafka, Pool pool) {
         this.config = config.kafkaUsers();
         this.kafka = kafka;
+        this.pool = pool;
     }
 
     /** Creates or updates the machine's user with {@code password}: credential, exactly its ACLs, its quota. */
@@ -43,28 +48,41 @@ public class MachineKafkaUsers {
         managed(machine);
         KafkaAccess.Quota quota = new KafkaAccess.Quota(config.producerByteRate(), config.consumerByteRate(),
                 config.requestPercentage());
-        try {
-            boolean existed = KafkaAcls.ensureUser(admin(), principal, password, KafkaAccess.Role.MACHINE, machine, quota,
-                    config.timeout());
-            LOG.infof("Kafka user %s %s by %s (ACLs of a machine, quota %d B/s produce, %d B/s fetch)", principal,
-                    existed ? "updated" : "created", actor, quota.producerByteRate(), quota.consumerByteRate());
-            return new MachineKafkaUser(machine, principal, KafkaAccess.MECHANISM, existed, true);
-        } catch (KafkaAcls.KafkaAdminException e) {
-            throw unavailable(principal, e);
-        }
+        // the machine rejoined: a deletion still pending from its earlier removal is cancelled, under the same lock
+        return KafkaUserRemovals.locked(pool, machine, false, () -> {
+            try {
+                boolean existed = KafkaAcls.ensureUser(admin(), principal, password, KafkaAccess.Role.MACHINE, machine, quota,
+                        config.timeout());
+                LOG.infof("Kafka user %s %s by %s (ACLs of a machine, quota %d B/s produce, %d B/s fetch)", principal,
+                        existed ? "updated" : "created", actor, quota.producerByteRate(), quota.consumerByteRate());
+                return new MachineKafkaUser(machine, principal, KafkaAccess.MECHANISM, existed, true);
+            } catch (KafkaAcls.KafkaAdminException e) {
+                throw unavailable(principal, e);
+            }
+        });
     }
 
     /** Deletes the machine's user (credential, ACLs, quota): its clients cannot log in or act any more. */
     public MachineKafkaUser remove(String machine, String actor) {
         String principal = KafkaAccess.machinePrincipal(machine);
         managed(machine);
-        try {
-            boolean existed = KafkaAcls.removeUser(admin(), principal, config.timeout());
-            LOG.infof("Kafka user %s %s by %s", principal, existed ? "deleted" : "was absent; its ACLs and quota removed", actor);
-            return new MachineKafkaUser(machine, principal, KafkaAccess.MECHANISM, existed, false);
-        } catch (KafkaAcls.KafkaAdminException e) {
-            throw unavailable(principal, e);
-        }
+        return KafkaUserRemovals.locked(pool, machine, false, () -> {
+            try {
+                boolean existed = KafkaAcls.removeUser(admin(), principal, config.timeout());
+                LOG.infof("Kafka user %s %s by %s", principal, existed ? "deleted" : "was absent; its ACLs and quota removed", actor);
+                return new MachineKafkaUser(machine, principal, KafkaAccess.MECHANISM, existed, false);
+            } catch (KafkaAcls.KafkaAdminException e) {
+                throw unavailable(principal, e);
+            }
+        });
+    }
+
+    /**
+     * The deletion a machine's removal asks for ({@link KafkaUserRemovals}, already under the machine's user lock):
+     * whether the user existed; {@link KafkaAcls.KafkaAdminException} when the broker did not do it.
+     */
+    boolean deleteAfterRemoval(String machine) {
+        return KafkaAcls.removeUser(admin(), KafkaAccess.machinePrincipal(machine), config.timeout());
     }
 
     private void managed(String machine) {

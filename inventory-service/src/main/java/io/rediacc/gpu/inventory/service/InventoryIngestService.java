@@ -5,6 +5,7 @@ import io.rediacc.gpu.contracts.events.RepoInfo;
 import io.rediacc.gpu.inventory.service.InventoryBatchPlan.Held;
 import io.rediacc.gpu.inventory.service.InventoryBatchPlan.MachinePlan;
 import io.rediacc.gpu.inventory.service.InventoryBatchPlan.Write;
+import io.rediacc.gpu.inventory.kafka.KafkaUserRemovals;
 import io.rediacc.gpu.inventory.signing.MachineKeys;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -66,9 +67,11 @@ public class InventoryIngestService {
             + " SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])";
 
     private final Pool pool;
+    private final KafkaUserRemovals kafkaUserRemovals;
 
-    public InventoryIngestService(Pool pool) {
+    public InventoryIngestService(Pool pool, KafkaUserRemovals kafkaUserRemovals) {
         this.pool = pool;
+        this.kafkaUserRemovals = kafkaUserRemovals;
     }
 
     /**
@@ -90,7 +93,11 @@ public class InventoryIngestService {
                     InventoryBatchPlan plan = InventoryBatchPlan.of(changes, held);
                     // a removal (a verified tombstone) revokes the machine's key in the same transaction (issue 31),
                     // whether or not the read model held the machine: it speaks again only after a new registration
-                    return MachineKeys.revoke(conn, removals(changes))
+                    // and its Kafka user is deleted, remembered here so that neither a broker outage nor a restart
+                    // forgets it (KafkaUserRemovals)
+                    Map<String, Instant> removed = removals(changes);
+                    return MachineKeys.revoke(conn, removed)
+                            .chain(() -> kafkaUserRemovals.remember(conn, removed))
                             .chain(() -> write(conn, plan, received)).replaceWith(plan.outcomes());
                 }));
     }

@@ -48,6 +48,8 @@ class MachineRemovalTest {
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> FleetApi.asViewer().get("/api/v1/machines/{m}", machine)
                 .then().statusCode(404));
         given().auth().oauth2(FleetApi.OPERATOR_TOKEN).get("/api/v1/machines/{m}/key", machine).then().statusCode(404);
+        org.assertj.core.api.Assertions.assertThat(pendingKafkaUserRemovals(machine))
+                .as("a service that does not manage Kafka users (the default) leaves the machine's user alone").isZero();
 
         // the machine, still running, signs with its revoked key; its old inventory is replayed
         Map<String, Double> inventoryBefore = dropped(Topics.INVENTORY);
@@ -70,6 +72,50 @@ class MachineRemovalTest {
 
         FleetTopics.inventory(Inventories.nvidiaHost(machine, Inventories.now().plusSeconds(2)));
         awaitMachine(machine);
+    }
+
+    /**
+     * Issue 31: the removal's tombstone, validly signed by grant-service and kept on the compacted topic, produced
+     * again byte for byte after the machine rejoined (a new registration, a fresh inventory) is a removal from before
+     * that registration: it is dropped as a replay, counted, and the machine stays.
+     */
+    @Test
+    void aReplayedRemovalTombstoneDoesNotRemoveAMachineThatRejoined() {
+        String machine = Inventories.uniqueMachine("rejoined");
+        FleetTopics.inventory(Inventories.nvidiaHost(machine, Inventories.now()));
+        awaitMachine(machine);
+
+        // the removal path's tombstone, signed by grant-service's key: kept to be produced again later
+        Map<String, byte[]> removal = FleetTopics.signedHeaders(Topics.INVENTORY_TOPIC, machine, null, Instant.now());
+        FleetTopics.withHeaders(Topics.INVENTORY_TOPIC, machine, null, removal);
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> FleetApi.asViewer().get("/api/v1/machines/{m}", machine)
+                .then().statusCode(404));
+
+        // the machine rejoins: rdc machine setup registers its key again, the machine publishes
+        given().auth().oauth2(FleetApi.OPERATOR_TOKEN).contentType("application/json")
+                .body(Map.of("publicKey", SigningKeys.publicPem(TestKeys.of(machine).getPublic())))
+                .put("/api/v1/machines/{m}/key", machine).then().statusCode(200);
+        FleetTopics.inventory(Inventories.nvidiaHost(machine, Inventories.now().plusSeconds(1)));
+        awaitMachine(machine);
+
+        Map<String, Double> before = dropped(Topics.INVENTORY);
+        FleetTopics.withHeaders(Topics.INVENTORY_TOPIC, machine, null, removal); // the old removal, byte for byte
+        awaitDrops(Topics.INVENTORY, before, Map.of("replay", 1));
+        FleetApi.asViewer().get("/api/v1/machines/{m}", machine).then().statusCode(200);
+        given().auth().oauth2(FleetApi.OPERATOR_TOKEN).get("/api/v1/machines/{m}/key", machine).then().statusCode(200);
+    }
+
+    private static int pendingKafkaUserRemovals(String machine) {
+        try (java.sql.Connection c = io.rediacc.gpu.testsupport.PostgresTestResource.current().connect();
+             java.sql.PreparedStatement s = c.prepareStatement("select count(*) from kafka_user_removals where machine = ?")) {
+            s.setString(1, machine);
+            try (java.sql.ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private void awaitDrops(String topic, Map<String, Double> before, Map<String, Integer> wanted) {
