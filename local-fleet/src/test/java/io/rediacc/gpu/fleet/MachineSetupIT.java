@@ -323,6 +323,12 @@ class MachineSetupIT {
         assertThat(r.out()).contains("NVIDIA toolkit disabled");
         assertThat(off.resolve("root/etc/cdi/nvidia.yaml")).doesNotExist();
         assertThat(calls(off, "apt-get")).isEmpty();
+        // a plain re-run keeps the operator's false (saved on the machine), not rdc's default
+        Result again = rdc(config("gpu-off", off, knownHosts), "machine", "setup", "gpu-off", "--wait", "0");
+        assertThat(again.exit()).as(again.all()).isZero();
+        assertThat(again.out()).contains("NVIDIA toolkit disabled",
+                "toolkit choice: unchanged - INSTALL_NVIDIA_TOOLKIT=false");
+        assertThat(off.resolve("root/etc/cdi/nvidia.yaml")).doesNotExist();
 
         Path wsl = fixture("wsl-1", "--nvidia", "1", "--wsl");
         Result w = rdc(config("wsl-1", wsl, knownHosts), "machine", "setup", "wsl-1", "--wait", "0");

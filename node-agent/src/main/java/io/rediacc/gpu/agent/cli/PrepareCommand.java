@@ -29,8 +29,10 @@ public class PrepareCommand extends MachinePassCommand {
     @Override
     public Integer call() {
         PrintWriter out = out();
+        // the policy it goes ahead with (given, else the one saved, else the configured one) is saved: rdc machine setup
+        // passes the option only when the operator gives it, so a plain re-run keeps a hand-set false
         Outcome<MachinePrepare.Result> pass = pass((settings, policy) -> new MachinePrepare(setup).run(settings, policy,
-                toolkit.chosen(), guard.guard(settings), step -> {
+                true, guard.guard(settings), step -> {
                     out.println(step.line());
                     out.flush();
                 }, line -> {

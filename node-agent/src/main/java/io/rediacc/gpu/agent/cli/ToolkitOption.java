@@ -25,9 +25,4 @@ public class ToolkitOption {
         }
         return SavedToolkitChoice.read(host).orElseGet(() -> ToolkitPolicy.parse(config.installNvidiaToolkit()));
     }
-
-    /** Whether the option was given: an operator's choice, which prepare saves. */
-    boolean chosen() {
-        return installNvidiaToolkit != null;
-    }
 }

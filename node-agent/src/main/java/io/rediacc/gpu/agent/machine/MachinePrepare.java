@@ -64,8 +64,8 @@ public final class MachinePrepare {
     }
 
     /**
-     * @param chosen whether the operator chose {@code policy} ({@code --install-nvidia-toolkit}): then it is saved for
-     *               the boot-time setup ({@link SavedToolkitChoice}), once setup went ahead with it
+     * @param chosen whether {@code policy} is saved for the boot-time setup ({@link SavedToolkitChoice}), once setup
+     *               went ahead with it (prepare always: the operator's option, else the choice saved before)
      * @param guard  the names that hold grants, and whether setup may remove them anyway
      * @param notice {@code @}-lines for rdc: {@code @would-orphan <name>} (refused) or {@code @orphaned <name>} (forced)
      */

@@ -32,8 +32,9 @@ public class MachineSetupCommand implements Callable<Integer> {
 
     private final PositionalParamSpec machine = Commands.parameter("0", "<machine>", "Machine name, as its node-agent reports it");
     private final OptionSpec installNvidiaToolkit = OptionSpec.builder("--install-nvidia-toolkit").paramLabel("auto|true|false")
-            .type(String.class).defaultValue("auto")
-            .description("auto (default): when an NVIDIA GPU is present; true: always; false: never, and no NVIDIA spec").build();
+            .type(String.class)
+            .description("auto: when an NVIDIA GPU is present; true: always; false: never, and no NVIDIA spec. Default: the"
+                    + " machine's last choice (INSTALL_NVIDIA_TOOLKIT in /etc/rediacc/gpu/node-agent.env), else auto").build();
     // (no brackets in the label: the man page's AsciiDoc would read "addr[...]" as a macro)
     private final OptionSpec host = Commands.option("--host", "<user@addr:port>", String.class,
             "SSH address; the user defaults to root, the port to 22 (default: machines.<machine>.host in the config file)");
@@ -86,7 +87,8 @@ public class MachineSetupCommand implements Callable<Integer> {
         String host = this.host.getValue();
         Path identity = this.identity.getValue();
         Path knownHosts = this.knownHosts.getValue();
-        if (!List.of("auto", "true", "false").contains(installNvidiaToolkit)) {
+        // not given: node-agent prepare repeats the machine's saved choice, so a plain re-run keeps a hand-set false
+        if (installNvidiaToolkit != null && !List.of("auto", "true", "false").contains(installNvidiaToolkit)) {
             throw Failure.usage("--install-nvidia-toolkit must be auto, true or false, not \"" + installNvidiaToolkit + "\"");
         }
         Duration waitFor = CommandInput.wait(wait.<String>getValue());

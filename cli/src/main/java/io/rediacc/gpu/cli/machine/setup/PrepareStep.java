@@ -34,8 +34,10 @@ final class PrepareStep implements SetupStep {
         }
         // a one-off JVM: C1 only and the serial collector start it faster
         cmd.append("JDK_JAVA_OPTIONS='-XX:TieredStopAtLevel=1 -XX:+UseSerialGC' ")
-                .append(Ssh.quote(run.hostPath(NODE_AGENT))).append(" prepare --root ").append(Ssh.quote(run.root()))
-                .append(" --install-nvidia-toolkit ").append(run.installNvidiaToolkit());
+                .append(Ssh.quote(run.hostPath(NODE_AGENT))).append(" prepare --root ").append(Ssh.quote(run.root()));
+        if (run.installNvidiaToolkit() != null) { // else prepare repeats the choice saved on the machine
+            cmd.append(" --install-nvidia-toolkit ").append(run.installNvidiaToolkit());
+        }
         grants.notice(force).ifPresent(line -> run.session().warn(line));
         for (String arg : grants.guardArguments(force)) {
             cmd.append(' ').append(Ssh.quote(arg));
