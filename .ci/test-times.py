@@ -4,8 +4,9 @@
     test-times.py REPORTS [MAVEN_LOG] [COUNT]
 
 REPORTS holds <module>/{surefire,failsafe}-reports/TEST-*.xml (what .ci/run copies out of each
-module's target/). MAVEN_LOG, when given, is mvn's output: its reactor summary gives each module's
-wall time (modules build side by side with -T1C, so those overlap). Prints to stdout; a missing or
+module's target/). MAVEN_LOG, when given, is mvn's output: its reactor summaries give each module's
+wall time (modules build side by side with -T1C, so those overlap; a one-module run prints no summary:
+its time is its phase's in .ci/run). Prints to stdout; a missing or
 unreadable report is named and skipped, never an error: this runs after the build, whatever its result.
 """
 import pathlib
@@ -58,7 +59,7 @@ def module_wall_times(log):
             if m:
                 times[m.group(1).split(":")[0]] = (m.group(2), seconds_of((m.group(3) or "").strip()))
             elif line.startswith("[INFO] ---"):
-                break
+                in_summary = False  # the log may hold several Maven runs, each with its summary
     return times
 
 
