@@ -13,6 +13,8 @@
 #   Per round and side also: the service's CPU and PostgreSQL's (all its processes) per record, from
 #   /proc/<pid>/stat over the ingest — what a loaded machine's scheduling waits inflate less than the rate.
 # Env: BEFORE (default: the first-parent commit of main before the oldest commit mentioning #31), AFTER (HEAD),
+#      BEFORE_OPTS, AFTER_OPTS (extra JVM flags of that side, after its image's: e.g. BEFORE=HEAD AFTER=HEAD
+#      AFTER_OPTS='-Dmp.messaging.incoming."gpu.inventory.v1".concurrency=4' compares a setting on one commit),
 #      ROUNDS (3), MACHINES (10000), WARM_MACHINES (500), JFR (1: a JFR recording of each service over the measured
 #      rounds only, started after the warm-up: inventory-<side>.jfr in the run dir; summarise with bench/lib/jfr-top.sh).
 source "$(dirname "$0")/lib/common.sh"
@@ -48,10 +50,11 @@ for side in "${SIDES[@]}"; do
   port="$(free_port)"; mport="$(free_port)"
   IFS='|' read -r flags arenas <<<"$(image_env "${REF[$side]}")"
   signing=(); BENCH_REF="${REF[$side]}" signed_ref && signing=(-Dinventory.signing.service-key="$BENCH_GRANTS_PUB")
+  extra="$(tr 'a-z' 'A-Z' <<<"$side")_OPTS"; extra="${!extra:-}"
   # shellcheck disable=SC2086
   INVENTORY_DB_URL="postgresql://$PGHOST:$PGPORT/$db" INVENTORY_DB_USER="$PGUSER" INVENTORY_DB_PASSWORD="$PGPASSWORD" \
     KAFKA_BOOTSTRAP_SERVERS="$KAFKA" INVENTORY_CONSUMER_GROUP="bench-$RUN_ID-$side" \
-    start_bg "inventory-$side" env ${arenas:+MALLOC_ARENA_MAX=$arenas} java $flags \
+    start_bg "inventory-$side" env ${arenas:+MALLOC_ARENA_MAX=$arenas} java $flags $extra \
       -Dquarkus.http.port="$port" -Dquarkus.management.port="$mport" \
       -Dapi.auth.tokens.bench-operator.token="$OPERATOR_TOKEN" -Dapi.auth.tokens.bench-operator.roles=operator \
       -Dapi.rate-limit.enabled=false "${signing[@]}" -jar "${JAR[$side]}"
@@ -59,7 +62,7 @@ for side in "${SIDES[@]}"; do
   wait_http "http://127.0.0.1:$port/q/health/ready" 240 || { tail -30 "$RUN_DIR/inventory-$side.log" >&2; exit 1; }
   METRICS_OF[$side]="http://127.0.0.1:$mport/q/metrics"
   curl -fsS -o /dev/null "${METRICS_OF[$side]}" 2>/dev/null || METRICS_OF[$side]="http://127.0.0.1:$port/q/metrics"
-  log "$side: inventory-service of ${REF[$side]:0:12} at :$port (flags '$flags', MALLOC_ARENA_MAX ${arenas:-default}), broker $KAFKA"
+  log "$side: inventory-service of ${REF[$side]:0:12} at :$port (flags '$flags${extra:+ $extra}', MALLOC_ARENA_MAX ${arenas:-default}), broker $KAFKA"
   BENCH_REF="${REF[$side]}" register_keys "http://127.0.0.1:$port" "$OPERATOR_TOKEN" "warm-%05d" 0 "$WARM_MACHINES"
   BENCH_REF="${REF[$side]}" register_keys "http://127.0.0.1:$port" "$OPERATOR_TOKEN" "fm-%05d" 0 "$MACHINES" 32
   driver FleetSim inventory "$KAFKA" "warm-%05d" 0 "$WARM_MACHINES" 8 2 --await-metrics "${METRICS_OF[$side]}" "$WARM_MACHINES" >"$RUN_DIR/warmup-$side.txt"
