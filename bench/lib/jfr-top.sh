@@ -2,7 +2,7 @@
 # jfr-top.sh FILE.jfr [N] — the hottest frames of a JFR recording's execution samples:
 # top leaf frames, the same by library, samples by thread, top frames of the project's own code (io.rediacc)
 # anywhere in the stack, and the garbage collections (count and total pause per collector).
-set -euo pipefail
+set -eu  # no pipefail: head closes the pipes early (SIGPIPE upstream is expected)
 f="$1"; n="${2:-15}"
 jfr print --events jdk.ExecutionSample --stack-depth 64 "$f" >"$f.samples.txt"
 total="$(grep -c 'jdk.ExecutionSample' "$f.samples.txt" || true)"
