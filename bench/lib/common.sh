@@ -219,11 +219,13 @@ stop_pid() {
 }
 
 # A real KRaft broker (kafka_2.13 4.1.2 from bench/pom.xml) with the product's topics
-# (contracts Topics.ALL, their cleanup policies, 4 partitions). Sets KAFKA (bootstrap servers).
+# (contracts Topics.ALL, their cleanup policies, 4 partitions). Sets KAFKA (bootstrap servers) and KAFKA_PID.
+# start_kafka [name] : name (default kafka) keeps a second broker's data and log apart (ingest-before-after.sh
+# runs one per side, so each side's service reads only the records published to it).
 start_kafka() {
-  local port cport dir
+  local port cport dir name="${1:-kafka}"
   port="$(free_port)"; cport="$(free_port)"
-  dir="$RUN_DIR/kafka"; mkdir -p "$dir"
+  dir="$RUN_DIR/$name"; mkdir -p "$dir"
   cat >"$dir/server.properties" <<PROPS
 process.roles=broker,controller
 node.id=1
@@ -251,11 +253,11 @@ appender.out.layout.pattern=[%d] %p %m (%c)%n
 PROPS
   local java=(java -Xms256m -Xmx512m -XX:+UseG1GC "-Dlog4j2.configurationFile=$dir/log4j2.properties" -cp "$CP")
   "${java[@]}" kafka.tools.StorageTool format -t "$("${java[@]}" kafka.tools.StorageTool random-uuid 2>/dev/null | tail -1)" \
-    -c "$dir/server.properties" >"$RUN_DIR/kafka-format.log" 2>&1
-  start_bg kafka "${java[@]}" kafka.Kafka "$dir/server.properties"
+    -c "$dir/server.properties" >"$RUN_DIR/$name-format.log" 2>&1
+  start_bg "$name" "${java[@]}" kafka.Kafka "$dir/server.properties"
   KAFKA_PID=$LAST_PID
   KAFKA="127.0.0.1:$port"
-  driver BenchTopics "$KAFKA" >"$RUN_DIR/topics.log" 2>&1 || { cat "$RUN_DIR/topics.log" "$RUN_DIR/kafka.log" >&2; return 1; }
+  driver BenchTopics "$KAFKA" >"$RUN_DIR/$name-topics.log" 2>&1 || { cat "$RUN_DIR/$name-topics.log" "$RUN_DIR/$name.log" >&2; return 1; }
   log "kafka at $KAFKA (pid $KAFKA_PID)"
 }
 

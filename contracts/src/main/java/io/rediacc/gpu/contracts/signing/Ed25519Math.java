@@ -64,18 +64,43 @@ final class Ed25519Math {
 
     /** Whether {@code signature} is {@code key}'s over {@code bytes}; false for anything malformed. */
     static boolean verify(PublicKey key, byte[] bytes, byte[] signature) throws GeneralSecurityException {
+        return verify(VerifyingKeys.of(key), bytes, signature);
+    }
+
+    /** The same, with the key decoded already ({@link VerifyingKeys}). */
+    static boolean verify(VerifyingKeys.Decoded key, byte[] bytes, byte[] signature) throws GeneralSecurityException {
+        if (!key.raw()) {
+            Signature s = Signature.getInstance(SigningKeys.ALGORITHM);
+            s.initVerify(key.key());
+            s.update(bytes);
+            return s.verify(signature);
+        }
+        if (signature.length != Ed25519.SIGNATURE_SIZE || key.point() == null) {
+            return false;
+        }
+        return Ed25519.verify(signature, 0, key.point(), bytes, 0, bytes.length);
+    }
+
+    /**
+     * The key's 32 raw bytes when it is an Ed25519 key in the X.509 encoding RFC 8410 gives it; null for a key of
+     * another provider (verified through the JDK's {@link Signature}).
+     */
+    static byte[] rawPublic(PublicKey key) {
         byte[] encoded = key.getEncoded();
         if (!SigningKeys.ALGORITHM.equals(key.getAlgorithm()) && !"EdDSA".equals(key.getAlgorithm())
                 || encoded == null || encoded.length != X509_PREFIX.length + Ed25519.PUBLIC_KEY_SIZE
                 || !Arrays.equals(encoded, 0, X509_PREFIX.length, X509_PREFIX, 0, X509_PREFIX.length)) {
-            Signature s = Signature.getInstance(SigningKeys.ALGORITHM);
-            s.initVerify(key);
-            s.update(bytes);
-            return s.verify(signature);
+            return null;
         }
-        if (signature.length != Ed25519.SIGNATURE_SIZE) {
-            return false;
-        }
-        return Ed25519.verify(signature, 0, encoded, X509_PREFIX.length, bytes, 0, bytes.length);
+        return Arrays.copyOfRange(encoded, X509_PREFIX.length, encoded.length);
+    }
+
+    /**
+     * The raw key decoded to a curve point with exactly the checks {@code Ed25519.verify} makes of a key given as
+     * bytes at every call (canonical encoding, on the curve); null when it fails them, and then every signature
+     * is refused, as {@code verify} refuses it.
+     */
+    static Ed25519.PublicPoint decode(byte[] raw) {
+        return Ed25519.validatePublicKeyPartialExport(raw, 0);
     }
 }

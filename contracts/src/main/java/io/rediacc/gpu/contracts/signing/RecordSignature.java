@@ -1,6 +1,5 @@
 package io.rediacc.gpu.contracts.signing;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
@@ -23,25 +22,24 @@ public final class RecordSignature {
     private RecordSignature() {
     }
 
-    /** The bytes a signature covers. */
+    /** The bytes a signature covers (written once into an array of their exact size: a reader builds them for every record). */
     public static byte[] signedBytes(String topic, String key, String ceTime, byte[] value) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(64 + (value == null ? 0 : value.length));
-        field(out, DOMAIN);
-        field(out, utf8(topic));
-        field(out, utf8(key));
-        field(out, utf8(ceTime));
-        field(out, value);
-        return out.toByteArray();
+        byte[][] fields = {DOMAIN, utf8(topic), utf8(key), utf8(ceTime), value};
+        int size = 0;
+        for (byte[] f : fields) {
+            size += 4 + (f == null ? 0 : f.length);
+        }
+        ByteBuffer out = ByteBuffer.allocate(size);
+        for (byte[] f : fields) {
+            out.putInt(f == null ? -1 : f.length);
+            if (f != null) {
+                out.put(f);
+            }
+        }
+        return out.array();
     }
 
     private static byte[] utf8(String s) {
         return s == null ? null : s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static void field(ByteArrayOutputStream out, byte[] bytes) {
-        out.writeBytes(ByteBuffer.allocate(4).putInt(bytes == null ? -1 : bytes.length).array());
-        if (bytes != null) {
-            out.writeBytes(bytes);
-        }
     }
 }

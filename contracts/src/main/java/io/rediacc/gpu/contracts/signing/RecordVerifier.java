@@ -81,7 +81,8 @@ public final class RecordVerifier {
                     + " it with: rdc machine setup (or PUT /api/v1/machines/{machine}/key)");
         }
         String keyId = new String(keyIdBytes, StandardCharsets.US_ASCII);
-        String expectedId = SigningKeys.keyId(expected);
+        VerifyingKeys.Decoded decoded = VerifyingKeys.of(expected);
+        String expectedId = decoded.keyId();
         if (!expectedId.equals(keyId)) {
             return new RecordRefusal(DropReason.FOREIGN_KEY, "signed with key " + printable(keyId) + ", not " + expectedWho
                     + "'s registered key " + expectedId);
@@ -93,7 +94,7 @@ public final class RecordVerifier {
         } catch (IllegalArgumentException e) {
             return new RecordRefusal(DropReason.BAD_SIGNATURE, "the signature is not base64");
         }
-        if (!valid(expected, RecordSignature.signedBytes(topic, key, ceTime, value), signature)) {
+        if (!valid(decoded, RecordSignature.signedBytes(topic, key, ceTime, value), signature)) {
             return new RecordRefusal(DropReason.BAD_SIGNATURE, "the signature does not verify with " + expectedWho
                     + "'s key " + expectedId + " (the record was changed or forged)");
         }
@@ -115,7 +116,7 @@ public final class RecordVerifier {
         return verify(record.topic(), record.key(), record::header, record.value(), keys, now);
     }
 
-    private static boolean valid(PublicKey key, byte[] bytes, byte[] signature) {
+    private static boolean valid(VerifyingKeys.Decoded key, byte[] bytes, byte[] signature) {
         try {
             return Ed25519Math.verify(key, bytes, signature);
         } catch (GeneralSecurityException | RuntimeException e) {

@@ -45,6 +45,23 @@ class RecordSignatureTest {
         assertThat(verify(signed(m1, "m1", value, NOW), "m1", value, m1)).isNull();
     }
 
+    /** The signed bytes, spelled out: every signer and verifier of every release must build exactly these. */
+    @Test
+    void theSignedBytesAreTheDomainTopicKeyTimeAndValueEachLengthPrefixed() {
+        byte[] domain = "io.rediacc.gpu.record-signature.v1".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        java.io.ByteArrayOutputStream expected = new java.io.ByteArrayOutputStream();
+        for (byte[] field : new byte[][]{domain, "t".getBytes(), "k\u00e9".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                "2026-12-06T00:00:00Z".getBytes(), {1, 2, 3}}) {
+            expected.writeBytes(java.nio.ByteBuffer.allocate(4).putInt(field.length).array());
+            expected.writeBytes(field);
+        }
+        org.assertj.core.api.Assertions.assertThat(RecordSignature.signedBytes("t", "k\u00e9", "2026-12-06T00:00:00Z", new byte[]{1, 2, 3}))
+                .isEqualTo(expected.toByteArray());
+        byte[] tombstone = RecordSignature.signedBytes("t", "k", "x", null);
+        org.assertj.core.api.Assertions.assertThat(java.util.Arrays.copyOfRange(tombstone, tombstone.length - 4, tombstone.length))
+                .as("an absent value is length -1").isEqualTo(new byte[]{-1, -1, -1, -1});
+    }
+
     @Test
     void aSignedTombstoneVerifiesAndIsNotTheSameAsAnEmptyValue() {
         Map<String, byte[]> tombstone = signed(m1, "m1", null, NOW);

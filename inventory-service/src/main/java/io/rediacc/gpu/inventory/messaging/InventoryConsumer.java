@@ -40,10 +40,12 @@ public class InventoryConsumer {
 
     private final InventoryConfig config;
     private final RecordSignatures signatures;
+    private final PollWorkers workers;
 
     public InventoryConsumer(InventoryIngestService ingest, IngestMetrics metrics, InventoryConfig config,
-                             RecordSignatures signatures) {
+                             RecordSignatures signatures, PollWorkers workers) {
         this.signatures = signatures;
+        this.workers = workers;
         this.ingest = ingest;
         this.metrics = metrics;
         this.config = config;
@@ -59,17 +61,31 @@ public class InventoryConsumer {
 
     /** Applies one poll's records, each machine's in offset order; completes once they are committed to the database. */
     public Uni<Void> ingest(List<ConsumerRecord<String, byte[]>> records) {
-        return RecordIngest.signed(records, TOPIC, signatures, metrics).chain(this::ingestSigned);
+        return RecordIngest.signed(records, TOPIC, signatures, metrics, workers)
+                .chain(signed -> workers.map(signed, this::decoded).chain(decoded -> ingestDecoded(signed, decoded)));
     }
 
-    private Uni<Void> ingestSigned(List<ConsumerRecord<String, byte[]>> records) {
+    /** A record decoded, or why it cannot be read. */
+    private record Decoded(InventoryChange change, RejectedRecordException rejected) {
+    }
+
+    private Decoded decoded(ConsumerRecord<String, byte[]> record) {
+        try {
+            return new Decoded(decode(record), null);
+        } catch (RejectedRecordException e) {
+            return new Decoded(null, e);
+        }
+    }
+
+    private Uni<Void> ingestDecoded(List<ConsumerRecord<String, byte[]>> records, List<Decoded> decoded) {
         Instant receivedAt = Instant.now();
         List<InventoryChange> changes = new ArrayList<>(records.size());
-        for (ConsumerRecord<String, byte[]> record : records) {
-            try {
-                changes.add(decode(record));
-            } catch (RejectedRecordException e) {
-                RecordIngest.dropped(metrics, TOPIC, record, e.refusal().reason(), e.getMessage());
+        for (int i = 0; i < records.size(); i++) {
+            Decoded d = decoded.get(i);
+            if (d.rejected() == null) {
+                changes.add(d.change());
+            } else {
+                RecordIngest.dropped(metrics, TOPIC, records.get(i), d.rejected().refusal().reason(), d.rejected().getMessage());
             }
         }
         if (changes.isEmpty()) {

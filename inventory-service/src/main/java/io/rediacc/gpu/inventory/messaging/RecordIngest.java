@@ -3,6 +3,7 @@ package io.rediacc.gpu.inventory.messaging;
 import io.rediacc.gpu.contracts.events.DropReason;
 import io.rediacc.gpu.contracts.events.RecordRefusal;
 import io.rediacc.gpu.contracts.events.Topics;
+import io.rediacc.gpu.contracts.signing.SignerKeys;
 import io.rediacc.gpu.inventory.metrics.IngestMetrics;
 import io.rediacc.gpu.inventory.service.IngestOutcome;
 import io.rediacc.gpu.inventory.signing.RecordSignatures;
@@ -12,6 +13,7 @@ import org.jboss.logging.Logger;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -42,34 +44,65 @@ final class RecordIngest {
     /**
      * The records whose signature holds, in their order, with the machines' keys looked up once for
      * them all; the others are dropped and counted. When the keys cannot be looked up, every machine's
-     * record counts as unregistered: the machines' next heartbeats replace them.
+     * record counts as unregistered: the machines' next heartbeats replace them. The checks run on
+     * {@link PollWorkers} (null: where the poll arrived), a share of the poll per thread; the verdicts are those of checking the records one
+     * at a time in offset order (see {@link #verdicts}).
      */
     static Uni<List<ConsumerRecord<String, byte[]>>> signed(List<ConsumerRecord<String, byte[]>> records, String topic,
-                                                            RecordSignatures signatures, IngestMetrics metrics) {
+                                                            RecordSignatures signatures, IngestMetrics metrics,
+                                                            PollWorkers workers) {
         return signatures.keysOf(records)
                 .onFailure().recoverWithItem(e -> {
                     LOG.errorf("cannot look up machine keys (%s); this poll's %s records count as unregistered, the next"
                             + " heartbeats replace them", e.getMessage(), topic);
                     return Map.of();
                 })
-                .map(looked -> {
-                    Map<String, io.rediacc.gpu.contracts.signing.SignerKeys.MachineKey> keys = new java.util.HashMap<>(looked);
-                    List<ConsumerRecord<String, byte[]>> signed = new ArrayList<>(records.size());
-                    for (ConsumerRecord<String, byte[]> record : records) {
-                        RecordRefusal refusal = signatures.check(record, keys);
-                        if (refusal == null) {
-                            signed.add(record);
-                            if (record.value() == null && Topics.INVENTORY.equals(record.topic())) {
-                                // the removal revokes the key it was looked up with: the machine's later records in
-                                // this poll are judged as after it (issue 31), not with the key read before it
-                                keys.remove(record.key());
+                .chain(looked -> PollWorkers.map(workers, records, record -> signatures.check(record, looked))
+                        .map(refusals -> {
+                            List<RecordRefusal> verdicts = verdicts(records, refusals, looked, signatures);
+                            List<ConsumerRecord<String, byte[]>> signed = new ArrayList<>(records.size());
+                            for (int i = 0; i < records.size(); i++) {
+                                RecordRefusal refusal = verdicts.get(i);
+                                if (refusal == null) {
+                                    signed.add(records.get(i));
+                                } else {
+                                    dropped(metrics, topic, records.get(i), refusal.reason(), refusal.detail());
+                                }
                             }
-                        } else {
-                            dropped(metrics, topic, record, refusal.reason(), refusal.detail());
-                        }
-                    }
-                    return signed;
-                });
+                            return signed;
+                        }));
+    }
+
+    /** {@link #signed(List, String, RecordSignatures, IngestMetrics, PollWorkers)} of a poll of one record, checked where it arrived. */
+    static Uni<List<ConsumerRecord<String, byte[]>>> signed(List<ConsumerRecord<String, byte[]>> records, String topic,
+                                                            RecordSignatures signatures, IngestMetrics metrics) {
+        return signed(records, topic, signatures, metrics, null);
+    }
+
+    /**
+     * The verdicts of checking the records one at a time, in order, from the ones checked all at once against the
+     * keys looked up: they differ only after a verified removal, which revokes the key it was looked up with —
+     * the machine's later records in the poll are judged as after it (issue 31), not with the key read before it.
+     * So from the first verified removal on, the records are checked again, one at a time, against the keys left
+     * (removals are rare: the common poll costs nothing more).
+     */
+    static List<RecordRefusal> verdicts(List<ConsumerRecord<String, byte[]>> records, List<RecordRefusal> checked,
+                                        Map<String, SignerKeys.MachineKey> looked, RecordSignatures signatures) {
+        List<RecordRefusal> verdicts = new ArrayList<>(checked);
+        Map<String, SignerKeys.MachineKey> keys = null; // the keys left once a removal revoked one
+        for (int i = 0; i < records.size(); i++) {
+            ConsumerRecord<String, byte[]> record = records.get(i);
+            if (keys != null) {
+                verdicts.set(i, signatures.check(record, keys));
+            }
+            if (verdicts.get(i) == null && record.value() == null && Topics.INVENTORY.equals(record.topic())) {
+                if (keys == null) {
+                    keys = new HashMap<>(looked);
+                }
+                keys.remove(record.key());
+            }
+        }
+        return verdicts;
     }
 
     /**

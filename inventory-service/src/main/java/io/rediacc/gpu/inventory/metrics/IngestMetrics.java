@@ -79,11 +79,15 @@ public class IngestMetrics {
         return last == null ? Double.NaN : Duration.between(last, Instant.now()).toMillis() / 1000.0;
     }
 
+    /** Kept once registered: a registration looked up again builds its id and tags for every record (issue 34's profile). */
+    private final java.util.Map<String, Counter> counters = new java.util.concurrent.ConcurrentHashMap<>();
+
     private Counter counter(String topic, String outcome) {
-        return Counter.builder("inventory.ingested.records")
+        // bounded: the topics read and the outcomes are fixed sets
+        return counters.computeIfAbsent(topic + '|' + outcome, k -> Counter.builder("inventory.ingested.records")
                 .description("Records read from the inventory and gate-status topics, by outcome")
                 .tag("topic", topic)
                 .tag("outcome", outcome)
-                .register(registry);
+                .register(registry));
     }
 }

@@ -16,8 +16,8 @@ import java.util.Map;
  */
 final class InventoryBatchPlan {
 
-    /** What the database holds of a machine when the batch starts. */
-    record Held(Instant generatedAt, String contentDigest) {
+    /** What the database holds of a machine when the batch starts ({@code lists}: null where never recorded). */
+    record Held(Instant generatedAt, String contentDigest, ListDigests lists) {
     }
 
     /** What the batch leaves to write for one machine. */
@@ -36,6 +36,8 @@ final class InventoryBatchPlan {
     static final class MachinePlan {
         final String machine;
         final boolean heldBefore;
+        /** The digests of the lists the database holds (null: not held, or written before they were recorded). */
+        final ListDigests heldLists;
         Write write = Write.NONE;
         /** The record whose content is written (REFRESH, REPLACE). */
         InventoryChange winner;
@@ -46,9 +48,23 @@ final class InventoryBatchPlan {
         private MachinePlan(String machine, Held held) {
             this.machine = machine;
             this.heldBefore = held != null;
+            this.heldLists = held == null ? null : held.lists();
             this.present = held != null;
             this.generatedAt = held == null ? null : held.generatedAt();
             this.digest = held == null ? null : held.contentDigest();
+        }
+
+        /** A REPLACE writes the GPU rows when the winner's differ from those held (all of them for a new machine). */
+        boolean rewritesGpus() {
+            return write == Write.REPLACE && winner.lists().gpusDiffer(heldLists);
+        }
+
+        boolean rewritesDevices() {
+            return write == Write.REPLACE && winner.lists().devicesDiffer(heldLists);
+        }
+
+        boolean rewritesRepos() {
+            return write == Write.REPLACE && winner.lists().reposDiffer(heldLists);
         }
     }
 
@@ -74,7 +90,7 @@ final class InventoryBatchPlan {
         if (m.present && !generatedAt.isAfter(m.generatedAt)) {
             return IngestOutcome.NOT_NEWER;
         }
-        String digest = ContentDigest.of(change.inventory());
+        String digest = change.digest();
         IngestOutcome outcome;
         if (m.present && digest.equals(m.digest)) {
             // a heartbeat: same lists, only newer; a REPLACE earlier in the batch stays one

@@ -34,13 +34,16 @@ import java.util.function.Function;
 public class InventoryIngestService {
 
     // Locks the batch's machines in name order, so two replicas applying overlapping batches take turns.
-    private static final String LOCK = "SELECT name, generated_at, content_digest FROM machine"
+    private static final String LOCK = "SELECT name, generated_at, content_digest, gpus_digest, devices_digest, repos_digest"
+            + " FROM machine"
             + " WHERE name = ANY($1::text[]) ORDER BY name FOR UPDATE";
     private static final String REMOVE = "DELETE FROM machine WHERE name = ANY($1::text[])";
     private static final String MACHINE_COLUMNS = "name, platform, agent_version, schema_version, generated_at,"
-            + " received_at, toolkit_json, persistenced_socket, spec_problems_json, content_digest";
+            + " received_at, toolkit_json, persistenced_socket, spec_problems_json, content_digest, gpus_digest,"
+            + " devices_digest, repos_digest";
     private static final String MACHINE_ROWS = "unnest($1::text[], $2::text[], $3::text[], $4::int[],"
-            + " $5::timestamptz[], $6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::text[])";
+            + " $5::timestamptz[], $6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],"
+            + " $12::text[], $13::text[])";
     // A plain INSERT for machines not held when the batch started: another writer that inserted
     // one meanwhile makes it fail, and the retry re-reads what is held (as the lock would have).
     private static final String INSERT_MACHINES = "INSERT INTO machine (" + MACHINE_COLUMNS + ") SELECT * FROM "
@@ -48,16 +51,16 @@ public class InventoryIngestService {
     private static final String UPDATE_MACHINES = "UPDATE machine m SET platform = u.platform,"
             + " agent_version = u.agent_version, schema_version = u.schema_version, generated_at = u.generated_at,"
             + " received_at = u.received_at, toolkit_json = u.toolkit_json, persistenced_socket = u.persistenced_socket,"
-            + " spec_problems_json = u.spec_problems_json, content_digest = u.content_digest"
+            + " spec_problems_json = u.spec_problems_json, content_digest = u.content_digest,"
+            + " gpus_digest = u.gpus_digest, devices_digest = u.devices_digest, repos_digest = u.repos_digest"
             + " FROM " + MACHINE_ROWS + " AS u(" + MACHINE_COLUMNS + ") WHERE m.name = u.name";
     private static final String INSERT_RAW = "INSERT INTO machine_inventory_raw (machine, json)"
             + " SELECT * FROM unnest($1::text[], $2::text[])";
     private static final String UPDATE_RAW = "UPDATE machine_inventory_raw r SET json = u.json"
             + " FROM unnest($1::text[], $2::text[]) AS u(machine, json) WHERE r.machine = u.machine";
-    private static final List<String> CLEAR_LISTS = List.of(
-            "DELETE FROM gpu WHERE machine = ANY($1::text[])",
-            "DELETE FROM cdi_device WHERE machine = ANY($1::text[])",
-            "DELETE FROM machine_repo WHERE machine = ANY($1::text[])");
+    private static final String CLEAR_GPUS = "DELETE FROM gpu WHERE machine = ANY($1::text[])";
+    private static final String CLEAR_DEVICES = "DELETE FROM cdi_device WHERE machine = ANY($1::text[])";
+    private static final String CLEAR_REPOS = "DELETE FROM machine_repo WHERE machine = ANY($1::text[])";
     private static final String INSERT_GPUS = "INSERT INTO gpu (machine, gpu_index, vendor, name, uuid, pci_bus_id,"
             + " driver_version, memory_mib, render_node, mig_mode) SELECT * FROM unnest($1::text[], $2::int[],"
             + " $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text[])";
@@ -88,7 +91,8 @@ public class InventoryIngestService {
                 .chain(rows -> {
                     Map<String, Held> held = new HashMap<>();
                     for (Row row : rows) {
-                        held.put(row.getString(0), new Held(row.getOffsetDateTime(1).toInstant(), row.getString(2)));
+                        held.put(row.getString(0), new Held(row.getOffsetDateTime(1).toInstant(), row.getString(2),
+                                new ListDigests(row.getString(3), row.getString(4), row.getString(5))));
                     }
                     InventoryBatchPlan plan = InventoryBatchPlan.of(changes, held);
                     // a removal (a verified tombstone) revokes the machine's key in the same transaction (issue 31),
@@ -120,7 +124,10 @@ public class InventoryIngestService {
         written.addAll(plan.writing(Write.REFRESH));
         List<MachinePlan> inserted = written.stream().filter(m -> !m.heldBefore).toList();
         List<MachinePlan> updated = written.stream().filter(m -> m.heldBefore).toList();
-        List<String> cleared = replaced.stream().filter(m -> m.heldBefore).map(m -> m.machine).toList();
+        // each list only where it changed: a new machine's are inserted, a held machine's replaced
+        List<MachinePlan> gpusWritten = replaced.stream().filter(MachinePlan::rewritesGpus).toList();
+        List<MachinePlan> devicesWritten = replaced.stream().filter(MachinePlan::rewritesDevices).toList();
+        List<MachinePlan> reposWritten = replaced.stream().filter(MachinePlan::rewritesRepos).toList();
 
         List<Function<SqlConnection, Uni<?>>> steps = new ArrayList<>();
         if (!removed.isEmpty()) {
@@ -134,18 +141,12 @@ public class InventoryIngestService {
             steps.add(c -> c.preparedQuery(UPDATE_MACHINES).execute(machineRows(updated, received)));
             steps.add(c -> c.preparedQuery(UPDATE_RAW).execute(rawRows(updated)));
         }
-        if (!cleared.isEmpty()) {
-            String[] machines = cleared.toArray(String[]::new);
-            CLEAR_LISTS.forEach(sql -> steps.add(c -> c.preparedQuery(sql).execute(Tuple.of(machines))));
-        }
-        if (!replaced.isEmpty()) {
-            Tuple gpus = gpuRows(replaced);
-            Tuple devices = deviceRows(replaced);
-            Tuple repos = repoRows(replaced);
-            steps.add(c -> gpus == null ? Uni.createFrom().voidItem() : c.preparedQuery(INSERT_GPUS).execute(gpus));
-            steps.add(c -> devices == null ? Uni.createFrom().voidItem() : c.preparedQuery(INSERT_DEVICES).execute(devices));
-            steps.add(c -> repos == null ? Uni.createFrom().voidItem() : c.preparedQuery(INSERT_REPOS).execute(repos));
-        }
+        clear(steps, CLEAR_GPUS, gpusWritten);
+        clear(steps, CLEAR_DEVICES, devicesWritten);
+        clear(steps, CLEAR_REPOS, reposWritten);
+        insert(steps, INSERT_GPUS, gpuRows(gpusWritten));
+        insert(steps, INSERT_DEVICES, deviceRows(devicesWritten));
+        insert(steps, INSERT_REPOS, repoRows(reposWritten));
         if (steps.isEmpty()) {
             return Uni.createFrom().voidItem();
         }
@@ -154,6 +155,21 @@ public class InventoryIngestService {
         // batch's writes cost one round trip. One failing fails the transaction.
         List<Uni<Void>> sent = steps.stream().map(step -> step.apply(conn).replaceWithVoid()).toList();
         return Uni.join().all(sent).andFailFast().replaceWithVoid();
+    }
+
+    /** Deletes the list's rows of the machines held before the batch (a new machine has none). */
+    private static void clear(List<Function<SqlConnection, Uni<?>>> steps, String sql, List<MachinePlan> machines) {
+        String[] held = machines.stream().filter(m -> m.heldBefore).map(m -> m.machine).toArray(String[]::new);
+        if (held.length > 0) {
+            steps.add(c -> c.preparedQuery(sql).execute(Tuple.of(held)));
+        }
+    }
+
+    /** {@code rows}: null when there is nothing to insert. */
+    private static void insert(List<Function<SqlConnection, Uni<?>>> steps, String sql, Tuple rows) {
+        if (rows != null) {
+            steps.add(c -> c.preparedQuery(sql).execute(rows));
+        }
     }
 
     private static String[] names(List<MachinePlan> machines) {
@@ -172,6 +188,9 @@ public class InventoryIngestService {
         String[] socket = new String[n];
         String[] specProblems = new String[n];
         String[] digest = new String[n];
+        String[] gpusDigest = new String[n];
+        String[] devicesDigest = new String[n];
+        String[] reposDigest = new String[n];
         for (int i = 0; i < n; i++) {
             MachinePlan m = machines.get(i);
             MachineInventory inventory = m.winner.inventory();
@@ -185,9 +204,12 @@ public class InventoryIngestService {
             socket[i] = inventory.persistencedSocket();
             specProblems[i] = JsonText.write(inventory.specProblems());
             digest[i] = m.digest;
+            gpusDigest[i] = m.winner.lists().gpus();
+            devicesDigest[i] = m.winner.lists().devices();
+            reposDigest[i] = m.winner.lists().repos();
         }
         return Tuple.from(List.<Object>of(name, platform, agentVersion, schemaVersion, generatedAt, receivedAt, toolkit, socket,
-                specProblems, digest));
+                specProblems, digest, gpusDigest, devicesDigest, reposDigest));
     }
 
     private static Tuple rawRows(List<MachinePlan> machines) {

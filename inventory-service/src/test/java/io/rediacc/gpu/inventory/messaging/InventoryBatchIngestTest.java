@@ -91,6 +91,43 @@ class InventoryBatchIngestTest {
         asViewer().get("/api/v1/machines/{m}", bystander).then().statusCode(200).body("gpus", hasSize(2));
     }
 
+    /**
+     * Issue 31 in one poll: a verified removal revokes the key it was looked up with, so the machine's later record
+     * in the same poll is judged as after the removal — unregistered — though the poll's keys were read before it.
+     * The poll is large enough to be checked on several worker threads (PollWorkers), the removal and the later
+     * record in different shares of it: the verdicts must be those of checking the records one at a time.
+     */
+    @Test
+    void aRemovalRevokesTheKeyForTheMachinesLaterRecordsInTheSamePoll() {
+        String leaving = Inventories.uniqueMachine("batch-revoked");
+        Instant now = Inventories.now();
+        List<ConsumerRecord<String, byte[]>> batch = new ArrayList<>();
+        List<String> bystanders = new ArrayList<>();
+        for (int i = 0; i < 64; i++) {
+            String bystander = Inventories.uniqueMachine("batch-revoked-bystander");
+            bystanders.add(bystander);
+            batch.add(record(Inventories.nvidiaHost(bystander, now)));
+        }
+        batch.add(1, record(Inventories.nvidiaHost(leaving, now.minusSeconds(10))));
+        batch.add(2, tombstone(leaving, Instant.now())); // signed after the key's registration, as a removal is
+        batch.add(60, record(Inventories.nvidiaHost(leaving, now))); // signed with the key the removal revokes
+        assertThat(batch.size()).isGreaterThan(4 * PollWorkers.INLINE_UP_TO);
+        double unregistered = dropped("unregistered-machine");
+
+        consumer.ingest(batch).await().atMost(Duration.ofSeconds(30));
+
+        assertThat(dropped("unregistered-machine")).isGreaterThanOrEqualTo(unregistered + 1);
+        asViewer().get("/api/v1/machines/{m}", leaving).then().statusCode(404);
+        for (String bystander : List.of(bystanders.get(0), bystanders.get(40), bystanders.get(63))) {
+            asViewer().get("/api/v1/machines/{m}", bystander).then().statusCode(200).body("gpus", hasSize(2));
+        }
+    }
+
+    private double dropped(String reason) {
+        return registry.find("inventory.input.dropped").tag("topic", Topics.INVENTORY).tag("reason", reason).counters()
+                .stream().mapToDouble(io.micrometer.core.instrument.Counter::count).sum();
+    }
+
     @Test
     void aTombstoneOlderThanTheInventoryHeldRemovesNothing() {
         String machine = Inventories.uniqueMachine("batch-late-tombstone");
@@ -134,6 +171,38 @@ class InventoryBatchIngestTest {
         refreshed.awaitAtLeast(2);
         asViewer().get("/api/v1/machines/{m}", machine).then().body("generatedAt", equalTo(first.plusSeconds(60).toString()));
         assertThat(TableRows.gpuIds(machine)).as("the same rows, not rewritten ones").isEqualTo(gpuIds);
+    }
+
+    /** Issue 34: a new inventory rewrites only the lists it changed (a driver upgrade: the GPU rows). */
+    @Test
+    void aChangeRewritesOnlyTheListsItChanged() {
+        String machine = Inventories.uniqueMachine("batch-one-list");
+        Instant first = Inventories.now().minusSeconds(60);
+        consume(record(Inventories.nvidiaHost(machine, first)));
+        List<String> gpus = TableRows.ids("gpu", machine);
+        List<String> devices = TableRows.ids("cdi_device", machine);
+        List<String> repos = TableRows.ids("machine_repo", machine);
+
+        MachineInventory upgraded = Inventories.nvidiaHost(machine, first.plusSeconds(30), 2, "NVIDIA A100-SXM4-80GB");
+        consume(record(upgraded));
+
+        asViewer().get("/api/v1/machines/{m}", machine).then().body("gpus[0].name", equalTo("NVIDIA A100-SXM4-80GB"))
+                .body("cdiDevices", hasSize(3)).body("repos", hasSize(2));
+        assertThat(TableRows.ids("gpu", machine)).as("new GPU rows").doesNotContainAnyElementsOf(gpus).hasSize(2);
+        assertThat(TableRows.ids("cdi_device", machine)).as("the same device rows, not rewritten ones").isEqualTo(devices);
+        assertThat(TableRows.ids("machine_repo", machine)).as("the same repo rows").isEqualTo(repos);
+
+        // one repo fewer: only the repo rows change
+        MachineInventory oneRepo = new MachineInventory(upgraded.schemaVersion(), machine, upgraded.platform(),
+                upgraded.agentVersion(), first.plusSeconds(60), upgraded.gpus(), upgraded.cdiDevices(), upgraded.toolkit(),
+                upgraded.persistencedSocket(), upgraded.repos().subList(0, 1), upgraded.specProblems());
+        List<String> upgradedGpus = TableRows.ids("gpu", machine);
+        consume(record(oneRepo));
+
+        asViewer().get("/api/v1/machines/{m}", machine).then().body("repos", hasSize(1)).body("gpus", hasSize(2));
+        assertThat(TableRows.ids("gpu", machine)).isEqualTo(upgradedGpus);
+        assertThat(TableRows.ids("cdi_device", machine)).isEqualTo(devices);
+        assertThat(TableRows.ids("machine_repo", machine)).hasSize(1).doesNotContainAnyElementsOf(repos);
     }
 
     @Test

@@ -44,9 +44,14 @@ public final class TableRows {
     }
 
     public static List<String> gpuIds(String machine) {
+        return ids("gpu", machine);
+    }
+
+    /** The row ids of a machine's list in {@code table} (gpu, cdi_device, machine_repo); never empty. */
+    public static List<String> ids(String table, String machine) {
         List<String> ids = new ArrayList<>();
         try (Connection c = PostgresTestResource.current().connect();
-             PreparedStatement s = c.prepareStatement("select id from gpu where machine = ? order by id")) {
+             PreparedStatement s = c.prepareStatement("select id from " + table + " where machine = ? order by id")) {
             s.setString(1, machine);
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
@@ -57,7 +62,7 @@ public final class TableRows {
             throw new IllegalStateException(e);
         }
         if (ids.isEmpty()) {
-            throw new AssertionError("machine " + machine + " has no GPU rows");
+            throw new AssertionError("machine " + machine + " has no rows in " + table);
         }
         return ids;
     }
