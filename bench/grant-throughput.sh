@@ -91,7 +91,7 @@ for r in $(seq 1 "$ROUNDS"); do
   done
   p0="$(pg_cpu_ms)"
   read -r tps lat < <(pgbench_run "$DB" "$CLIENTS" "$DURATION")
-  echo "$r pgbench $p0 $(pg_cpu_ms) $tps $DURATION" | awk '{n = $5 * $6; printf "%s %s - - %.3f -\n", $1, $2, n > 0 ? ($4-$3)/n : 0}' >>"$RUN_DIR/cpu.txt"
+  echo "$r pgbench $p0 $(pg_cpu_ms) $tps $DURATION" | awk '{n = $5 * $6; printf "%s %s - - %.3f -\n", $1, $2, (n > 0 ? ($4-$3)/n : 0)}' >>"$RUN_DIR/cpu.txt"
   log "round $r: pgbench $tps tps (avg ${lat} ms); load $(load_now)"
   for l in "${lines[@]}"; do echo "$l $tps $lat" >>"$RUN_DIR/rounds.txt"; done
 done

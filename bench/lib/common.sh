@@ -374,11 +374,11 @@ prepare_pgbench_tables() {
     CREATE TABLE IF NOT EXISTS bench_outbox (LIKE outbox INCLUDING ALL);" >/dev/null
 }
 
-# pgbench_run db clients seconds|tN : prints "tps latency_avg_ms"
+# pgbench_run db clients seconds|tN [script] : prints "tps latency_avg_ms" (script: lib/grant-tx.sql)
 pgbench_run() {
-  local db="$1" clients="$2" len="$3" out="$RUN_DIR/pgbench-$(date +%s%N).txt"
+  local db="$1" clients="$2" len="$3" script="${4:-$BENCH_DIR/lib/grant-tx.sql}" out="$RUN_DIR/pgbench-$(date +%s%N).txt"
   local what=(-T "$len"); case "$len" in t*) what=(-t "${len#t}");; esac
-  pgbench -n -M prepared -c "$clients" -j 2 "${what[@]}" -f "$BENCH_DIR/lib/grant-tx.sql" "$db" >"$out" 2>&1 || { cat "$out" >&2; return 1; }
+  pgbench -n -M prepared -c "$clients" -j 2 "${what[@]}" -f "$script" "$db" >"$out" 2>&1 || { cat "$out" >&2; return 1; }
   awk '/^tps = / {tps=$3} /^latency average/ {lat=$4} END {printf "%s %s\n", tps, lat}' "$out"
 }
 
