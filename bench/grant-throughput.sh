@@ -9,10 +9,15 @@
 # the one of BENCH_REF (the "after", default HEAD), each on a database of its own and its own inventory consumer
 # group on the same broker; every round measures each of them, in an order that alternates between rounds, then
 # pgbench: a before/after in the same run, each side with its ratio to the same rounds' pgbench, and after/before.
+# The load: DRIVER=wrk (default) runs lib/grant-load.lua in wrk, one thread and one connection per client, a C
+# client as pgbench's is; DRIVER=java runs bench/java/GrantLoad (Java's HttpClient, which cost 4.4 ms of CPU per
+# grant on the 2 cores it shares with the service: more than PostgreSQL's work per grant). Each round prints the
+# CPU ms per grant of the service, the broker, PostgreSQL and the driver, and per transaction of pgbench.
 # Env: ROUNDS (3), DURATION seconds (10), CLIENTS (16), WARMUP seconds (10: the JVM must be done compiling
-# the write path, or the first round measures the JIT), BEFORE (none), JFR (1: a recording per service).
+# the write path, or the first round measures the JIT), BEFORE (none), JFR (1: a recording per service), DRIVER,
+# MPC (machines per client per round: 20, 640 grants; a client that granted them all asks again, answered 200).
 source "$(dirname "$0")/lib/common.sh"
-DURATION="${DURATION:-10}"; CLIENTS="${CLIENTS:-16}"; MPC="${MPC:-20}"; WARMUP="${WARMUP:-10}"
+DURATION="${DURATION:-10}"; CLIENTS="${CLIENTS:-16}"; MPC="${MPC:-20}"; WARMUP="${WARMUP:-10}"; DRIVER="${DRIVER:-wrk}"
 RESULTS="$RUN_DIR/results.txt"; : >"$RESULTS"
 ensure_tools; ensure_drivers
 
@@ -61,9 +66,32 @@ done
 prepare_pgbench_tables "$DB"
 log "inventories known to every grant-service; load $(load_now)"
 
+# children_ms : sets CHILDREN_MS, the CPU ms (user + system) of this shell's finished children so far (bash's times,
+# which must run in this shell: a $(...) subshell has no children of its own)
+children_ms() {
+  times >"$RUN_DIR/times.txt"
+  CHILDREN_MS="$(tail -1 "$RUN_DIR/times.txt" | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%d\n", t * 1000 }')"
+}
+# grant_load url pattern seconds per-client offset out err : one window of CLIENTS clients' grants (DRIVER), GrantLoad's lines
+# in out, with driver_cpu_ms_per_grant (the driver's CPU over the window per answer)
+grant_load() {
+  local url="$1" pattern="$2" seconds="$3" per="$4" offset="$5" out="$6" err="$7"
+  if [ "$DRIVER" = java ]; then
+    driver GrantLoad throughput "$url" "$pattern" "$CLIENTS" "$seconds" "$per" 4 8 "$offset" >"$out" 2>"$err"
+    return
+  fi
+  local c0 c1
+  children_ms; c0="$CHILDREN_MS"
+  wrk -t"$CLIENTS" -c"$CLIENTS" -d"${seconds}s" --timeout 30s -s "$BENCH_DIR/lib/grant-load.lua" "$url" \
+    -- "$pattern" "$offset" "$per" 4 8 >"$out.wrk" 2>"$err"
+  children_ms; c1="$CHILDREN_MS"
+  sed -n '/^grants_per_s/,$p' "$out.wrk" >"$out"
+  grep '^statuses' "$out" | grep -o '=[0-9]*' | tr -d = | awk -v ms=$(( c1 - c0 )) '{s += $1} END {printf "driver_cpu_ms_per_grant %.3f\n", (s > 0 ? ms / s : 0)}' >>"$out"
+}
+
 # warm-up of every side (JIT, pools) and of pgbench, not counted
 for side in "${SIDES[@]}"; do
-  driver GrantLoad throughput "${URL[$side]}" "gw-%05d" "$CLIENTS" "$WARMUP" 4 4 8 >"$RUN_DIR/warmup-$side.txt" 2>&1 || true
+  grant_load "${URL[$side]}" "gw-%05d" "$WARMUP" 4 0 "$RUN_DIR/warmup-$side.txt" "$RUN_DIR/warmup-$side.err" || true
 done
 pgbench_run "$DB" "$CLIENTS" 3 >/dev/null
 
@@ -79,7 +107,7 @@ for r in $(seq 1 "$ROUNDS"); do
     # machines of this round: gt-<off> .. gt-<off + PER_ROUND - 1>, every (repo, gpu) granted once (each side's own database)
     out="$RUN_DIR/$side-$r.txt"
     c0="$(cpu_ms "${PID[$side]}") $(cpu_ms "$KAFKA_PID") $(pg_cpu_ms)"
-    driver GrantLoad throughput "${URL[$side]}" "gt-%05d" "$CLIENTS" "$DURATION" "$MPC" 4 8 "$off" >"$out" 2>"$RUN_DIR/load-$side-$r.err"
+    grant_load "${URL[$side]}" "gt-%05d" "$DURATION" "$MPC" "$off" "$out" "$RUN_DIR/load-$side-$r.err"
     c1="$(cpu_ms "${PID[$side]}") $(cpu_ms "$KAFKA_PID") $(pg_cpu_ms)"
     svc="$(awk '$1=="grants_per_s" {print $2}' "$out")"
     # CPU ms per grant over the load's window: the service (request, transaction, relay), the broker, PostgreSQL, the driver
@@ -89,9 +117,13 @@ for r in $(seq 1 "$ROUNDS"); do
     lines+=("$r $side $svc $(awk '$1=="p50_ms" {print $2}' "$out") $(awk '$1=="p99_ms" {print $2}' "$out")")
     log "round $r: $side $svc grants/s ($(grep statuses "$out" | xargs)); load $(load_now)"
   done
-  p0="$(pg_cpu_ms)"
-  read -r tps lat < <(pgbench_run "$DB" "$CLIENTS" "$DURATION")
-  echo "$r pgbench $p0 $(pg_cpu_ms) $tps $DURATION" | awk '{n = $5 * $6; printf "%s %s - - %.3f -\n", $1, $2, (n > 0 ? ($4-$3)/n : 0)}' >>"$RUN_DIR/cpu.txt"
+  p0="$(pg_cpu_ms)"; children_ms; d0="$CHILDREN_MS"
+  pgbench_run "$DB" "$CLIENTS" "$DURATION" >"$RUN_DIR/pgbench-round-$r.txt"
+  children_ms; d1="$CHILDREN_MS"
+  read -r tps lat <"$RUN_DIR/pgbench-round-$r.txt"
+  # PostgreSQL's CPU and pgbench's own (the anchor's driver) per transaction
+  echo "$r pgbench $p0 $(pg_cpu_ms) $tps $DURATION $(( d1 - d0 ))" \
+    | awk '{n = $5 * $6; printf "%s %s - - %.3f %.3f\n", $1, $2, (n > 0 ? ($4-$3)/n : 0), (n > 0 ? $7/n : 0)}' >>"$RUN_DIR/cpu.txt"
   log "round $r: pgbench $tps tps (avg ${lat} ms); load $(load_now)"
   for l in "${lines[@]}"; do echo "$l $tps $lat" >>"$RUN_DIR/rounds.txt"; done
 done
