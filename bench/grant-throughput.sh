@@ -37,9 +37,11 @@ start_kafka
 for side in "${SIDES[@]}"; do
   db="$(create_db "${side//-/_}")"; BENCH_DBS+=("$db") # (create_db ran in a subshell: its list is lost)
   DBN[$side]="$db"
-  # each side reads every inventory into its own database: a consumer group of its own
+  # each side reads every inventory into its own database: a consumer group of its own; a JDBC pool of 3 for Flyway at
+  # start (commits before 63c77fd had 2, too few for MigrationTurns' callback connection: their start timed out)
   BENCH_REF="${REF[$side]}" GRANT_SERVICE_JAR="${JAR[$side]}" GS_NAME="$side" \
-    GS_JAVA_OPTS="${GS_JAVA_OPTS:-} -Dmp.messaging.incoming.inventory.group.id=bench-$side" start_grant_service "$db"
+    GS_JAVA_OPTS="${GS_JAVA_OPTS:-} -Dmp.messaging.incoming.inventory.group.id=bench-$side -Dquarkus.datasource.jdbc.max-size=3" \
+    start_grant_service "$db"
   URL[$side]="$GS_URL"; METRICS[$side]="$GS_METRICS"; PID[$side]="$GS_PID"
 done
 DB="${DBN[$AFTER_SIDE]}"
