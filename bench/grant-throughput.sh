@@ -37,10 +37,10 @@ start_kafka
 for side in "${SIDES[@]}"; do
   db="$(create_db "${side//-/_}")"; BENCH_DBS+=("$db") # (create_db ran in a subshell: its list is lost)
   DBN[$side]="$db"
-  # each side reads every inventory into its own database: a consumer group of its own; a JDBC pool of 3 for Flyway at
-  # start (commits before 63c77fd had 2, too few for MigrationTurns' callback connection: their start timed out)
+  # each side reads every inventory into its own database: a consumer group of its own; a JDBC pool of 6 for Flyway at
+  # start (b498d7a's MigrationTurns took a connection of its own beside Flyway's: its start timed out acquiring one more)
   BENCH_REF="${REF[$side]}" GRANT_SERVICE_JAR="${JAR[$side]}" GS_NAME="$side" \
-    GS_JAVA_OPTS="${GS_JAVA_OPTS:-} -Dmp.messaging.incoming.inventory.group.id=bench-$side -Dquarkus.datasource.jdbc.max-size=3" \
+    GS_JAVA_OPTS="${GS_JAVA_OPTS:-} -Dmp.messaging.incoming.inventory.group.id=bench-$side -Dquarkus.datasource.jdbc.max-size=6" \
     start_grant_service "$db"
   URL[$side]="$GS_URL"; METRICS[$side]="$GS_METRICS"; PID[$side]="$GS_PID"
 done
