@@ -38,9 +38,12 @@ for side in "${SIDES[@]}"; do
   db="$(create_db "${side//-/_}")"; BENCH_DBS+=("$db") # (create_db ran in a subshell: its list is lost)
   DBN[$side]="$db"
   # each side reads every inventory into its own database: a consumer group of its own; a JDBC pool of 6 for Flyway at
-  # start (b498d7a's MigrationTurns took a connection of its own beside Flyway's: its start timed out acquiring one more)
-  BENCH_REF="${REF[$side]}" GRANT_SERVICE_JAR="${JAR[$side]}" GS_NAME="$side" \
-    GS_JAVA_OPTS="${GS_JAVA_OPTS:-} -Dmp.messaging.incoming.inventory.group.id=bench-$side -Dquarkus.datasource.jdbc.max-size=6" \
+  # start (b498d7a's MigrationTurns took a connection of its own beside Flyway's: its start timed out acquiring one more).
+  # With several sides, a side's idle connections close after 3 s: each keeps up to 20 (its pool) after its window, and
+  # the shared server's 100 connections ran out ("too many clients") during the key registration
+  opts="-Dmp.messaging.incoming.inventory.group.id=bench-$side -Dquarkus.datasource.jdbc.max-size=6"
+  [ "${#SIDES[@]}" -gt 1 ] && opts="$opts -Dquarkus.datasource.reactive.idle-timeout=3s"
+  BENCH_REF="${REF[$side]}" GRANT_SERVICE_JAR="${JAR[$side]}" GS_NAME="$side" GS_JAVA_OPTS="${GS_JAVA_OPTS:-} $opts" \
     start_grant_service "$db"
   URL[$side]="$GS_URL"; METRICS[$side]="$GS_METRICS"; PID[$side]="$GS_PID"
 done
