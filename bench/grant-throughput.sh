@@ -17,6 +17,10 @@
 # the write path, or the first round measures the JIT), BEFORE (none), JFR (1: a recording per service), DRIVER,
 # MPC (machines per client per round: 20, 640 grants; a client that granted them all asks again, answered 200).
 source "$(dirname "$0")/lib/common.sh"
+# what the JFR summary counts samples by (jfr-top.sh GROUPS_OF: inclusive, a sample may count in several)
+JFR_GROUPS="HTTP request (RESTEasy)=org.jboss.resteasy;grant rules and writes=GrantService;outbox relay=OutboxRelay;signing=Ed25519|RecordSigner"
+JFR_GROUPS="$JFR_GROUPS;PostgreSQL client=io.vertx.pgclient|io.vertx.sqlclient;Kafka client=org.apache.kafka;JSON (Jackson)=com.fasterxml.jackson"
+JFR_GROUPS="$JFR_GROUPS;Netty event loop=io.netty.channel.nio.NioEventLoop.run;metrics=micrometer;Hibernate=org.hibernate"
 DURATION="${DURATION:-10}"; CLIENTS="${CLIENTS:-16}"; MPC="${MPC:-20}"; WARMUP="${WARMUP:-10}"; DRIVER="${DRIVER:-wrk}"
 RESULTS="$RUN_DIR/results.txt"; : >"$RESULTS"
 ensure_tools; ensure_drivers
@@ -111,9 +115,9 @@ for r in $(seq 1 "$ROUNDS"); do
   for side in "${order[@]}"; do
     # machines of this round: gt-<off> .. gt-<off + PER_ROUND - 1>, every (repo, gpu) granted once (each side's own database)
     out="$RUN_DIR/$side-$r.txt"
-    c0="$(cpu_ms "${PID[$side]}") $(cpu_ms "$KAFKA_PID") $(pg_cpu_ms)"
+    c0="$(cpu_ms "${PID[$side]}") $(cpu_ms "$KAFKA_PID") $(pg_cpu_ms)"; w0="$(date +%H:%M:%S)"
     grant_load "${URL[$side]}" "gt-%05d" "$DURATION" "$MPC" "$off" "$out" "$RUN_DIR/load-$side-$r.err"
-    c1="$(cpu_ms "${PID[$side]}") $(cpu_ms "$KAFKA_PID") $(pg_cpu_ms)"
+    c1="$(cpu_ms "${PID[$side]}") $(cpu_ms "$KAFKA_PID") $(pg_cpu_ms)"; echo "$w0-$(date +%H:%M:%S)" >>"$RUN_DIR/windows-$side.txt"
     svc="$(awk '$1=="grants_per_s" {print $2}' "$out")"
     # CPU ms per grant over the load's window: the service (request, transaction, relay), the broker, PostgreSQL, the driver
     echo "$r $side $c0 $c1 $(grep '^statuses' "$out" | grep -o '=[0-9]*' | tr -d = | awk '{s+=$1} END {print s+0}') \
@@ -140,6 +144,15 @@ for side in "${SIDES[@]}"; do
   done
   assert_no_drops "$side" "${METRICS[$side]}"
 done
+
+# JFR=1: each side's profile over its measured windows only (not its start, the set-up or the exclusive rounds)
+if [ "${JFR:-0}" = 1 ]; then
+  jfr_dump
+  for side in "${SIDES[@]}"; do
+    WINDOWS="$(paste -sd, "$RUN_DIR/windows-$side.txt")" GROUPS_OF="$JFR_GROUPS" \
+      bash "$BENCH_DIR/lib/jfr-top.sh" "$RUN_DIR/$side.jfr" 30 >"$RUN_DIR/jfr-top-$side.txt" 2>&1 || true
+  done
+fi
 
 of() { awk -v s="$1" '$2==s' "$RUN_DIR/rounds.txt"; } # the rounds of one side
 {
