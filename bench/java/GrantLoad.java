@@ -15,7 +15,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <pre>
  * GrantLoad throughput URL PATTERN CLIENTS SECONDS MACHINES_PER_CLIENT REPOS GPUS [OFFSET]
  *     CLIENTS threads; client c grants on its own machines String.format(PATTERN, OFFSET + c * MACHINES_PER_CLIENT + k),
- *     every (repo, gpu) pair once, ?wait=0 (the transaction, not the gates' ack). Prints grants_per_s.
+ *     every (repo, gpu) pair once, ?wait=0 (the transaction, not the gates' ack). Prints grants_per_s, p50_ms,
+ *     p99_ms, the answers' statuses, and driver_cpu_ms_per_grant (this JVM's CPU over the window per answer).
  * GrantLoad exclusive URL MACHINE REPOS DEVICE
  *     REPOS threads, released at once, each asking an exclusive grant of DEVICE for its own repo.
  *     Prints winners, the answers' statuses, losers_p50_ms, losers_p99_ms.
@@ -118,12 +119,16 @@ public class GrantLoad {
             t.start();
             threads.add(t);
         }
+        com.sun.management.OperatingSystemMXBean os =
+                (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        long cpu0 = os.getProcessCpuTime();
         long t0 = System.nanoTime();
         endAt[0] = t0 + (long) (seconds * 1e9);
         start.countDown();
         for (Thread t : threads) {
             t.join();
         }
+        long driverCpu = os.getProcessCpuTime() - cpu0;
         double elapsed = Math.min((System.nanoTime() - t0) / 1e9, seconds);
         int total = 0;
         for (long[] l : latencies) {
@@ -142,6 +147,9 @@ public class GrantLoad {
         System.out.println("p99_ms " + Bench.fmt(Bench.percentile(ms, 99)));
         System.out.println("statuses " + new TreeMap<>(statuses));
         System.out.println("failed " + failed.get());
+        // what the load itself cost (this JVM's CPU over the window), per answered grant: a share of the 2 cores
+        long answered = statuses.values().stream().mapToLong(AtomicLong::get).sum();
+        System.out.println("driver_cpu_ms_per_grant " + Bench.fmt(answered == 0 ? 0 : driverCpu / 1e6 / answered));
     }
 
     static void exclusive(String[] args) throws Exception {

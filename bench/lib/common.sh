@@ -280,6 +280,15 @@ machine_line() {
 }
 load_now() { cut -d' ' -f1-3 /proc/loadavg; }
 
+# cpu_ms pid... : the CPU time (user + system, with reaped children) the processes have used so far, in ms
+cpu_ms() {
+  local pid; for pid in "$@"; do cat "/proc/$pid/stat" 2>/dev/null || true; done \
+    | awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); t += $12 + $13 + $14 + $15 } END { printf "%d\n", t * 1000 / hz }'
+}
+# pg_cpu_ms : cpu_ms of every postgres process (the server's exited backends count in the postmaster's children's
+# time); the server is shared, so another user's work in the same window counts too
+pg_cpu_ms() { cpu_ms $(pgrep -x postgres || true); }
+
 # figure name value anchor ratio target : one figure of issue 21's table as a machine-readable line on stdout (and in
 # $RUN_DIR/figures.txt), which bench/run-all.sh collects into one table:
 #   FIGURE|name|value|anchor|ratio|target|status
@@ -342,19 +351,22 @@ start_gate() {
 # (api.auth.mode=none, or grants.auth.mode=none for a BENCH_REF before api-security): the drivers send no
 # token, and a token lookup is not what these benches measure. The write rate limit is off for the same reason
 # (api.rate-limit.enabled=false): a bench drives far more writes than one operator may.
+# GS_NAME (default grant-service) names its log and JFR file, for a bench that runs several (grant-throughput.sh's
+# BEFORE); GS_JAVA_OPTS adds JVM options or -D settings.
 start_grant_service() {
-  local db="$1" port mgmt auth_off=-Dapi.auth.mode=none signing=(); port="$(free_port)"; mgmt="$(free_port)"
+  local db="$1" name="${GS_NAME:-grant-service}" port mgmt auth_off=-Dapi.auth.mode=none signing=(); port="$(free_port)"; mgmt="$(free_port)"
   # commits before api-security named the key grants.auth.mode (the new service refuses unknown grants.* keys)
   git -C "$REPO_ROOT" cat-file -e "$BENCH_REF:api-security" 2>/dev/null || auth_off=-Dgrants.auth.mode=none
   signed_ref && signing=(-Dgrants.signing.key-file="$BENCH_GRANTS_KEY")
-  start_bg grant-service java ${GS_JAVA_OPTS:-} $(jfr_opt grant-service) -Dquarkus.http.port="$port" -Dquarkus.management.port="$mgmt" -Dkafka.bootstrap.servers="$KAFKA" \
+  # shellcheck disable=SC2086
+  start_bg "$name" java ${GS_JAVA_OPTS:-} $(jfr_opt "$name") -Dquarkus.http.port="$port" -Dquarkus.management.port="$mgmt" -Dkafka.bootstrap.servers="$KAFKA" \
     -Dquarkus.datasource.reactive.url="postgresql://$PGHOST:$PGPORT/$db" \
     -Dquarkus.datasource.username="$PGUSER" -Dquarkus.datasource.password="$PGPASSWORD" \
     "$auth_off" -Dapi.rate-limit.enabled=false "${signing[@]}" -jar "$GRANT_SERVICE_JAR"
   GS_PID=$LAST_PID; GS_URL="http://127.0.0.1:$port"; JFR_PIDS+=("$GS_PID")
   GS_METRICS="http://127.0.0.1:$mgmt/q/metrics"
-  wait_http "$GS_URL/q/health/ready" 180 || { tail -30 "$RUN_DIR/grant-service.log" >&2; return 1; }
-  log "grant-service at $GS_URL (pid $GS_PID)"
+  wait_http "$GS_URL/q/health/ready" 180 || { tail -30 "$RUN_DIR/$name.log" >&2; return 1; }
+  log "$name at $GS_URL (pid $GS_PID)"
 }
 
 # the pgbench anchor's tables: copies of grant-service's, in the same database (see lib/grant-tx.sql)
@@ -364,11 +376,11 @@ prepare_pgbench_tables() {
     CREATE TABLE IF NOT EXISTS bench_outbox (LIKE outbox INCLUDING ALL);" >/dev/null
 }
 
-# pgbench_run db clients seconds|tN : prints "tps latency_avg_ms"
+# pgbench_run db clients seconds|tN [script] : prints "tps latency_avg_ms" (script: lib/grant-tx.sql)
 pgbench_run() {
-  local db="$1" clients="$2" len="$3" out="$RUN_DIR/pgbench-$(date +%s%N).txt"
+  local db="$1" clients="$2" len="$3" script="${4:-$BENCH_DIR/lib/grant-tx.sql}" out="$RUN_DIR/pgbench-$(date +%s%N).txt"
   local what=(-T "$len"); case "$len" in t*) what=(-t "${len#t}");; esac
-  pgbench -n -M prepared -c "$clients" -j 2 "${what[@]}" -f "$BENCH_DIR/lib/grant-tx.sql" "$db" >"$out" 2>&1 || { cat "$out" >&2; return 1; }
+  pgbench -n -M prepared -c "$clients" -j 2 "${what[@]}" -f "$script" "$db" >"$out" 2>&1 || { cat "$out" >&2; return 1; }
   awk '/^tps = / {tps=$3} /^latency average/ {lat=$4} END {printf "%s %s\n", tps, lat}' "$out"
 }
 

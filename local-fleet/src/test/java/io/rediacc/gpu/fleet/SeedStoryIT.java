@@ -69,6 +69,47 @@ class SeedStoryIT {
         assertThat(env.get("FLEET_DAEMONS")).as(Files.readString(SharedFleet.LOG)).isEqualTo("real");
     }
 
+    /**
+     * Issue 31, one Kafka identity per machine: the seeded machine's node-agent and docker-gate were started with the
+     * login rdc machine setup wrote to its {@code kafka.env} (their units' EnvironmentFile), the machine's own principal
+     * {@code machine-<name>}, and the broker holds that user with exactly a machine's ACLs (contracts KafkaAcls: its
+     * own records on the topics a machine writes, the topics and groups it reads), so one host cannot write as
+     * another or as a service. Read through the broker's admin API as its super user.
+     */
+    @Test
+    @Order(2)
+    void theMachinesComponentsLogInToKafkaAsTheMachinesOwnUserWithExactlyAMachinesAcls() throws Exception {
+        String principal = io.rediacc.gpu.contracts.kafka.KafkaAccess.machinePrincipal(MACHINE);
+        var login = io.rediacc.gpu.contracts.kafka.MachineKafkaEnv.parse(Files.readString(STATE.resolve("machine/root")
+                .resolve(io.rediacc.gpu.contracts.kafka.MachineKafkaEnv.PATH.substring(1)))).orElseThrow();
+        assertThat(login.username()).isEqualTo(principal);
+        for (String module : List.of("node-agent", "docker-gate")) {
+            List<String> running = ProcessHandle.allProcesses().map(h -> h.info().commandLine().orElse(""))
+                    .filter(cmd -> cmd.contains(module + "/target/quarkus-app/quarkus-run.jar") && cmd.contains(STATE.toString()))
+                    .toList();
+            assertThat(running).as(module + " of the fleet").hasSize(1);
+            assertThat(running.get(0)).as(module + "'s Kafka login")
+                    .contains("-Dkafka.sasl.jaas.config=" + io.rediacc.gpu.contracts.kafka.KafkaAccess.jaasConfig(principal, login.password()))
+                    .containsOnlyOnce("username=");
+        }
+        String adminPassword = Files.readAllLines(STATE.resolve("kafka/admin.password")).stream()
+                .filter(l -> l.startsWith("admin=")).map(l -> l.substring("admin=".length()).strip()).findFirst().orElseThrow();
+        Map<String, Object> admin = Map.of("bootstrap.servers", env.get("KAFKA_BOOTSTRAP_SERVERS"),
+                "security.protocol", env.get("KAFKA_SECURITY_PROTOCOL"), "sasl.mechanism", env.get("KAFKA_SASL_MECHANISM"),
+                "sasl.jaas.config", io.rediacc.gpu.contracts.kafka.KafkaAccess.jaasConfig("admin", adminPassword));
+        try (org.apache.kafka.clients.admin.Admin a = org.apache.kafka.clients.admin.Admin.create(admin)) {
+            assertThat(a.describeUserScramCredentials().users().get(30, java.util.concurrent.TimeUnit.SECONDS))
+                    .as("the broker's SCRAM users").contains(principal);
+            var acls = a.describeAcls(new org.apache.kafka.common.acl.AclBindingFilter(
+                    org.apache.kafka.common.resource.ResourcePatternFilter.ANY,
+                    new org.apache.kafka.common.acl.AccessControlEntryFilter("User:" + principal, null,
+                            org.apache.kafka.common.acl.AclOperation.ANY, org.apache.kafka.common.acl.AclPermissionType.ANY)))
+                    .values().get(30, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(acls).as("the ACLs of " + principal).containsExactlyInAnyOrderElementsOf(
+                    io.rediacc.gpu.contracts.kafka.KafkaAcls.bindings(principal, io.rediacc.gpu.contracts.kafka.KafkaAccess.Role.MACHINE, MACHINE));
+        }
+    }
+
     @Test
     @Order(2)
     void dockerInfoThroughTheGateShowsTheRealDaemonAndTheMachinesCdiDirectory() throws Exception {

@@ -116,6 +116,11 @@ public class GrantWrites {
             update machine_versions set published_at = now()
             where machine = $1 and (published_at is null or published_at < $2)
             returning version""";
+    /**
+     * Marks the transaction's outbox rows as announced after the commit (OutboxSignal, OutboxWakeups): the
+     * outbox trigger (migration V6) does not NOTIFY inside it, which would serialise every change's commit.
+     */
+    private static final String NOTIFY_AFTER_COMMIT = "select set_config('grants.outbox_notify', 'after-commit', true)";
     private static final String APPEND_OUTBOX = """
             insert into outbox (aggregatetype, aggregateid, type, payload, headers, created_at) values ($1, $2, $3, $4, $5, $6)
             returning id""";
@@ -346,7 +351,8 @@ public class GrantWrites {
     /**
      * Appends records to the outbox in the given order (ids rise in that order); their ids. The
      * CloudEvents headers (with a stable {@code ce_id}) are fixed here, so a record published twice
-     * after a relay retry carries the same id and a consumer can tell it is a duplicate.
+     * after a relay retry carries the same id and a consumer can tell it is a duplicate. The caller rings
+     * {@link OutboxSignal#committed()} once the transaction committed: that tells every replica's relay.
      */
     public Uni<List<Long>> appendOutbox(SqlConnection c, List<OutboxRecord> records) {
         List<Tuple> rows = new ArrayList<>(records.size());
@@ -365,7 +371,10 @@ public class GrantWrites {
             }
             rows.add(Tuple.of(r.topic().name(), r.key(), r.topic().cloudEventType(), payload, headerJson, utc(r.time())));
         }
-        return c.preparedQuery(APPEND_OUTBOX).executeBatch(rows).map(first -> {
+        // pipelined: the setting goes out with the rows, no round trip of its own
+        Uni<RowSet<Row>> quiet = c.preparedQuery(NOTIFY_AFTER_COMMIT).execute();
+        Uni<RowSet<Row>> appended = c.preparedQuery(APPEND_OUTBOX).executeBatch(rows);
+        return Uni.combine().all().unis(quiet, appended).asTuple().map(both -> both.getItem2()).map(first -> {
             List<Long> ids = new ArrayList<>(records.size());
             for (RowSet<Row> set = first; set != null; set = set.next()) {
                 set.forEach(row -> ids.add(row.getLong(0)));

@@ -5,6 +5,8 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.rediacc.gpu.contracts.events.Topics;
 import io.rediacc.gpu.grants.config.GrantsConfig;
+import io.rediacc.gpu.grants.repository.GrantWrites;
+import io.rediacc.gpu.grants.repository.OutboxSignal;
 import io.rediacc.gpu.grants.testing.TopicReader;
 import io.rediacc.gpu.testsupport.KafkaTestResource;
 import io.rediacc.gpu.testsupport.PostgresTestResource;
@@ -29,8 +31,9 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Rule 6: a row any replica commits to the outbox wakes the relay through PostgreSQL's NOTIFY, so an idle
- * relay need not poll. The rows here are written straight into the table, as another replica would: this
- * replica's own bell never rings for them, and the poll (60 s in tests) is far beyond the waits.
+ * relay need not poll. The rows here are written straight into the table, as an older replica or a hand
+ * would (the outbox trigger notifies for them): this replica's own bell never rings for them, and the poll
+ * (60 s in tests) is far beyond the waits.
  */
 @QuarkusTest
 @WithTestResource(KafkaTestResource.class)
@@ -48,6 +51,10 @@ class OutboxWakeupsTest {
     MeterRegistry metrics;
     @Inject
     GrantsConfig config;
+    @Inject
+    GrantWrites writes;
+    @Inject
+    OutboxSignal signal;
 
     @BeforeEach
     void relayIsIdleAndListening() {
@@ -97,6 +104,43 @@ class OutboxWakeupsTest {
         awaitEmptyOutbox(key);
     }
 
+    /**
+     * Issue 34: this replica's own change does not NOTIFY inside its transaction (that would hold PostgreSQL's
+     * cluster-wide notify lock through its commit's WAL flush, so changes committed one after another); the
+     * other replicas hear of it after the commit, from the listening connection. A listener in the test plays
+     * another replica: every notification it gets comes from the service's listening backend, none from the
+     * connection that ran the change. Without the announcement after the commit it hears the change's own
+     * backend (the trigger's NOTIFY), or nothing.
+     */
+    @Test
+    void aChangeOfThisReplicaIsAnnouncedToTheOthersAfterItsCommitNotInsideIt() throws Exception {
+        String key = "announced-" + UUID.randomUUID();
+        try (Connection other = PostgresTestResource.current().connect()) {
+            other.createStatement().execute("LISTEN " + OutboxWakeups.CHANNEL);
+            int self = other.unwrap(org.postgresql.PGConnection.class).getBackendPID();
+            List<Integer> serviceListens = listeningBackends().stream().filter(pid -> pid != self).toList();
+            assertThat(serviceListens).as("the service's connection LISTENs on grants_outbox").hasSize(1);
+
+            // a change's outbox rows as the service writes them, then what it does once the change committed
+            writes.inTransaction(c -> writes.appendOutbox(c, List.of(new GrantWrites.OutboxRecord(Topics.GRANT_EVENTS_TOPIC,
+                    key, key, UUID.randomUUID().toString(), Instant.now(), java.util.Map.of("machine", key)))))
+                    .await().atMost(Duration.ofSeconds(10));
+            signal.committed();
+
+            List<Integer> senders = new ArrayList<>();
+            long deadline = System.nanoTime() + IN_TIME.toNanos();
+            while (senders.isEmpty() && System.nanoTime() < deadline) {
+                org.postgresql.PGNotification[] got = other.unwrap(org.postgresql.PGConnection.class).getNotifications(500);
+                for (org.postgresql.PGNotification n : got == null ? new org.postgresql.PGNotification[0] : got) {
+                    senders.add(n.getPID());
+                }
+            }
+            assertThat(senders).as("the backends that notified").isNotEmpty().containsOnly(serviceListens.get(0));
+        }
+        TopicReader.readUntil(kafka(), Topics.GRANT_EVENTS, key, read -> !read.isEmpty(), IN_TIME);
+        awaitEmptyOutbox(key);
+    }
+
     /** An outbox row as another replica's change writes it (the relay signs it as it leaves). */
     private static void insertOutboxRow(String key) throws SQLException {
         try (Connection c = PostgresTestResource.current().connect();
@@ -115,13 +159,15 @@ class OutboxWakeupsTest {
     private static List<Integer> listeningBackends() throws SQLException {
         try (Connection c = PostgresTestResource.current().connect();
              PreparedStatement s = c.prepareStatement("select pid from pg_stat_activity"
-                     + " where datname = current_database() and query = 'LISTEN grants_outbox' order by pid");
-             ResultSet rs = s.executeQuery()) {
-            List<Integer> pids = new ArrayList<>();
-            while (rs.next()) {
-                pids.add(rs.getInt(1));
+                     + " where datname = current_database() and application_name = ? order by pid")) {
+            s.setString(1, OutboxWakeups.LISTENER_NAME);
+            try (ResultSet rs = s.executeQuery()) {
+                List<Integer> pids = new ArrayList<>();
+                while (rs.next()) {
+                    pids.add(rs.getInt(1));
+                }
+                return pids;
             }
-            return pids;
         }
     }
 

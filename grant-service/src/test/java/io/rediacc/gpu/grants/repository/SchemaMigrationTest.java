@@ -43,9 +43,9 @@ class SchemaMigrationTest {
 
                 assertThat(results).extracting(r -> r.success).containsOnly(true);
                 assertThat(results.stream().mapToInt(r -> r.migrationsExecuted).sum())
-                        .as("one replica applies V1, V2, V3.33, V3.40, V3.41, V3.42, V4 and V5, the others find them applied").isEqualTo(8);
+                        .as("one replica applies V1, V2, V3.33, V3.40, V3.41, V3.42, V4, V5 and V6, the others find them applied").isEqualTo(9);
                 assertThat(history(db)).containsExactly("1 success", "2 success", "3.33 success", "3.40 success",
-                        "3.41 success", "3.42 success", "4 success", "5 success");
+                        "3.41 success", "3.42 success", "4 success", "5 success", "6 success");
                 assertThat(tables(db)).contains("grants", "grant_history", "outbox_parked", "machine_keys", "machine_key_history");
             }
         }
@@ -65,7 +65,7 @@ class SchemaMigrationTest {
             MigrateResult result = flyway(db).migrate();
 
             assertThat(result.success).isTrue();
-            assertThat(history(db)).as("baselined at 0, then V1 over the old tables, then V2, V3.33, V3.40, V3.41, V3.42, V4 and V5").containsExactly("0 success", "1 success", "2 success", "3.33 success", "3.40 success", "3.41 success", "3.42 success", "4 success", "5 success");
+            assertThat(history(db)).as("baselined at 0, then V1 over the old tables, then V2, V3.33, V3.40, V3.41, V3.42, V4, V5 and V6").containsExactly("0 success", "1 success", "2 success", "3.33 success", "3.40 success", "3.41 success", "3.42 success", "4 success", "5 success", "6 success");
             assertThat(tables(db)).contains("grant_history", "outbox_parked", "machine_keys");
             assertThat(query(db, "select repo_name || ' ' || device || ' ' || granted_by from grants"))
                     .containsExactly("web nvidia.com/gpu=0 alice");
@@ -85,7 +85,7 @@ class SchemaMigrationTest {
             List<MigrateResult> results = migrateConcurrently(db, 2);
 
             assertThat(results).extracting(r -> r.success).containsOnly(true);
-            assertThat(history(db)).containsExactly("0 success", "1 success", "2 success", "3.33 success", "3.40 success", "3.41 success", "3.42 success", "4 success", "5 success");
+            assertThat(history(db)).containsExactly("0 success", "1 success", "2 success", "3.33 success", "3.40 success", "3.41 success", "3.42 success", "4 success", "5 success", "6 success");
         }
     }
 
