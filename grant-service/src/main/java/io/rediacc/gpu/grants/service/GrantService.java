@@ -147,8 +147,9 @@ public class GrantService {
                     // gone from the machine's inventory: its grants stay, by the last GUID known under its name
                     return grants.forRepoName(machine, ref.name()).chain(list -> {
                         if (list.isEmpty()) {
+                            // 404 unless the repo's inventory landed since the first read: then it holds no grants yet
                             return requireMachine(machine).chain(() -> requireRepo(machine, ref.name()))
-                                    .map(never -> (RepoGrants) null);
+                                    .map(arrived -> new RepoGrants(machine, arrived.name, arrived.guid, false, List.of()));
                         }
                         String guid = lastKnownGuid(list.stream().map(GrantEntity::toGrant).toList(), ref.name());
                         return Uni.createFrom().item(new RepoGrants(machine, ref.name(), guid, true, list.stream()
