@@ -40,12 +40,15 @@ final class PinRewrite {
 
     private final BindPins pins;
     private final RepoIdentity repo;
+    /** The request's view of the repo's roots (resolved at most once for all its binds); null: each pin resolves them. */
+    private final RepoRoots roots;
     private String token;
     private final List<String> originals = new ArrayList<>();
 
-    private PinRewrite(BindPins pins, RepoIdentity repo) {
+    private PinRewrite(BindPins pins, RepoIdentity repo, RepoRoots roots) {
         this.pins = pins;
         this.repo = repo;
+        this.roots = roots;
     }
 
     /** The rewritten body and the token of its pins (null, and the body unchanged, when nothing was pinned). */
@@ -53,12 +56,15 @@ final class PinRewrite {
     }
 
     static Result containerCreate(byte[] body, RepoIdentity repo, BindPins pins) {
-        return containerCreate(GoJsonReader.read(body, GoJsonReader.Duplicates.REFUSE_FOLDED), body, repo, pins);
+        return containerCreate(GoJsonReader.read(body, GoJsonReader.Duplicates.REFUSE_FOLDED), body, repo, pins, null);
     }
 
-    /** {@code body} already read ({@code json}, folded duplicates refused): the tree the policy judged, not read again. */
-    static Result containerCreate(JsonValue json, byte[] body, RepoIdentity repo, BindPins pins) {
-        PinRewrite rewrite = new PinRewrite(pins, repo);
+    /**
+     * {@code body} already read ({@code json}, folded duplicates refused): the tree the policy judged, not read
+     * again; {@code roots}: the request's view of the repo's roots (null: each pin resolves them).
+     */
+    static Result containerCreate(JsonValue json, byte[] body, RepoIdentity repo, BindPins pins, RepoRoots roots) {
+        PinRewrite rewrite = new PinRewrite(pins, repo, roots);
         JsonObject root = (JsonObject) json;
         JsonObject labels = GoJsonTypes.object(root.field("Labels", "Labels"), "Labels");
         refuseGateLabels(labels, "Labels");
@@ -110,11 +116,11 @@ final class PinRewrite {
     }
 
     static Result volumeCreate(byte[] body, RepoIdentity repo, BindPins pins) {
-        return volumeCreate(GoJsonReader.read(body, GoJsonReader.Duplicates.REFUSE_FOLDED), body, repo, pins);
+        return volumeCreate(GoJsonReader.read(body, GoJsonReader.Duplicates.REFUSE_FOLDED), body, repo, pins, null);
     }
 
-    static Result volumeCreate(JsonValue json, byte[] body, RepoIdentity repo, BindPins pins) {
-        PinRewrite rewrite = new PinRewrite(pins, repo);
+    static Result volumeCreate(JsonValue json, byte[] body, RepoIdentity repo, BindPins pins, RepoRoots roots) {
+        PinRewrite rewrite = new PinRewrite(pins, repo, roots);
         JsonObject root = (JsonObject) json;
         JsonObject labels = GoJsonTypes.object(root.field("Labels", "Labels"), "Labels");
         refuseGateLabels(labels, "Labels");
@@ -246,7 +252,8 @@ final class PinRewrite {
             token = pins.newToken();
         }
         try {
-            String pin = pins.pin(repo, token, owner, hostPath, createMissing);
+            String pin = roots == null ? pins.pin(repo, token, owner, hostPath, createMissing)
+                    : pins.pin(repo, token, owner, hostPath, createMissing, roots);
             originals.add(hostPath);
             return pin;
         } catch (BindPins.Refused refused) {
