@@ -407,6 +407,11 @@ http {
       default_type application/json;
       return 201 '{"Id":"$id","Warnings":[]}\n';
     }
+    # the API versions the gate bounds requests by (it refuses versioned requests, 503, until it has read them)
+    location ~ ^(/v[0-9.]+)?/version\$ {
+      default_type application/json;
+      return 200 '{"Version":"27.5.1","ApiVersion":"1.47","MinAPIVersion":"1.24","Os":"linux","Arch":"amd64"}\n';
+    }
     location ~ ^(/v[0-9.]+)?/containers/json\$ { default_type application/json; return 200 '[]\n'; }
     location ~ ^(/v[0-9.]+)?/volumes\$ { default_type application/json; return 200 '{"Volumes":[],"Warnings":[]}\n'; }
     location ~ ^(/v[0-9.]+)?/events\$ { proxy_pass http://127.0.0.1:$events; proxy_buffering off; proxy_read_timeout 1h; }

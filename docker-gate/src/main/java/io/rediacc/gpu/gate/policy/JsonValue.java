@@ -30,9 +30,39 @@ sealed interface JsonValue permits JsonValue.JsonObject, JsonValue.JsonArray, Js
         private Map<String, Member> byFoldedKey;
         /** Every member for a folded key that more than one member has; created only then. */
         private Map<String, List<Member>> twins;
+        /** Members taken as given ({@link #of}): the index above is built on first use, if ever. */
+        private boolean unindexed;
+
+        JsonObject() {
+        }
+
+        /**
+         * An object of {@code members} in order, indexed (folded keys, twins) only when a field is looked
+         * up or a member added: the pin step's rewritten copies of a body's objects are written out, not
+         * read, and indexing each copy's keys again was most of the rewrite's time (issue 34).
+         */
+        static JsonObject of(List<Member> members) {
+            JsonObject object = new JsonObject();
+            object.members.addAll(members);
+            object.unindexed = true;
+            return object;
+        }
+
+        /** Indexes the members taken as given, as if each had been added in turn. */
+        private void index() {
+            unindexed = false;
+            List<Member> given = new ArrayList<>(members);
+            members.clear();
+            for (Member m : given) {
+                add(m);
+            }
+        }
 
         /** Adds a member; returns the earlier members whose key folds to the same name. */
         List<Member> add(Member member) {
+            if (unindexed) {
+                index();
+            }
             Member first;
             if (byFoldedKey == null && members.size() < SCAN_LIMIT) {
                 first = scan(member.key());
@@ -77,6 +107,9 @@ sealed interface JsonValue permits JsonValue.JsonObject, JsonValue.JsonArray, Js
          * {@code path} names the field in messages.
          */
         JsonValue field(String fieldName, String path) {
+            if (unindexed) {
+                index();
+            }
             Member first = byFoldedKey == null ? scan(fieldName) : byFoldedKey.get(GoJsonFolding.fold(fieldName));
             if (first == null) {
                 return null;

@@ -220,9 +220,10 @@ final class PinRewrite {
             if (newOpts == opts) {
                 return mount;
             }
-            JsonObject volumeLabels = labels == null ? new JsonObject() : copy(labels);
-            volumeLabels.add(new Member(BindPins.TOKEN_LABEL, new JsonString(token)));
-            volumeLabels.add(new Member(BindPins.BIND_LABEL_PREFIX + "device", new JsonString(originals.get(before))));
+            List<Member> labelMembers = new ArrayList<>(labels == null ? List.of() : labels.members());
+            labelMembers.add(new Member(BindPins.TOKEN_LABEL, new JsonString(token)));
+            labelMembers.add(new Member(BindPins.BIND_LABEL_PREFIX + "device", new JsonString(originals.get(before))));
+            JsonObject volumeLabels = JsonObject.of(labelMembers);
             JsonObject newVolumeOptions = with(volumeOptions, "DriverConfig", with(driverConfig, "Options", newOpts));
             newVolumeOptions = with(newVolumeOptions, "Labels", volumeLabels);
             return with(mount, "VolumeOptions", newVolumeOptions);
@@ -267,12 +268,12 @@ final class PinRewrite {
     }
 
     private JsonObject labels(JsonObject given) {
-        JsonObject out = given == null ? new JsonObject() : copy(given);
+        List<Member> out = new ArrayList<>(given == null ? List.of() : given.members());
         out.add(new Member(BindPins.TOKEN_LABEL, new JsonString(token)));
         for (int i = 0; i < originals.size(); i++) {
             out.add(new Member(BindPins.BIND_LABEL_PREFIX + i, new JsonString(originals.get(i))));
         }
-        return out;
+        return JsonObject.of(out);
     }
 
     private void abandon() {
@@ -295,17 +296,9 @@ final class PinRewrite {
         }
     }
 
-    private static JsonObject copy(JsonObject o) {
-        JsonObject out = new JsonObject();
-        for (Member m : o.members()) {
-            out.add(m);
-        }
-        return out;
-    }
-
     /** {@code o} with the member Go decodes as {@code field} replaced by {@code value} (its key kept), or appended. */
     private static JsonObject with(JsonObject o, String field, JsonValue value) {
-        JsonObject out = new JsonObject();
+        List<Member> out = new ArrayList<>(o.members().size() + 1);
         boolean replaced = false;
         for (Member m : o.members()) {
             if (!replaced && GoJsonFolding.equalFold(m.key(), field)) {
@@ -318,6 +311,6 @@ final class PinRewrite {
         if (!replaced) {
             out.add(new Member(field, value));
         }
-        return out;
+        return JsonObject.of(out);
     }
 }
