@@ -27,7 +27,7 @@ sealed interface JsonValue permits JsonValue.JsonObject, JsonValue.JsonArray, Js
 
         private final List<Member> members = new ArrayList<>();
         /** The first member for each folded key; built once the object outgrows {@link #SCAN_LIMIT}. */
-        private Map<String, Member> byFoldedKey;
+        private FoldedKeys byFoldedKey;
         /** Every member for a folded key that more than one member has; created only then. */
         private Map<String, List<Member>> twins;
         /** Members taken as given ({@link #of}): the index above is built on first use, if ever. */
@@ -68,12 +68,12 @@ sealed interface JsonValue permits JsonValue.JsonObject, JsonValue.JsonArray, Js
                 first = scan(member.key());
             } else {
                 if (byFoldedKey == null) {
-                    byFoldedKey = new HashMap<>(64);
+                    byFoldedKey = new FoldedKeys();
                     for (Member earlier : members) {
-                        byFoldedKey.putIfAbsent(GoJsonFolding.fold(earlier.key()), earlier);
+                        byFoldedKey.putIfAbsent(earlier);
                     }
                 }
-                first = byFoldedKey.putIfAbsent(GoJsonFolding.fold(member.key()), member);
+                first = byFoldedKey.putIfAbsent(member);
             }
             members.add(member);
             if (first == null) {
@@ -110,7 +110,7 @@ sealed interface JsonValue permits JsonValue.JsonObject, JsonValue.JsonArray, Js
             if (unindexed) {
                 index();
             }
-            Member first = byFoldedKey == null ? scan(fieldName) : byFoldedKey.get(GoJsonFolding.fold(fieldName));
+            Member first = byFoldedKey == null ? scan(fieldName) : byFoldedKey.get(fieldName);
             if (first == null) {
                 return null;
             }

@@ -67,6 +67,28 @@ class JsonRewriteShortcutsTest {
         assertThat(grown.add(new Member("A", new JsonArray(List.of())))).hasSize(1);
     }
 
+    @Test
+    void foldedKeysFindWhatAMapOfFoldedCopiesFinds() {
+        java.util.Random random = new java.util.Random(34);
+        String alphabet = "aAbBkKsSzZ_-.0\u017f\u212a\u00e9\u00c9\u0130i\u0131";
+        for (int round = 0; round < 200; round++) {
+            FoldedKeys keys = new FoldedKeys();
+            java.util.Map<String, Member> reference = new java.util.HashMap<>();
+            for (int n = 0; n < 1 + random.nextInt(300); n++) {
+                StringBuilder key = new StringBuilder();
+                for (int k = random.nextInt(4); k >= 0; k--) {
+                    key.append(alphabet.charAt(random.nextInt(alphabet.length())));
+                }
+                Member m = new Member(key.toString(), new JsonNumber(Integer.toString(n)));
+                assertThat(keys.putIfAbsent(m)).as(m.key()).isEqualTo(reference.putIfAbsent(GoJsonFolding.fold(m.key()), m));
+            }
+            for (int probe = 0; probe < 50; probe++) {
+                String name = alphabet.substring(random.nextInt(alphabet.length())) + (probe % 2 == 0 ? "" : "x");
+                assertThat(keys.get(name)).as(name).isEqualTo(reference.get(GoJsonFolding.fold(name)));
+            }
+        }
+    }
+
     /** The writer as it was: a StringBuilder, String.format for escapes. */
     private static String reference(JsonValue value) {
         StringBuilder out = new StringBuilder();

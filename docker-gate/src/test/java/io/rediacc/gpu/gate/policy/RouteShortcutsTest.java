@@ -70,4 +70,39 @@ class RouteShortcutsTest {
         assertThat(DockerRoute.classify("POST", "/v1.47/containers/create").kind()).isEqualTo(DockerRoute.Kind.CONTAINER_CREATE);
         assertThat(DockerRoute.classify(null, "/_ping").kind()).isEqualTo(DockerRoute.Kind.OTHER);
     }
+
+    @Test
+    void versionsCompareAsTheirSplitPartsCompared() {
+        List<String> versions = List.of("", ".", "..", "1", "1.", "1.0", "1.0.0", "1.47", "1.56", "1.9", "1.10", "1.100", "2", "0.9",
+                "1.a", "a.1", "1.-1", "1.+2", "1.1234567890", "1.123456789", "01.047", "1..47", "١.4", " 1.47", "1.47 ", "999999999.1");
+        for (String a : versions) {
+            for (String b : versions) {
+                assertThat(Integer.signum(ApiVersions.compare(a, b))).as(a + " vs " + b).isEqualTo(Integer.signum(splitCompare(a, b)));
+            }
+        }
+    }
+
+    /** moby's versions.compare as the gate read it before: split at '.', a part not a number of at most 9 digits is 0. */
+    private static int splitCompare(String a, String b) {
+        int[] x = split(a);
+        int[] y = split(b);
+        for (int i = 0; i < Math.max(x.length, y.length); i++) {
+            int p = i < x.length ? x[i] : 0;
+            int q = i < y.length ? y[i] : 0;
+            if (p != q) {
+                return Integer.compare(p, q);
+            }
+        }
+        return 0;
+    }
+
+    private static int[] split(String version) {
+        String[] parts = version.split("\\.", -1);
+        int[] out = new int[parts.length];
+        for (int i = 0; i < parts.length; i++) {
+            boolean number = !parts[i].isEmpty() && parts[i].length() <= 9 && parts[i].chars().allMatch(c -> c >= '0' && c <= '9');
+            out[i] = number ? Integer.parseInt(parts[i]) : 0;
+        }
+        return out;
+    }
 }
