@@ -107,6 +107,19 @@ sealed interface JsonValue permits JsonValue.JsonObject, JsonValue.JsonArray, Js
          * {@code path} names the field in messages.
          */
         JsonValue field(String fieldName, String path) {
+            return field(fieldName, null, path);
+        }
+
+        /**
+         * {@link #field(String, String)} with the path {@code parentPath.fieldName}, made only for a message:
+         * the rules look up some 20 fields of every HostConfig, and building each path up front was a visible
+         * share of a create's CPU (issue 34).
+         */
+        JsonValue fieldIn(String parentPath, String fieldName) {
+            return field(fieldName, parentPath, null);
+        }
+
+        private JsonValue field(String fieldName, String parentPath, String path) {
             if (unindexed) {
                 index();
             }
@@ -116,8 +129,8 @@ sealed interface JsonValue permits JsonValue.JsonObject, JsonValue.JsonArray, Js
             }
             List<Member> matches = twins == null ? null : twins.get(GoJsonFolding.fold(fieldName));
             if (matches != null) {
-                throw PolicyRefusal.badRequest(RefusalMessages.RULE_DUPLICATE_KEY,
-                        RefusalMessages.duplicateKey(path, matches.get(0).key(), matches.get(1).key()));
+                throw PolicyRefusal.badRequest(RefusalMessages.RULE_DUPLICATE_KEY, RefusalMessages.duplicateKey(
+                        path != null ? path : parentPath + "." + fieldName, matches.get(0).key(), matches.get(1).key()));
             }
             return first.value();
         }
