@@ -4,8 +4,9 @@
 # the daemon's 201, as the data plane calls them; the event loop's thread CPU per create (judge / pin / commit)
 # and the process's CPU per create (journal writes, unmounts of the pins swept every 100 creates, JIT, GC).
 # No network: the gate's CPU per create in gate-dataplane.sh minus this is what Netty and the daemon round
-# trips add.
-#   bench/gate-create-path.sh [rounds=3000]      JFR=1: a recording and its jfr-top summary in the work dir
+# trips add. Then the kernel's floor of a pinned bind: the same system calls from C (lib/pin-syscalls.c), CPU
+# per pin and per removal.
+#   bench/gate-create-path.sh [rounds=3000] [floor pins=2000]      JFR=1: a recording and its jfr-top summary in the work dir
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "$(id -u)" = 0 ] || { echo "gate-create-path: run as root (mount(2))" >&2; exit 2; }
@@ -23,6 +24,8 @@ jfr=()
 [ "${JFR:-0}" = 1 ] && jfr=(-XX:StartFlightRecording=settings=profile,filename="$work/create-path.jfr")
 java "${jfr[@]}" -cp "docker-gate/target/test-classes:docker-gate/target/classes:$(cat docker-gate/target/test-classpath.txt)" \
   io.rediacc.gpu.gate.policy.CreatePathBench "$work/host" "${1:-3000}" "${bodies[@]}"
+gcc -O2 -o "$work/pin-syscalls" bench/lib/pin-syscalls.c
+"$work/pin-syscalls" "$work/host" srv/datasets "$work/pins" "${2:-2000}"
 if [ "${JFR:-0}" = 1 ]; then
   bench/lib/jfr-top.sh "$work/create-path.jfr" 25 >"$work/create-path.jfr-top.txt"
   echo "recording: $work/create-path.jfr; summary: $work/create-path.jfr-top.txt"
