@@ -9,8 +9,8 @@ package io.rediacc.gpu.gate.policy;
  */
 final class FoldedKeys {
 
-    private JsonValue.Member[] members = new JsonValue.Member[32];
-    private int[] hashes = new int[32];
+    private JsonValue.Member[] members = new JsonValue.Member[64];
+    private int[] hashes = new int[64];
     private int size;
 
     /** The member already held for {@code member}'s folded key, or null after adding {@code member}. */

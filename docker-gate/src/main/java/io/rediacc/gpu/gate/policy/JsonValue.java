@@ -120,6 +120,16 @@ sealed interface JsonValue permits JsonValue.JsonObject, JsonValue.JsonArray, Js
         }
 
         private JsonValue field(String fieldName, String parentPath, String path) {
+            Member member = member(fieldName, parentPath, path);
+            return member == null ? null : member.value();
+        }
+
+        /** The member Go decodes into the struct field {@code fieldName} (as {@link #field}), or null. */
+        Member member(String fieldName) {
+            return member(fieldName, null, fieldName);
+        }
+
+        private Member member(String fieldName, String parentPath, String path) {
             if (unindexed) {
                 index();
             }
@@ -132,7 +142,7 @@ sealed interface JsonValue permits JsonValue.JsonObject, JsonValue.JsonArray, Js
                 throw PolicyRefusal.badRequest(RefusalMessages.RULE_DUPLICATE_KEY, RefusalMessages.duplicateKey(
                         path != null ? path : parentPath + "." + fieldName, matches.get(0).key(), matches.get(1).key()));
             }
-            return first.value();
+            return first;
         }
 
         @Override

@@ -96,28 +96,33 @@ final class JsonWriter {
     }
 
     private static void string(String s, Out out) {
-        out.ensure(s.length() + 2);
-        out.bytes[out.size++] = '"';
-        for (int i = 0; i < s.length(); i++) {
+        int n = s.length();
+        out.ensure(n + 2); // room for the usual case, a string with nothing to escape
+        byte[] b = out.bytes;
+        int at = out.size;
+        b[at++] = '"';
+        for (int i = 0; i < n; i++) {
             char c = s.charAt(i);
+            if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+                b[at++] = (byte) c;
+                continue;
+            }
+            out.size = at;
+            out.ensure(6 + (n - i) + 1);
+            b = out.bytes;
             if (c == '"' || c == '\\') {
-                out.ensure(2);
-                out.bytes[out.size++] = '\\';
-                out.bytes[out.size++] = (byte) c;
-            } else if (c >= 0x20 && c < 0x7f) {
-                out.ensure(1);
-                out.bytes[out.size++] = (byte) c;
+                b[at++] = '\\';
+                b[at++] = (byte) c;
             } else {
-                out.ensure(6);
-                out.bytes[out.size++] = '\\';
-                out.bytes[out.size++] = 'u';
-                out.bytes[out.size++] = HEX[(c >> 12) & 0xf];
-                out.bytes[out.size++] = HEX[(c >> 8) & 0xf];
-                out.bytes[out.size++] = HEX[(c >> 4) & 0xf];
-                out.bytes[out.size++] = HEX[c & 0xf];
+                b[at++] = '\\';
+                b[at++] = 'u';
+                b[at++] = HEX[(c >> 12) & 0xf];
+                b[at++] = HEX[(c >> 8) & 0xf];
+                b[at++] = HEX[(c >> 4) & 0xf];
+                b[at++] = HEX[c & 0xf];
             }
         }
-        out.ensure(1);
-        out.bytes[out.size++] = '"';
+        b[at++] = '"';
+        out.size = at;
     }
 }

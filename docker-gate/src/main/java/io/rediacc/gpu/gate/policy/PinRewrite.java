@@ -101,13 +101,12 @@ final class PinRewrite {
             rewritten.addAll(mounts);
             JsonObject newHc = hc;
             if (bindsChanged) {
-                newHc = with(newHc, "Binds", keptBinds.isEmpty() ? JsonValue.JsonNull.INSTANCE : new JsonArray(keptBinds));
+                newHc = with(hc, "Binds", keptBinds.isEmpty() ? JsonValue.JsonNull.INSTANCE : new JsonArray(keptBinds),
+                        "Mounts", new JsonArray(rewritten));
+            } else if (mountsChanged) {
+                newHc = with(hc, "Mounts", new JsonArray(rewritten));
             }
-            if (bindsChanged || mountsChanged) {
-                newHc = with(newHc, "Mounts", new JsonArray(rewritten));
-            }
-            JsonObject newRoot = with(root, "HostConfig", newHc);
-            newRoot = with(newRoot, "Labels", rewrite.labels(labels));
+            JsonObject newRoot = with(root, "HostConfig", newHc, "Labels", rewrite.labels(labels));
             return new Result(JsonWriter.write(newRoot), rewrite.token);
         } catch (RuntimeException e) {
             rewrite.abandon();
@@ -131,8 +130,7 @@ final class PinRewrite {
             if (newOpts == opts) {
                 return new Result(body, null);
             }
-            JsonObject newRoot = with(root, "DriverOpts", newOpts);
-            newRoot = with(newRoot, "Labels", rewrite.labels(labels));
+            JsonObject newRoot = with(root, "DriverOpts", newOpts, "Labels", rewrite.labels(labels));
             return new Result(JsonWriter.write(newRoot), rewrite.token);
         } catch (RuntimeException e) {
             rewrite.abandon();
@@ -298,18 +296,32 @@ final class PinRewrite {
 
     /** {@code o} with the member Go decodes as {@code field} replaced by {@code value} (its key kept), or appended. */
     private static JsonObject with(JsonObject o, String field, JsonValue value) {
-        List<Member> out = new ArrayList<>(o.members().size() + 1);
-        boolean replaced = false;
+        return with(o, field, value, null, null);
+    }
+
+    /**
+     * {@code o} with two fields replaced (or appended, in this order) in one copy. The members to replace
+     * are found through the object's own index of folded keys (the same member {@link JsonObject#field}
+     * reads), not by comparing every key with each field (issue 34).
+     */
+    private static JsonObject with(JsonObject o, String field, JsonValue value, String field2, JsonValue value2) {
+        Member first = o.member(field);
+        Member second = field2 == null ? null : o.member(field2);
+        List<Member> out = new ArrayList<>(o.members().size() + 2);
         for (Member m : o.members()) {
-            if (!replaced && GoJsonFolding.equalFold(m.key(), field)) {
+            if (m == first) {
                 out.add(new Member(m.key(), value));
-                replaced = true;
+            } else if (m == second) {
+                out.add(new Member(m.key(), value2));
             } else {
                 out.add(m);
             }
         }
-        if (!replaced) {
+        if (first == null) {
             out.add(new Member(field, value));
+        }
+        if (field2 != null && second == null) {
+            out.add(new Member(field2, value2));
         }
         return JsonObject.of(out);
     }
