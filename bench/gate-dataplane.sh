@@ -10,10 +10,14 @@
 #      deploy/systemd/docker-gate.service at BENCH_REF: the flags the unit ships), SKIP_BIG (1: no RSS-at-size part), JFR,
 #      GATE_BEFORE (a commit: a second gate packaged from it, "gate-before", measured in the same rounds beside
 #      the gate of BENCH_REF, for a before/after on a loaded machine; its ratios come in the same tables).
-# Each gate round also reads the gate's CPU time (utime+stime of the process) and prints CPU µs per request:
-# what the gate spends, which a busy machine's scheduling waits do not inflate as much as req/s and p99.
+#      BINDS (2): host-path binds of the create body; several ("0 1 8") measure a create endpoint each
+#      (create-0, create-1, create-8), in the same rounds.
+# Each round also reads the CPU time (utime+stime) of the process that answered it — the gate, HAProxy, nginx —
+# and prints CPU µs per request: what each spends, which a busy machine's scheduling waits do not inflate as much
+# as req/s and p99. The bench daemon's /events says every second that a container went (lib/destroy-events.py),
+# so the gate's pin watcher removes the pins of the creates it answered: the gate's CPU includes unpinning.
 source "$(dirname "$0")/lib/common.sh"
-DURATION="${DURATION:-8s}"; CONNS="${CONNS:-32}"
+DURATION="${DURATION:-8s}"; CONNS="${CONNS:-32}"; BINDS="${BINDS:-2}"
 GATE_JAVA_OPTS="${GATE_JAVA_OPTS:-}"
 SMALL_JAVA_OPTS="${SMALL_JAVA_OPTS:-}"
 # the unit's environment (JDK_JAVA_OPTIONS, MALLOC_ARENA_MAX, ...), one "NAME=value" per element
@@ -57,6 +61,7 @@ backend daemon_close
   server daemon 127.0.0.1:$NGX_PORT
 CONF
 start_bg haproxy haproxy -db -f "$RUN_DIR/haproxy.cfg"
+HAPROXY_PID=$LAST_PID
 
 # --- the gate: one repo holding grants, its daemon is nginx -------------------------------------
 start_kafka
@@ -95,34 +100,46 @@ if [ -n "${GATE_BEFORE:-}" ]; then
   GATE_PID=$MAIN_GATE_PID; GATE_METRICS=$MAIN_GATE_METRICS
 fi
 
-python3 "$BENCH_DIR/lib/create-body.py" nvidia.com/gpu=0 4096 "$HOST_ROOT" >"$RUN_DIR/create.json"
-cat >"$RUN_DIR/create.lua" <<LUA
-local f = io.open("$RUN_DIR/create.json", "rb")
+# one create endpoint per binds count: "create" alone for one count (the figures' names), else create-<n>
+read -r -a BIND_COUNTS <<<"$BINDS"
+CREATES=()
+for b in "${BIND_COUNTS[@]}"; do
+  e=create; [ "${#BIND_COUNTS[@]}" -gt 1 ] && e="create-$b"
+  CREATES+=("$e")
+  python3 "$BENCH_DIR/lib/create-body.py" nvidia.com/gpu=0 4096 "$HOST_ROOT" "$b" >"$RUN_DIR/$e.json"
+  cat >"$RUN_DIR/$e.lua" <<LUA
+local f = io.open("$RUN_DIR/$e.json", "rb")
 wrk.method = "POST"
 wrk.body = f:read("*a"):gsub("%s+$", "")
 f:close()
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["User-Agent"] = "Docker-Client/27.5.1 (linux)"
 LUA
-for port in $GATE_PORT ${BEFORE_PORT:-}; do
-for i in $(seq 1 100); do
-  code="$(curl -s -o "$RUN_DIR/probe.txt" -w '%{http_code}' -H 'Content-Type: application/json' \
-    --data-binary @"$RUN_DIR/create.json" "http://127.0.0.1:$port/v1.47/containers/create?name=bench")"
-  [ "$code" = 201 ] && break
-  sleep 0.3
+  for port in $GATE_PORT ${BEFORE_PORT:-}; do
+  for i in $(seq 1 100); do
+    code="$(curl -s -o "$RUN_DIR/probe.txt" -w '%{http_code}' -H 'Content-Type: application/json' \
+      --data-binary @"$RUN_DIR/$e.json" "http://127.0.0.1:$port/v1.47/containers/create?name=bench")"
+    [ "$code" = 201 ] && break
+    sleep 0.3
+  done
+  [ "$code" = 201 ] || { log "the gate on port $port does not admit the create body with $b binds ($code): $(cat "$RUN_DIR/probe.txt")"; exit 1; }
+  done
+  log "gate admits the 4 KiB create naming nvidia.com/gpu=0 with $b host binds ($(wc -c <"$RUN_DIR/$e.json") bytes)"
 done
-[ "$code" = 201 ] || { log "the gate on port $port does not admit the create body ($code): $(cat "$RUN_DIR/probe.txt")"; exit 1; }
-done
-log "gate admits the 4 KiB create naming nvidia.com/gpu=0 ($(wc -c <"$RUN_DIR/create.json") bytes)"
 
 declare -A TARGET=([direct]=$NGX_PORT [haproxy-ka]=$HA_KA [haproxy-close]=$HA_CLOSE [gate]=$GATE_PORT)
+# the process whose CPU a round of each target reads: the gates, HAProxy, nginx's worker (direct)
+NGINX_WORKER="$(pgrep -P "$NGINX_PID" | head -1)"
+GATE_PIDS[haproxy-ka]=$HAPROXY_PID; GATE_PIDS[haproxy-close]=$HAPROXY_PID; GATE_PIDS[direct]=$NGINX_WORKER
 ORDER=(haproxy-ka haproxy-close gate direct)
 if [ -n "${GATE_BEFORE:-}" ]; then TARGET[gate-before]=$BEFORE_PORT; ORDER=(haproxy-ka gate-before haproxy-close gate direct); fi
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 # warm-up (JIT, connection pools): not counted
 for t in "${ORDER[@]}"; do
   wrk_run "warm-$t" "http://127.0.0.1:${TARGET[$t]}/_ping" 3s "$CONNS" >/dev/null
-  wrk_run "warm-$t-create" "http://127.0.0.1:${TARGET[$t]}/v1.47/containers/create" 3s "$CONNS" "$RUN_DIR/create.lua" >/dev/null
+  for e in "${CREATES[@]}"; do
+    wrk_run "warm-$t-$e" "http://127.0.0.1:${TARGET[$t]}/v1.47/containers/create" 3s "$CONNS" "$RUN_DIR/$e.lua" >/dev/null
+  done
 done
 
 RSS_MAX=0
@@ -130,22 +147,22 @@ sample_rss() { # background sampler of the gate's RSS while it is under load
   while kill -0 "$GATE_PID" 2>/dev/null; do rss_mib "$GATE_PID"; sleep 0.5; done >"$RUN_DIR/rss-$1.txt"
 }
 for r in $(seq 1 "$ROUNDS"); do
-  for endpoint in ping create; do
+  for endpoint in ping "${CREATES[@]}"; do
     for t in "${ORDER[@]}"; do
       if [ "$endpoint" = ping ]; then url="http://127.0.0.1:${TARGET[$t]}/_ping"; lua=""
-      else url="http://127.0.0.1:${TARGET[$t]}/v1.47/containers/create"; lua="$RUN_DIR/create.lua"; fi
+      else url="http://127.0.0.1:${TARGET[$t]}/v1.47/containers/create"; lua="$RUN_DIR/$endpoint.lua"; fi
       sampler=""; cpu0=""; cpu_us=-
       if [ "$t" = gate ]; then sample_rss "$r-$endpoint" & sampler=$!; fi
       [ -n "${GATE_PIDS[$t]:-}" ] && cpu0="$(cpu_ticks "${GATE_PIDS[$t]}")"
       read -r rps p50 p99 bad < <(wrk_run "$r-$endpoint-$t" "$url" "$DURATION" "$CONNS" "$lua")
-      if [ -n "$cpu0" ]; then # the gate's CPU µs per request answered in the round
+      if [ -n "$cpu0" ]; then # the CPU µs per request answered in the round of the process that answered it
         cpu_us="$(awk -v a="$cpu0" -v b="$(cpu_ticks "${GATE_PIDS[$t]}")" -v hz="$(getconf CLK_TCK)" \
           '/ requests in / {n=$1} END {printf "%.1f", (n > 0 ? (b - a) / hz * 1e6 / n : -1)}' "$RUN_DIR/wrk-$r-$endpoint-$t.txt")"
       fi
       [ -n "$sampler" ] && { kill "$sampler" 2>/dev/null || true; wait "$sampler" 2>/dev/null || true; }
       [ "$bad" = 0 ] || log "WARNING: $t $endpoint had $bad non-2xx answers (see $RUN_DIR/wrk-$r-$endpoint-$t.txt)"
       echo "$r $endpoint $t $rps $p50 $p99 $bad $cpu_us" >>"$RUN_DIR/rounds.txt"
-      log "round $r $endpoint $t: $rps req/s p50 ${p50}ms p99 ${p99}ms gate CPU ${cpu_us} µs/req (load $(load_now))"
+      log "round $r $endpoint $t: $rps req/s p50 ${p50}ms p99 ${p99}ms CPU ${cpu_us} µs/req (load $(load_now))"
     done
   done
 done
@@ -216,14 +233,14 @@ GATES=(gate); [ -n "${GATE_BEFORE:-}" ] && GATES=(gate-before gate)
 gname() { [ "$1" = gate-before ] && echo "gate-before ($GATE_BEFORE)" || echo "gate ($BENCH_REF)"; }
 {
   echo "## gate data plane  ($(date -u +'%Y-%m-%d %H:%M UTC'); $(machine_line); load at end $(load_now); rounds $ROUNDS x $DURATION, $CONNS connections, wrk -t2)"
-  printf '| endpoint | path | req/s (median) | p50 ms | p99 ms | gate CPU µs/req |\n|---|---|---|---|---|---|\n'
-  for e in ping create; do for t in direct haproxy-ka haproxy-close "${GATES[@]}"; do
+  printf '| endpoint | path | req/s (median) | p50 ms | p99 ms | CPU µs/req (gate, HAProxy, or nginx for direct) |\n|---|---|---|---|---|---|\n'
+  for e in ping "${CREATES[@]}"; do for t in direct haproxy-ka haproxy-close "${GATES[@]}"; do
     printf '| %s | %s | %s | %s | %s | %s |\n' "$e" "$t" "$(med $e $t 4)" "$(med $e $t 5)" "$(med $e $t 6)" "$(med $e $t 8)"
   done; done
   echo
-  printf '| endpoint | gate | gate/HAProxy-keepalive req/s | gate/HAProxy-close req/s | p99 gate/keepalive | p99 gate/close |\n|---|---|---|---|---|---|\n'
-  for e in ping create; do for g in "${GATES[@]}"; do
-    printf '| %s | %s | %s | %s | %s | %s |\n' "$e" "$(gname "$g")" "$(rr $e 4 haproxy-ka "$g")" "$(rr $e 4 haproxy-close "$g")" "$(rr $e 6 haproxy-ka "$g")" "$(rr $e 6 haproxy-close "$g")"
+  printf '| endpoint | gate | gate/HAProxy-keepalive req/s | gate/HAProxy-close req/s | p99 gate/keepalive | p99 gate/close | CPU per request gate/HAProxy-keepalive |\n|---|---|---|---|---|---|---|\n'
+  for e in ping "${CREATES[@]}"; do for g in "${GATES[@]}"; do
+    printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$e" "$(gname "$g")" "$(rr $e 4 haproxy-ka "$g")" "$(rr $e 4 haproxy-close "$g")" "$(rr $e 6 haproxy-ka "$g")" "$(rr $e 6 haproxy-close "$g")" "$(rr $e 8 haproxy-ka "$g")"
   done; done
   echo
   echo "targets: gate req/s >= 1.0x HAProxy, gate p99 <= 1.5x HAProxy"
@@ -233,12 +250,15 @@ gname() { [ "$1" = gate-before ] && echo "gate-before ($GATE_BEFORE)" || echo "g
 } | tee "$RUN_DIR/summary.md"
 echo "rounds: $RUN_DIR/rounds.txt" >&2
 # issue 21's figures, machine-readable (bench/run-all.sh collects them)
-figure "gate POST /containers/create 4 KiB vs HAProxy keep-alive, req/s" "$(med create gate 4)" \
-  "HAProxy keep-alive $(med create haproxy-ka 4) req/s" "$(rr create 4 haproxy-ka)" "ratio>=1.0"
-figure "gate create vs HAProxy http-server-close, req/s" "$(med create gate 4)" \
-  "HAProxy http-server-close $(med create haproxy-close 4) req/s" "$(rr create 4 haproxy-close)" "ratio>=1.5"
-figure "gate create p99 vs HAProxy keep-alive p99, ms" "$(med create gate 6)" \
-  "HAProxy keep-alive p99 $(med create haproxy-ka 6) ms" "$(rr create 6 haproxy-ka)" "ratio<=1.5"
+for e in "${CREATES[@]}"; do
+  n=""; [ "$e" != create ] && n=" (${e#create-} host binds)"
+  figure "gate POST /containers/create 4 KiB$n vs HAProxy keep-alive, req/s" "$(med "$e" gate 4)" \
+    "HAProxy keep-alive $(med "$e" haproxy-ka 4) req/s" "$(rr "$e" 4 haproxy-ka)" "ratio>=1.0"
+  figure "gate create$n vs HAProxy http-server-close, req/s" "$(med "$e" gate 4)" \
+    "HAProxy http-server-close $(med "$e" haproxy-close 4) req/s" "$(rr "$e" 4 haproxy-close)" "ratio>=1.5"
+  figure "gate create$n p99 vs HAProxy keep-alive p99, ms" "$(med "$e" gate 6)" \
+    "HAProxy keep-alive p99 $(med "$e" haproxy-ka 6) ms" "$(rr "$e" 6 haproxy-ka)" "ratio<=1.5"
+done
 figure "gate /_ping vs HAProxy keep-alive, req/s" "$(med ping gate 4)" \
   "HAProxy keep-alive $(med ping haproxy-ka 4) req/s" "$(rr ping 4 haproxy-ka)" "ratio>=1.0"
 figure "gate RSS, 1,000 repos + $BIG_GRANTS grants, shipped unit flags, MiB (idle / under load: the larger)" \

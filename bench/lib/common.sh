@@ -388,6 +388,10 @@ pgbench_run() {
 # volume); sets NGX_PORT.
 start_nginx_daemon() {
   NGX_PORT="$(free_port)"; local ngx="$RUN_DIR/nginx"; mkdir -p "$ngx/tmp"
+  # GET /events: a container destroyed every second, and empty container and volume lists, so the gate's pin
+  # watcher removes the pins of the containers this daemon "created" (lib/destroy-events.py)
+  local events; events="$(free_port)"
+  start_bg destroy-events python3 "$BENCH_DIR/lib/destroy-events.py" "$events"
   local id; id="$(printf 'b%.0s' $(seq 1 64))"
   cat >"$ngx/nginx.conf" <<CONF
 worker_processes 1;
@@ -417,6 +421,14 @@ http {
       default_type application/json;
       return 201 '{"Id":"$id","Warnings":[]}\n';
     }
+    # the API versions the gate bounds requests by (it refuses versioned requests, 503, until it has read them)
+    location ~ ^(/v[0-9.]+)?/version\$ {
+      default_type application/json;
+      return 200 '{"Version":"27.5.1","ApiVersion":"1.47","MinAPIVersion":"1.24","Os":"linux","Arch":"amd64"}\n';
+    }
+    location ~ ^(/v[0-9.]+)?/containers/json\$ { default_type application/json; return 200 '[]\n'; }
+    location ~ ^(/v[0-9.]+)?/volumes\$ { default_type application/json; return 200 '{"Volumes":[],"Warnings":[]}\n'; }
+    location ~ ^(/v[0-9.]+)?/events\$ { proxy_pass http://127.0.0.1:$events; proxy_buffering off; proxy_read_timeout 1h; }
     location / { default_type application/json; return 404 '{"message":"page not found"}\n'; }
   }
 }

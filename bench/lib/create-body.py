@@ -1,13 +1,24 @@
 #!/usr/bin/env python3
 """Prints a realistic ~4 KiB body of POST /containers/create (the shape docker CLI 27 sends for
 `docker run --device nvidia.com/gpu=0 ...` of a training job), naming the CDI device argv[1].
-argv[3], optional: a directory its two host-path binds lie under (the repo's hostPaths in the gate's
-manifest; the gate refuses binds outside them and resolves them on the host, so they must exist)."""
-import json, sys
+argv[3], optional: a directory its host-path binds lie under (the repo's hostPaths in the gate's
+manifest; the gate refuses binds outside them and resolves them on the host, so they must exist:
+this script creates them). argv[4], optional: how many host-path binds (default 2: a dataset and a
+project directory; 0 leaves only the named volume, 8 adds six shard directories)."""
+import json, os, sys
 
 device = sys.argv[1] if len(sys.argv) > 1 else "nvidia.com/gpu=0"
 target = int(sys.argv[2]) if len(sys.argv) > 2 else 4096
 root = sys.argv[3].rstrip("/") if len(sys.argv) > 3 else ""
+nbinds = int(sys.argv[4]) if len(sys.argv) > 4 else 2
+host = [("/srv/datasets", "/data:ro"), ("/home/ml/project", "/workspace")]
+host += [("/srv/shards/%d" % i, "/shards/%d:ro" % i) for i in range(max(0, nbinds - 2))]
+host = host[:nbinds]
+if root:
+    for src, _ in host:
+        os.makedirs(root + src, exist_ok=True)
+binds = [root + src + ":" + dst for src, dst in host]
+binds.insert(min(1, len(binds)), "hf-cache:/cache/huggingface")
 body = {
     "Hostname": "", "Domainname": "", "User": "1000:1000",
     "AttachStdin": False, "AttachStdout": True, "AttachStderr": True,
@@ -21,7 +32,7 @@ body = {
     "Image": "nvcr.io/nvidia/pytorch:24.05-py3", "Volumes": {}, "WorkingDir": "/workspace",
     "Entrypoint": None, "OnBuild": None, "Labels": {},
     "HostConfig": {
-        "Binds": [root + "/srv/datasets:/data:ro", "hf-cache:/cache/huggingface", root + "/home/ml/project:/workspace"],
+        "Binds": binds,
         "ContainerIDFile": "", "LogConfig": {"Type": "", "Config": {}}, "NetworkMode": "bridge",
         "PortBindings": {"8888/tcp": [{"HostIp": "127.0.0.1", "HostPort": "8888"}]},
         "RestartPolicy": {"Name": "no", "MaximumRetryCount": 0}, "AutoRemove": True,

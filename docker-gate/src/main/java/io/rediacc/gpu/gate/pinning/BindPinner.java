@@ -85,7 +85,7 @@ public final class BindPinner {
             judge.judge(physical);
             long dev = (Long) attrs.get("dev");
             long ino = (Long) attrs.get("ino");
-            mountOnto(fd, directory, target);
+            mountOnto(fd, directory, target, dev, ino);
             return new Pin(target, physical, dev, ino, directory);
         } finally {
             closeQuietly(fd);
@@ -109,7 +109,7 @@ public final class BindPinner {
                 return false;
             }
             boolean directory = (((Integer) attrs.get("mode")) & 0170000) == 0040000;
-            mountOnto(fd, directory, target);
+            mountOnto(fd, directory, target, dev, ino);
             return true;
         } catch (Refused gone) {
             return false;
@@ -327,7 +327,8 @@ public final class BindPinner {
         }
     }
 
-    private static void mountOnto(int fd, boolean directory, Path target) {
+    /** Bind-mounts the object open at {@code fd} (its identity {@code dev}, {@code ino}: a descriptor keeps its object) onto {@code target}. */
+    private static void mountOnto(int fd, boolean directory, Path target, long dev, long ino) {
         try {
             if (directory) {
                 Files.createDirectory(target);
@@ -344,8 +345,7 @@ public final class BindPinner {
             mounted = true;
             // Private: a pin must not be a peer of the source's (shared) mount, nor receive mounts from it.
             C.mount(null, target.toString(), null, new NativeLong(LibC.MS_PRIVATE), null);
-            Map<String, Object> want = attributes(fdPath(fd));
-            if (!holds(target, (Long) want.get("dev"), (Long) want.get("ino"))) {
+            if (!holds(target, dev, ino)) {
                 throw new Refused(Refused.Kind.CANNOT_PIN, "the gate's pin " + target + " does not show the object it opened");
             }
         } catch (LastErrorException e) {

@@ -4,10 +4,12 @@ import io.rediacc.gpu.gate.policy.BindPins;
 import io.rediacc.gpu.gate.policy.HostAccess;
 import io.rediacc.gpu.gate.policy.PinnedObjectJudge;
 import io.rediacc.gpu.gate.policy.RepoIdentity;
+import io.rediacc.gpu.gate.policy.RepoRoots;
 import org.jboss.logging.Logger;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -88,19 +90,27 @@ public final class Pins implements BindPins {
 
     @Override
     public String pin(RepoIdentity repo, String token, Owner owner, String hostPath, boolean createMissing) {
-        Beneath beneath = beneath(repo, hostPath).orElseThrow(() -> new Refused(403, hostPath
+        return pin(repo, token, owner, hostPath, createMissing, null);
+    }
+
+    @Override
+    public String pin(RepoIdentity repo, String token, Owner owner, String hostPath, boolean createMissing, RepoRoots roots) {
+        Beneath beneath = beneath(repo, hostPath, roots).orElseThrow(() -> new Refused(403, hostPath
                 + " lies under none of the hostPaths roots of repo " + repo.name()));
         String id = newToken();
         Path dir = pinRoot.resolve(repo.guid());
         try {
-            Files.createDirectories(dir);
+            // one stat while it exists (it nearly always does), not a mkdir and its exception per bind
+            if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+                Files.createDirectories(dir);
+            }
         } catch (IOException e) {
             throw new Refused(500, "the gate cannot create its pin directory " + dir + ": " + e.getMessage());
         }
         BindPinner.Pin pin;
         try {
             pin = BindPinner.pin(beneath.root(), beneath.rel(), createMissing,
-                    physical -> judge.judge(repo, hostPath, physical), dir.resolve(id));
+                    physical -> judge.judge(repo, hostPath, physical, roots), dir.resolve(id));
         } catch (BindPinner.Refused refused) {
             int status = switch (refused.kind()) {
                 case CANNOT_PIN -> 500;
@@ -435,12 +445,17 @@ public final class Pins implements BindPins {
     private record Beneath(Path root, String rel) {
     }
 
-    private Optional<Beneath> beneath(RepoIdentity repo, String hostPath) {
+    /** With {@code roots}, the request's view of them; without, every root is resolved now. */
+    private Optional<Beneath> beneath(RepoIdentity repo, String hostPath, RepoRoots roots) {
         Beneath best = null;
-        for (String written : access.allowance(repo).hostPaths()) {
-            List<String> forms = new ArrayList<>();
-            forms.add(Path.of(written).normalize().toString());
-            access.realPath(written).ifPresent(forms::add);
+        List<RepoRoots.Root> all = roots != null ? roots.roots() : access.allowance(repo).hostPaths().stream()
+                .map(w -> new RepoRoots.Root(w, access.realPath(w).orElse(null))).toList();
+        for (RepoRoots.Root r : all) {
+            List<String> forms = new ArrayList<>(2);
+            forms.add(Path.of(r.written()).normalize().toString());
+            if (r.resolved() != null) {
+                forms.add(r.resolved());
+            }
             for (String root : forms) {
                 String rel;
                 if (hostPath.equals(root)) {

@@ -26,27 +26,47 @@ public record ApiVersions(String min, String max) {
         return compare(version, min) < 0;
     }
 
-    /** Negative, zero or positive as {@code a} is below, equal to or above {@code b}. */
+    /**
+     * Negative, zero or positive as {@code a} is below, equal to or above {@code b}. Read part by part in
+     * place: every request's version and every answer's {@code Api-Version} header are compared, and
+     * splitting them into arrays was a visible share of a {@code /_ping} (issue 34).
+     */
     public static int compare(String a, String b) {
-        int[] x = parse(a);
-        int[] y = parse(b);
-        for (int i = 0; i < Math.max(x.length, y.length); i++) {
-            int p = i < x.length ? x[i] : 0;
-            int q = i < y.length ? y[i] : 0;
+        int i = 0;
+        int j = 0;
+        while (i <= a.length() || j <= b.length()) {
+            int aEnd = i > a.length() ? i : end(a, i);
+            int bEnd = j > b.length() ? j : end(b, j);
+            int p = i > a.length() ? 0 : part(a, i, aEnd);
+            int q = j > b.length() ? 0 : part(b, j, bEnd);
             if (p != q) {
                 return Integer.compare(p, q);
             }
+            i = aEnd + 1;
+            j = bEnd + 1;
         }
         return 0;
     }
 
-    private static int[] parse(String version) {
-        String[] parts = version.split("\\.", -1);
-        int[] out = new int[parts.length];
-        for (int i = 0; i < parts.length; i++) {
-            boolean number = !parts[i].isEmpty() && parts[i].length() <= 9 && parts[i].chars().allMatch(c -> c >= '0' && c <= '9');
-            out[i] = number ? Integer.parseInt(parts[i]) : 0;
+    /** Where the part starting at {@code from} ends: the next '.', or the end. */
+    private static int end(String version, int from) {
+        int dot = version.indexOf('.', from);
+        return dot < 0 ? version.length() : dot;
+    }
+
+    /** A part's number: its digits (at most 9, ASCII only), or 0 for anything else, as moby reads it. */
+    private static int part(String version, int from, int to) {
+        if (to == from || to - from > 9) {
+            return 0;
         }
-        return out;
+        int n = 0;
+        for (int k = from; k < to; k++) {
+            char c = version.charAt(k);
+            if (c < '0' || c > '9') {
+                return 0;
+            }
+            n = n * 10 + (c - '0');
+        }
+        return n;
     }
 }

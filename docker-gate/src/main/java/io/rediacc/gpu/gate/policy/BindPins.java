@@ -31,6 +31,15 @@ public interface BindPins {
      */
     String pin(RepoIdentity repo, String token, Owner owner, String hostPath, boolean createMissing);
 
+    /**
+     * {@link #pin(RepoIdentity, String, Owner, String, boolean)} within one request whose roots the policy
+     * resolved once ({@link RepoRoots}): the root the path lies beneath is chosen from them and the object
+     * opened is judged against them, instead of resolving every root again for each bind.
+     */
+    default String pin(RepoIdentity repo, String token, Owner owner, String hostPath, boolean createMissing, RepoRoots roots) {
+        return pin(repo, token, owner, hostPath, createMissing);
+    }
+
     /** Persists the repo's pins (written atomically, off the request path). */
     void save(RepoIdentity repo);
 

@@ -1,7 +1,5 @@
 package io.rediacc.gpu.gate.policy;
 
-import java.util.regex.Pattern;
-
 /**
  * Which Docker API endpoint a request reaches, decided exactly as the daemon's router (gorilla/mux
  * in moby's {@code daemon/server/server.go}) decides it: on the percent-decoded path, with at most
@@ -59,10 +57,29 @@ record DockerRoute(Kind kind, String path, String target, RequestTarget requestT
         }
     }
 
-    /** moby's {@code versionMatcher}, {@code /v{version:[0-9.]+}}, in front of a route's path (which starts with '/'). */
-    private static final Pattern VERSION_PREFIX = Pattern.compile("^/v[0-9.]+(?=/)");
+    /**
+     * The last request classified on this thread: the data plane and the policy ask for the route of one
+     * request several times (the version step, the head, the body, the pin step, the version cap of the
+     * answer) and it was parsed again each time (issue 34). Classifying is a pure function of the method and
+     * the target, so the memo answers exactly what parsing again would; a target that is refused (throws)
+     * is never kept.
+     */
+    private record Last(String method, String uri, DockerRoute route) {
+    }
+
+    private static final ThreadLocal<Last> LAST = new ThreadLocal<>();
 
     static DockerRoute classify(String method, String uri) {
+        Last last = LAST.get();
+        if (last != null && java.util.Objects.equals(last.method(), method) && java.util.Objects.equals(last.uri(), uri)) {
+            return last.route();
+        }
+        DockerRoute route = classifyNow(method, uri);
+        LAST.set(new Last(method, uri, route));
+        return route;
+    }
+
+    private static DockerRoute classifyNow(String method, String uri) {
         RequestTarget target = RequestTarget.parse(uri);
         String path = routingPath(target.path());
         String m = method == null ? "" : method;
@@ -125,13 +142,31 @@ record DockerRoute(Kind kind, String path, String target, RequestTarget requestT
 
     /** The API version of the path's version prefix ({@code /v1.50/...} gives {@code 1.50}), or null. */
     static String apiVersion(String decodedPath) {
-        java.util.regex.Matcher m = VERSION_PREFIX.matcher(decodedPath);
-        return m.find() ? m.group().substring(2) : null;
+        int end = versionPrefixEnd(decodedPath);
+        return end < 0 ? null : decodedPath.substring(2, end);
     }
 
     /** The decoded path as mux matches it against a route: its one version prefix removed, nothing else changed. */
     static String routingPath(String decodedPath) {
-        return VERSION_PREFIX.matcher(decodedPath).replaceFirst("");
+        int end = versionPrefixEnd(decodedPath);
+        return end < 0 ? decodedPath : decodedPath.substring(end);
+    }
+
+    /**
+     * Where moby's {@code versionMatcher}, {@code /v{version:[0-9.]+}} in front of a route's path (which
+     * starts with '/'), ends: the index of the '/' after {@code /v} and one or more digits and dots, or -1
+     * when the path has no such prefix (the regex {@code ^/v[0-9.]+(?=/)}, scanned by hand: it ran on every
+     * request several times).
+     */
+    private static int versionPrefixEnd(String path) {
+        if (!path.startsWith("/v")) {
+            return -1;
+        }
+        int i = 2;
+        while (i < path.length() && (path.charAt(i) >= '0' && path.charAt(i) <= '9' || path.charAt(i) == '.')) {
+            i++;
+        }
+        return i > 2 && i < path.length() && path.charAt(i) == '/' ? i : -1;
     }
 
     /**

@@ -1,7 +1,11 @@
 package io.rediacc.gpu.gate.policy;
 
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -182,8 +186,77 @@ public final class DockerRouteTable {
 
     /** Whether the daemon has a route for exactly this method and routing path. */
     static boolean known(String method, String routingPath) {
-        for (Route route : COMPILED) {
-            if (route.method().equals(method) && route.path().matcher(routingPath).matches()) {
+        if (EXACT.contains(method + " " + routingPath)) {
+            return true;
+        }
+        Map<String, List<Route>> bySegment = BY_SEGMENT.get(method);
+        return bySegment != null && (matchesAny(bySegment.get(firstSegment(routingPath)), routingPath)
+                || matchesAny(bySegment.get(ANY_SEGMENT), routingPath));
+    }
+
+    /**
+     * Every route matched against every request was a regex match per route of the method on every
+     * request, {@code /_ping} included (issue 34). A route without a variable matches exactly its own
+     * text ({@link #EXACT}: one set lookup); one with a variable can match only a path whose first
+     * segment is the route's, when that segment is literal ({@link #BY_SEGMENT}), or any path, when it
+     * holds a variable ({@link #ANY_SEGMENT}). Only a narrowing: the patterns still decide.
+     */
+    private static final Set<String> EXACT = exact();
+    private static final Map<String, Map<String, List<Route>>> BY_SEGMENT = bySegment();
+    /** The key of the routes whose first segment holds a variable ({@code OPTIONS /{anyroute:.*}}). */
+    private static final String ANY_SEGMENT = "{";
+
+    private static Set<String> exact() {
+        Set<String> out = new HashSet<>();
+        for (String route : ROUTES) {
+            if (route.indexOf('{') < 0) {
+                out.add(route);
+            }
+        }
+        return Set.copyOf(out);
+    }
+
+    private static Map<String, Map<String, List<Route>>> bySegment() {
+        Map<String, Map<String, List<Route>>> out = new HashMap<>();
+        for (int i = 0; i < ROUTES.size(); i++) {
+            String path = ROUTES.get(i).split(" ", 2)[1];
+            if (path.indexOf('{') < 0) {
+                continue;
+            }
+            String segment = firstSegment(path);
+            out.computeIfAbsent(COMPILED.get(i).method(), m -> new HashMap<>())
+                    .computeIfAbsent(segment.indexOf('{') >= 0 ? ANY_SEGMENT : segment, k -> new ArrayList<>()).add(COMPILED.get(i));
+        }
+        return out;
+    }
+
+    /**
+     * The text between a leading '/' and the next '/' (or the end). Every route starts with '/', so a
+     * literal first segment S matches only paths equal to "/S" or starting with "/S/": paths whose first
+     * segment is S exactly.
+     */
+    private static String firstSegment(String path) {
+        int start = path.startsWith("/") ? 1 : 0;
+        int end = path.indexOf('/', start);
+        return end < 0 ? path.substring(start) : path.substring(start, end);
+    }
+
+    /** Every route of the table tried in turn: what {@link #known} must answer (its test compares the two). */
+    static boolean knownByEveryRoute(String method, String routingPath) {
+        return matchesAny(COMPILED.stream().filter(r -> r.method().equals(method)).toList(), routingPath);
+    }
+
+    /** The route texts ({@code "GET /_ping"}), for tests. */
+    static List<String> routes() {
+        return ROUTES;
+    }
+
+    private static boolean matchesAny(List<Route> routes, String routingPath) {
+        if (routes == null) {
+            return false;
+        }
+        for (Route route : routes) {
+            if (route.path().matcher(routingPath).matches()) {
                 return true;
             }
         }

@@ -66,6 +66,8 @@ public final class GatePolicy {
     public static final class Body {
         private final byte[] bytes;
         private JsonValue json;
+        /** The repo's roots as the judgement resolved them, for the pin step of the same request. */
+        private RepoRoots roots;
 
         public Body(byte[] bytes) {
             this.bytes = bytes == null ? new byte[0] : bytes;
@@ -151,6 +153,7 @@ public final class GatePolicy {
             JsonValue json = body.json();
             Set<String> requested = new LinkedHashSet<>();
             HostPathRules.Reach reach = hostPaths.reach(repo);
+            body.roots = reach.roots();
             switch (route.kind()) {
                 case CONTAINER_CREATE -> containers.create(requireObject(json), requested, reach);
                 case CONTAINER_UPDATE -> containers.update(requireObject(json));
@@ -309,9 +312,11 @@ public final class GatePolicy {
                 return new Pinned(body.bytes(), null, null);
             }
             DockerRoute.Kind kind = DockerRoute.classify(head.method(), head.uri()).kind();
+            // the roots as the judgement resolved them; a body pinned without one (tests, benches) resolves them once here
+            RepoRoots roots = body.roots != null ? body.roots : hostPaths.reach(repo).roots();
             PinRewrite.Result result = kind == DockerRoute.Kind.CONTAINER_CREATE
-                    ? PinRewrite.containerCreate(body.json(), body.bytes(), repo, pins)
-                    : PinRewrite.volumeCreate(body.json(), body.bytes(), repo, pins);
+                    ? PinRewrite.containerCreate(body.json(), body.bytes(), repo, pins, roots)
+                    : PinRewrite.volumeCreate(body.json(), body.bytes(), repo, pins, roots);
             if (result.token() != null) {
                 try {
                     pins.save(repo);

@@ -39,6 +39,22 @@ final class GoJsonFolding {
         return new String(upper, StandardCharsets.ISO_8859_1);
     }
 
+    /**
+     * {@code fold(key).hashCode()}, without the folded copy for an ASCII key (String's hash of the
+     * upper-cased characters, computed in place).
+     */
+    static int foldedHash(String key) {
+        int h = 0;
+        for (int i = 0; i < key.length(); i++) {
+            char c = key.charAt(i);
+            if (c >= 0x80) {
+                return fold(key).hashCode();
+            }
+            h = 31 * h + (c >= 'a' && c <= 'z' ? c - ('a' - 'A') : c);
+        }
+        return h;
+    }
+
     private static String foldUnicode(String key) {
         StringBuilder out = null;
         for (int i = 0; i < key.length(); ) {

@@ -103,7 +103,7 @@ final class HostConfigRules {
     }
 
     private static JsonValue field(JsonObject hc, String path, String name) {
-        return hc.field(name, path + "." + name);
+        return hc.fieldIn(path, name);
     }
 
     /** Any non-empty {@code Devices} is refused: the daemon treats every entry, CDI-looking or not, as a host path. */

@@ -36,8 +36,14 @@ final class HostPathRules {
 
     /** The judge of one request of {@code repo}. */
     Reach reach(RepoIdentity repo) {
+        return reach(repo, null);
+    }
+
+    /** The judge of one request of {@code repo} whose roots were resolved already ({@code roots}; null: not yet). */
+    Reach reach(RepoIdentity repo, RepoRoots roots) {
         RepoAllowance allowance = access.allowance(repo);
-        return new Reach(repo, allowance == null ? RepoAllowance.none("the repos manifest") : allowance, protectedNow());
+        RepoAllowance a = allowance == null ? RepoAllowance.none("the repos manifest") : allowance;
+        return new Reach(repo, a, protectedNow(), roots != null ? roots : new RepoRoots(a, access));
     }
 
     private List<ProtectedPath> protectedNow() {
@@ -126,7 +132,7 @@ final class HostPathRules {
         private final List<ProtectedPath> protectedPaths;
         final Set<String> volumesToInspect = new LinkedHashSet<>();
         /** The allowed roots as written and as resolved, resolved once per request (on its first host path). */
-        private List<String> roots;
+        private final RepoRoots roots;
         /**
          * Set when judging what already exists on the daemon (a stored container, an existing volume)
          * with pinning on: the directory of this repo's pins. A bind or bind device there is a pin the
@@ -134,10 +140,16 @@ final class HostPathRules {
          */
         String pinDirectory;
 
-        private Reach(RepoIdentity repo, RepoAllowance allowance, List<ProtectedPath> protectedPaths) {
+        private Reach(RepoIdentity repo, RepoAllowance allowance, List<ProtectedPath> protectedPaths, RepoRoots roots) {
             this.repo = repo;
             this.allowance = allowance;
             this.protectedPaths = protectedPaths;
+            this.roots = roots;
+        }
+
+        /** The request's view of the repo's roots, for the pin step of the same request. */
+        RepoRoots roots() {
+            return roots;
         }
 
         /**
@@ -184,14 +196,7 @@ final class HostPathRules {
 
         /** The repo's roots as written and as the host resolves them. */
         private List<String> allowedRoots() {
-            if (roots == null) {
-                Set<String> all = new LinkedHashSet<>(allowance.hostPaths());
-                for (String root : allowance.hostPaths()) {
-                    access.realPath(root).map(HostPathRules::normalize).ifPresent(all::add);
-                }
-                roots = List.copyOf(all);
-            }
-            return roots;
+            return roots.allowed();
         }
 
         private void refuseProtected(String path, String written, String resolvedTo, String rule, String what, String where) {

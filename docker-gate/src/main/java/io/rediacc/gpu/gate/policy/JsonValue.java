@@ -27,23 +27,53 @@ sealed interface JsonValue permits JsonValue.JsonObject, JsonValue.JsonArray, Js
 
         private final List<Member> members = new ArrayList<>();
         /** The first member for each folded key; built once the object outgrows {@link #SCAN_LIMIT}. */
-        private Map<String, Member> byFoldedKey;
+        private FoldedKeys byFoldedKey;
         /** Every member for a folded key that more than one member has; created only then. */
         private Map<String, List<Member>> twins;
+        /** Members taken as given ({@link #of}): the index above is built on first use, if ever. */
+        private boolean unindexed;
+
+        JsonObject() {
+        }
+
+        /**
+         * An object of {@code members} in order, indexed (folded keys, twins) only when a field is looked
+         * up or a member added: the pin step's rewritten copies of a body's objects are written out, not
+         * read, and indexing each copy's keys again was most of the rewrite's time (issue 34).
+         */
+        static JsonObject of(List<Member> members) {
+            JsonObject object = new JsonObject();
+            object.members.addAll(members);
+            object.unindexed = true;
+            return object;
+        }
+
+        /** Indexes the members taken as given, as if each had been added in turn. */
+        private void index() {
+            unindexed = false;
+            List<Member> given = new ArrayList<>(members);
+            members.clear();
+            for (Member m : given) {
+                add(m);
+            }
+        }
 
         /** Adds a member; returns the earlier members whose key folds to the same name. */
         List<Member> add(Member member) {
+            if (unindexed) {
+                index();
+            }
             Member first;
             if (byFoldedKey == null && members.size() < SCAN_LIMIT) {
                 first = scan(member.key());
             } else {
                 if (byFoldedKey == null) {
-                    byFoldedKey = new HashMap<>(64);
+                    byFoldedKey = new FoldedKeys();
                     for (Member earlier : members) {
-                        byFoldedKey.putIfAbsent(GoJsonFolding.fold(earlier.key()), earlier);
+                        byFoldedKey.putIfAbsent(earlier);
                     }
                 }
-                first = byFoldedKey.putIfAbsent(GoJsonFolding.fold(member.key()), member);
+                first = byFoldedKey.putIfAbsent(member);
             }
             members.add(member);
             if (first == null) {
@@ -77,16 +107,42 @@ sealed interface JsonValue permits JsonValue.JsonObject, JsonValue.JsonArray, Js
          * {@code path} names the field in messages.
          */
         JsonValue field(String fieldName, String path) {
-            Member first = byFoldedKey == null ? scan(fieldName) : byFoldedKey.get(GoJsonFolding.fold(fieldName));
+            return field(fieldName, null, path);
+        }
+
+        /**
+         * {@link #field(String, String)} with the path {@code parentPath.fieldName}, made only for a message:
+         * the rules look up some 20 fields of every HostConfig, and building each path up front was a visible
+         * share of a create's CPU (issue 34).
+         */
+        JsonValue fieldIn(String parentPath, String fieldName) {
+            return field(fieldName, parentPath, null);
+        }
+
+        private JsonValue field(String fieldName, String parentPath, String path) {
+            Member member = member(fieldName, parentPath, path);
+            return member == null ? null : member.value();
+        }
+
+        /** The member Go decodes into the struct field {@code fieldName} (as {@link #field}), or null. */
+        Member member(String fieldName) {
+            return member(fieldName, null, fieldName);
+        }
+
+        private Member member(String fieldName, String parentPath, String path) {
+            if (unindexed) {
+                index();
+            }
+            Member first = byFoldedKey == null ? scan(fieldName) : byFoldedKey.get(fieldName);
             if (first == null) {
                 return null;
             }
             List<Member> matches = twins == null ? null : twins.get(GoJsonFolding.fold(fieldName));
             if (matches != null) {
-                throw PolicyRefusal.badRequest(RefusalMessages.RULE_DUPLICATE_KEY,
-                        RefusalMessages.duplicateKey(path, matches.get(0).key(), matches.get(1).key()));
+                throw PolicyRefusal.badRequest(RefusalMessages.RULE_DUPLICATE_KEY, RefusalMessages.duplicateKey(
+                        path != null ? path : parentPath + "." + fieldName, matches.get(0).key(), matches.get(1).key()));
             }
-            return first.value();
+            return first;
         }
 
         @Override

@@ -19,58 +19,110 @@ final class JsonWriter {
     private JsonWriter() {
     }
 
+    private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] TRUE = "true".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] FALSE = "false".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] NULL = "null".getBytes(StandardCharsets.US_ASCII);
+
+    /** The output is printable ASCII only, so it is built as bytes directly (no StringBuilder, no second copy). */
     static byte[] write(JsonValue value) {
-        StringBuilder out = new StringBuilder(256);
+        Out out = new Out();
         write(value, out);
-        return out.toString().getBytes(StandardCharsets.US_ASCII);
+        return java.util.Arrays.copyOf(out.bytes, out.size);
     }
 
-    private static void write(JsonValue value, StringBuilder out) {
+    /** A growing byte buffer. */
+    private static final class Out {
+        byte[] bytes = new byte[4096];
+        int size;
+
+        void ensure(int more) {
+            if (size + more > bytes.length) {
+                bytes = java.util.Arrays.copyOf(bytes, Math.max(bytes.length * 2, size + more));
+            }
+        }
+
+        void put(char c) {
+            ensure(1);
+            bytes[size++] = (byte) c;
+        }
+
+        void put(byte[] b) {
+            ensure(b.length);
+            System.arraycopy(b, 0, bytes, size, b.length);
+            size += b.length;
+        }
+
+        void ascii(String s) {
+            ensure(s.length());
+            for (int i = 0; i < s.length(); i++) {
+                bytes[size++] = (byte) s.charAt(i); // ASCII only: a number's text, as read
+            }
+        }
+    }
+
+    private static void write(JsonValue value, Out out) {
         if (value instanceof JsonObject o) {
-            out.append('{');
+            out.put('{');
             boolean first = true;
             for (Member m : o.members()) {
                 if (!first) {
-                    out.append(',');
+                    out.put(',');
                 }
                 first = false;
                 string(m.key(), out);
-                out.append(':');
+                out.put(':');
                 write(m.value(), out);
             }
-            out.append('}');
+            out.put('}');
         } else if (value instanceof JsonArray a) {
-            out.append('[');
+            out.put('[');
             for (int i = 0; i < a.elements().size(); i++) {
                 if (i > 0) {
-                    out.append(',');
+                    out.put(',');
                 }
                 write(a.elements().get(i), out);
             }
-            out.append(']');
+            out.put(']');
         } else if (value instanceof JsonString s) {
             string(s.value(), out);
         } else if (value instanceof JsonNumber n) {
-            out.append(n.text());
+            out.ascii(n.text());
         } else if (value instanceof JsonBool b) {
-            out.append(b.value());
+            out.put(b.value() ? TRUE : FALSE);
         } else {
-            out.append("null");
+            out.put(NULL);
         }
     }
 
-    private static void string(String s, StringBuilder out) {
-        out.append('"');
-        for (int i = 0; i < s.length(); i++) {
+    private static void string(String s, Out out) {
+        int n = s.length();
+        out.ensure(n + 2); // room for the usual case, a string with nothing to escape
+        byte[] b = out.bytes;
+        int at = out.size;
+        b[at++] = '"';
+        for (int i = 0; i < n; i++) {
             char c = s.charAt(i);
+            if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+                b[at++] = (byte) c;
+                continue;
+            }
+            out.size = at;
+            out.ensure(6 + (n - i) + 1);
+            b = out.bytes;
             if (c == '"' || c == '\\') {
-                out.append('\\').append(c);
-            } else if (c >= 0x20 && c < 0x7f) {
-                out.append(c);
+                b[at++] = '\\';
+                b[at++] = (byte) c;
             } else {
-                out.append(String.format("\\u%04x", (int) c));
+                b[at++] = '\\';
+                b[at++] = 'u';
+                b[at++] = HEX[(c >> 12) & 0xf];
+                b[at++] = HEX[(c >> 8) & 0xf];
+                b[at++] = HEX[(c >> 4) & 0xf];
+                b[at++] = HEX[c & 0xf];
             }
         }
-        out.append('"');
+        b[at++] = '"';
+        out.size = at;
     }
 }

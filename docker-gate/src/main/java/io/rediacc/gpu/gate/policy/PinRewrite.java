@@ -40,12 +40,15 @@ final class PinRewrite {
 
     private final BindPins pins;
     private final RepoIdentity repo;
+    /** The request's view of the repo's roots (resolved at most once for all its binds); null: each pin resolves them. */
+    private final RepoRoots roots;
     private String token;
     private final List<String> originals = new ArrayList<>();
 
-    private PinRewrite(BindPins pins, RepoIdentity repo) {
+    private PinRewrite(BindPins pins, RepoIdentity repo, RepoRoots roots) {
         this.pins = pins;
         this.repo = repo;
+        this.roots = roots;
     }
 
     /** The rewritten body and the token of its pins (null, and the body unchanged, when nothing was pinned). */
@@ -53,12 +56,15 @@ final class PinRewrite {
     }
 
     static Result containerCreate(byte[] body, RepoIdentity repo, BindPins pins) {
-        return containerCreate(GoJsonReader.read(body, GoJsonReader.Duplicates.REFUSE_FOLDED), body, repo, pins);
+        return containerCreate(GoJsonReader.read(body, GoJsonReader.Duplicates.REFUSE_FOLDED), body, repo, pins, null);
     }
 
-    /** {@code body} already read ({@code json}, folded duplicates refused): the tree the policy judged, not read again. */
-    static Result containerCreate(JsonValue json, byte[] body, RepoIdentity repo, BindPins pins) {
-        PinRewrite rewrite = new PinRewrite(pins, repo);
+    /**
+     * {@code body} already read ({@code json}, folded duplicates refused): the tree the policy judged, not read
+     * again; {@code roots}: the request's view of the repo's roots (null: each pin resolves them).
+     */
+    static Result containerCreate(JsonValue json, byte[] body, RepoIdentity repo, BindPins pins, RepoRoots roots) {
+        PinRewrite rewrite = new PinRewrite(pins, repo, roots);
         JsonObject root = (JsonObject) json;
         JsonObject labels = GoJsonTypes.object(root.field("Labels", "Labels"), "Labels");
         refuseGateLabels(labels, "Labels");
@@ -95,13 +101,12 @@ final class PinRewrite {
             rewritten.addAll(mounts);
             JsonObject newHc = hc;
             if (bindsChanged) {
-                newHc = with(newHc, "Binds", keptBinds.isEmpty() ? JsonValue.JsonNull.INSTANCE : new JsonArray(keptBinds));
+                newHc = with(hc, "Binds", keptBinds.isEmpty() ? JsonValue.JsonNull.INSTANCE : new JsonArray(keptBinds),
+                        "Mounts", new JsonArray(rewritten));
+            } else if (mountsChanged) {
+                newHc = with(hc, "Mounts", new JsonArray(rewritten));
             }
-            if (bindsChanged || mountsChanged) {
-                newHc = with(newHc, "Mounts", new JsonArray(rewritten));
-            }
-            JsonObject newRoot = with(root, "HostConfig", newHc);
-            newRoot = with(newRoot, "Labels", rewrite.labels(labels));
+            JsonObject newRoot = with(root, "HostConfig", newHc, "Labels", rewrite.labels(labels));
             return new Result(JsonWriter.write(newRoot), rewrite.token);
         } catch (RuntimeException e) {
             rewrite.abandon();
@@ -110,11 +115,11 @@ final class PinRewrite {
     }
 
     static Result volumeCreate(byte[] body, RepoIdentity repo, BindPins pins) {
-        return volumeCreate(GoJsonReader.read(body, GoJsonReader.Duplicates.REFUSE_FOLDED), body, repo, pins);
+        return volumeCreate(GoJsonReader.read(body, GoJsonReader.Duplicates.REFUSE_FOLDED), body, repo, pins, null);
     }
 
-    static Result volumeCreate(JsonValue json, byte[] body, RepoIdentity repo, BindPins pins) {
-        PinRewrite rewrite = new PinRewrite(pins, repo);
+    static Result volumeCreate(JsonValue json, byte[] body, RepoIdentity repo, BindPins pins, RepoRoots roots) {
+        PinRewrite rewrite = new PinRewrite(pins, repo, roots);
         JsonObject root = (JsonObject) json;
         JsonObject labels = GoJsonTypes.object(root.field("Labels", "Labels"), "Labels");
         refuseGateLabels(labels, "Labels");
@@ -125,8 +130,7 @@ final class PinRewrite {
             if (newOpts == opts) {
                 return new Result(body, null);
             }
-            JsonObject newRoot = with(root, "DriverOpts", newOpts);
-            newRoot = with(newRoot, "Labels", rewrite.labels(labels));
+            JsonObject newRoot = with(root, "DriverOpts", newOpts, "Labels", rewrite.labels(labels));
             return new Result(JsonWriter.write(newRoot), rewrite.token);
         } catch (RuntimeException e) {
             rewrite.abandon();
@@ -214,9 +218,10 @@ final class PinRewrite {
             if (newOpts == opts) {
                 return mount;
             }
-            JsonObject volumeLabels = labels == null ? new JsonObject() : copy(labels);
-            volumeLabels.add(new Member(BindPins.TOKEN_LABEL, new JsonString(token)));
-            volumeLabels.add(new Member(BindPins.BIND_LABEL_PREFIX + "device", new JsonString(originals.get(before))));
+            List<Member> labelMembers = new ArrayList<>(labels == null ? List.of() : labels.members());
+            labelMembers.add(new Member(BindPins.TOKEN_LABEL, new JsonString(token)));
+            labelMembers.add(new Member(BindPins.BIND_LABEL_PREFIX + "device", new JsonString(originals.get(before))));
+            JsonObject volumeLabels = JsonObject.of(labelMembers);
             JsonObject newVolumeOptions = with(volumeOptions, "DriverConfig", with(driverConfig, "Options", newOpts));
             newVolumeOptions = with(newVolumeOptions, "Labels", volumeLabels);
             return with(mount, "VolumeOptions", newVolumeOptions);
@@ -246,7 +251,8 @@ final class PinRewrite {
             token = pins.newToken();
         }
         try {
-            String pin = pins.pin(repo, token, owner, hostPath, createMissing);
+            String pin = roots == null ? pins.pin(repo, token, owner, hostPath, createMissing)
+                    : pins.pin(repo, token, owner, hostPath, createMissing, roots);
             originals.add(hostPath);
             return pin;
         } catch (BindPins.Refused refused) {
@@ -260,12 +266,12 @@ final class PinRewrite {
     }
 
     private JsonObject labels(JsonObject given) {
-        JsonObject out = given == null ? new JsonObject() : copy(given);
+        List<Member> out = new ArrayList<>(given == null ? List.of() : given.members());
         out.add(new Member(BindPins.TOKEN_LABEL, new JsonString(token)));
         for (int i = 0; i < originals.size(); i++) {
             out.add(new Member(BindPins.BIND_LABEL_PREFIX + i, new JsonString(originals.get(i))));
         }
-        return out;
+        return JsonObject.of(out);
     }
 
     private void abandon() {
@@ -288,29 +294,35 @@ final class PinRewrite {
         }
     }
 
-    private static JsonObject copy(JsonObject o) {
-        JsonObject out = new JsonObject();
-        for (Member m : o.members()) {
-            out.add(m);
-        }
-        return out;
-    }
-
     /** {@code o} with the member Go decodes as {@code field} replaced by {@code value} (its key kept), or appended. */
     private static JsonObject with(JsonObject o, String field, JsonValue value) {
-        JsonObject out = new JsonObject();
-        boolean replaced = false;
+        return with(o, field, value, null, null);
+    }
+
+    /**
+     * {@code o} with two fields replaced (or appended, in this order) in one copy. The members to replace
+     * are found through the object's own index of folded keys (the same member {@link JsonObject#field}
+     * reads), not by comparing every key with each field (issue 34).
+     */
+    private static JsonObject with(JsonObject o, String field, JsonValue value, String field2, JsonValue value2) {
+        Member first = o.member(field);
+        Member second = field2 == null ? null : o.member(field2);
+        List<Member> out = new ArrayList<>(o.members().size() + 2);
         for (Member m : o.members()) {
-            if (!replaced && GoJsonFolding.equalFold(m.key(), field)) {
+            if (m == first) {
                 out.add(new Member(m.key(), value));
-                replaced = true;
+            } else if (m == second) {
+                out.add(new Member(m.key(), value2));
             } else {
                 out.add(m);
             }
         }
-        if (!replaced) {
+        if (first == null) {
             out.add(new Member(field, value));
         }
-        return out;
+        if (field2 != null && second == null) {
+            out.add(new Member(field2, value2));
+        }
+        return JsonObject.of(out);
     }
 }

@@ -15,8 +15,13 @@ public final class PinnedObjectJudge {
 
     /** Throws {@link BindPins.Refused} (403) unless {@code physicalPath} may be bound for {@code repo}. */
     public void judge(RepoIdentity repo, String requested, String physicalPath) {
+        judge(repo, requested, physicalPath, null);
+    }
+
+    /** {@link #judge(RepoIdentity, String, String)} against the request's view of the roots ({@code roots}; null: resolved now). */
+    public void judge(RepoIdentity repo, String requested, String physicalPath, RepoRoots roots) {
         try {
-            rules.reach(repo).opened(requested, physicalPath);
+            rules.reach(repo, roots).opened(requested, physicalPath);
         } catch (PolicyRefusal refused) {
             throw new BindPins.Refused(refused.refusal().status(), refused.refusal().message());
         }
