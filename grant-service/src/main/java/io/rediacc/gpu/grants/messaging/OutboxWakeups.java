@@ -37,7 +37,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 @ApplicationScoped
 public class OutboxWakeups {
 
-    /** The channel of the outbox trigger's {@code pg_notify}. */
+    /** The channel: the outbox trigger's {@code pg_notify} and this class's announcements. */
     static final String CHANNEL = "grants_outbox";
     /** The listening connection's application_name: which backend listens, in pg_stat_activity. */
     static final String LISTENER_NAME = "grant-service outbox listener";
