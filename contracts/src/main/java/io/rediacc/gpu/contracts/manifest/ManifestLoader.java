@@ -123,7 +123,31 @@ public final class ManifestLoader {
                 entries.add(entry);
             }
         }
+        refuseNestedRoots(entries);
         return new ReposManifest(machine, entries);
+    }
+
+    /**
+     * A {@code hostPaths} root beneath another root, the repo's own or another repo's, is refused: a repo that may
+     * bind the outer root can swap the inner one for a symlink to {@code /}, and the gate judges a path by where its
+     * root resolves. The same root in two repos is allowed (a shared directory): swapping it needs its parent.
+     */
+    private static void refuseNestedRoots(List<RepoEntry> entries) {
+        for (RepoEntry inner : entries) {
+            for (String root : inner.host().hostPaths()) {
+                for (RepoEntry outer : entries) {
+                    for (String other : outer.host().hostPaths()) {
+                        if (root.startsWith(other + "/")) {
+                            throw new InvalidManifestException("repos " + inner.name() + ".hostPaths: " + root + " lies beneath "
+                                    + (outer == inner ? "its own root " : "repo " + outer.name() + "'s root ") + other
+                                    + "; a repo that may bind " + other + " could swap " + root + " for a symlink to /. "
+                                    + (outer == inner ? other + " already covers it: drop " + root
+                                    : "Name roots that do not nest"));
+                        }
+                    }
+                }
+            }
+        }
     }
 
     static String hostName() {

@@ -191,4 +191,18 @@ class ManifestLoaderTest {
         assertThatThrownBy(() -> parse(repo + "daemonDataRoot: data}]")).hasMessageContaining("daemonDataRoot");
         assertThatThrownBy(() -> parse(repo + "volumeDrivers: ['a b']}]")).hasMessageContaining("is not a driver name");
     }
+
+    @Test
+    void aRootBeneathAnotherRootIsRefusedForItCouldBeSwappedForASymlinkToTheHostsRoot() {
+        String a = "{name: a, guid: " + GUID_A + ", listen: 'tcp://127.0.0.1:0', daemon: 'tcp://127.0.0.1:1', hostPaths: ";
+        String b = "{name: b, guid: " + GUID_B + ", listen: 'tcp://127.0.0.1:0', daemon: 'tcp://127.0.0.1:2', hostPaths: ";
+        assertThatThrownBy(() -> parse("repos: [" + a + "[/srv/data, /srv/data/models]}]"))
+                .hasMessageContaining("repos a.hostPaths: /srv/data/models lies beneath its own root /srv/data")
+                .hasMessageContaining("symlink to /").hasMessageContaining("/srv/data already covers it: drop /srv/data/models");
+        assertThatThrownBy(() -> parse("repos: [" + a + "[/srv/data]}, " + b + "[/srv/data/b/]}]"))
+                .hasMessageContaining("repos b.hostPaths: /srv/data/b lies beneath repo a's root /srv/data")
+                .hasMessageContaining("Name roots that do not nest");
+        // siblings that share a prefix, and one root shared by two repos, are fine
+        assertThat(parse("repos: [" + a + "[/srv/data, /srv/data2]}, " + b + "[/srv/data]}]").repos()).hasSize(2);
+    }
 }
