@@ -214,11 +214,12 @@ class KafkaAclIT {
             assertThat(sendFailure(open, Topics.INVENTORY)).as("before the removal").isNull();
             try (Admin admin = Admin.create(asUserAdmin)) {
                 assertThat(KafkaAcls.removeUser(admin, principal, Duration.ofSeconds(30))).isTrue();
-                assertThat(KafkaAcls.hasCredential(admin, principal, Duration.ofSeconds(30))).isFalse();
-                assertThat(KafkaAcls.quota(admin, principal, Duration.ofSeconds(30))).isEmpty();
-                assertThat(admin.describeAcls(new AclBindingFilter(org.apache.kafka.common.resource.ResourcePatternFilter.ANY,
-                        new org.apache.kafka.common.acl.AccessControlEntryFilter("User:" + principal, null, AclOperation.ANY,
-                                AclPermissionType.ANY))).values().get(10, TimeUnit.SECONDS)).isEmpty();
+                // the controller has committed the removal; a broker's view of it follows its metadata log shortly after
+                awaitTrue(principal + "'s credential gone", () -> !KafkaAcls.hasCredential(admin, principal, Duration.ofSeconds(30)));
+                awaitTrue(principal + "'s quota gone", () -> KafkaAcls.quota(admin, principal, Duration.ofSeconds(30)).isEmpty());
+                awaitTrue(principal + "'s ACLs gone", () -> admin.describeAcls(new AclBindingFilter(
+                        org.apache.kafka.common.resource.ResourcePatternFilter.ANY, new org.apache.kafka.common.acl.AccessControlEntryFilter(
+                                "User:" + principal, null, AclOperation.ANY, AclPermissionType.ANY))).values().get(10, TimeUnit.SECONDS).isEmpty());
             }
             // the connection it had open is still authenticated, but its ACLs are gone
             awaitTrue("the open producer is refused", () -> sendFailure(open, Topics.INVENTORY) instanceof AuthorizationException);

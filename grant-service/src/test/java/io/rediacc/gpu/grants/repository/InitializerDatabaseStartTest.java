@@ -31,7 +31,7 @@ class InitializerDatabaseStartTest {
                 "select version || ' ' || description from flyway_schema_history order by installed_rank"))
                 .containsExactly("0 created by SchemaInitializer (before Flyway)", "1 initial schema", "2 machine keys",
                         "3.33 device cards", "3.40 snapshot republish", "3.41 gate status positions", "3.42 machine removal final",
-                        "4 outbox notifies relays", "5 outbox shaped for debezium");
+                        "4 outbox notifies relays", "5 outbox shaped for debezium", "6 outbox notify after commit");
 
         Response grants = new GrantApi().machineGrants("legacy-m1");
         assertThat(grants.statusCode()).as(grants.asString()).isEqualTo(200);
