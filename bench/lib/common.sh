@@ -47,7 +47,10 @@ cleanup() {
     [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null || true
   done
   # the pins the gates left under the run dir (start_gate's pin roots; pins outlive a gate by design)
-  awk -v d="$RUN_DIR/" 'index($5, d) == 1 {print $5}' /proc/self/mountinfo 2>/dev/null | sort -r \
+  # only the outermost mount points: a lazy unmount detaches a point with everything mounted beneath it (one by one,
+  # each umount rereading a table of 20,000 pins, took minutes, and an interrupted cleanup left them all mounted)
+  awk -v d="$RUN_DIR/" 'index($5, d) == 1 {print $5}' /proc/self/mountinfo 2>/dev/null | sort \
+    | awk 'top == "" || index($0, top "/") != 1 {top = $0; print}' \
     | while read -r point; do umount -l "$point" 2>/dev/null || true; done
   local db
   for db in "${BENCH_DBS[@]:-}"; do
