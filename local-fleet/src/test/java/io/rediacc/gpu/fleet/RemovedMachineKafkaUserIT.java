@@ -88,8 +88,6 @@ class RemovedMachineKafkaUserIT {
         // grant-service's signing key: only it may sign a removal's tombstone; inventory-service gets the public half
         serviceKey = STATE.resolve("grant-service-signing-key.pem");
         KeyPairFile.ensure(serviceKey);
-        apiPort = FleetPostgres.freePort();
-        metricsPort = FleetPostgres.freePort();
     }
 
     @AfterAll
@@ -184,6 +182,10 @@ class RemovedMachineKafkaUserIT {
     }
 
     static void startInventoryService() throws Exception {
+        // fresh ports at every start: while the service was down, another process's connection may have taken the old
+        // ones as its local port (CI runs four test JVMs beside this one), and the restart failed to bind
+        apiPort = FleetPostgres.freePort();
+        metricsPort = FleetPostgres.freePort();
         var pg = postgres.credentials();
         Map<String, Object> config = new LinkedHashMap<>(Map.of(
                 "quarkus.http.port", apiPort,
