@@ -1,9 +1,7 @@
 package io.rediacc.gpu.gate.policy;
 
-import io.rediacc.gpu.contracts.manifest.ManifestLoader;
 import io.rediacc.gpu.gate.pinning.BindPinner;
 import io.rediacc.gpu.gate.pinning.Pins;
-import io.rediacc.gpu.gate.service.ManifestHostAccess;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -40,24 +38,12 @@ public final class CreatePathBench {
             heads[b] = PolicyTestKit.post("/v1.47/containers/create", bodies[b]);
         }
         Path dir = Files.createTempDirectory("create-path-bench");
-        Path manifest = Files.createDirectories(dir.resolve("etc")).resolve("repos.yaml");
-        String guid = "55555555-5555-4555-8555-555555555555";
-        Files.writeString(manifest, """
-                machine: m-bench
-                repos:
-                  - name: bench
-                    guid: %s
-                    listen: tcp://127.0.0.1:0
-                    daemon: tcp://127.0.0.1:1
-                    hostPaths: [%s]
-                """.formatted(guid, root));
-        Path state = Files.createDirectories(dir.resolve("state"));
-        Path pinRoot = dir.resolve("binds");
-        ManifestHostAccess access = new ManifestHostAccess(manifest, state, pinRoot, ManifestLoader.load(manifest));
-        Pins pins = new Pins(pinRoot, state, access);
-        pins.checkOutside(List.of(root.toString()));
-        GatePolicy policy = new GatePolicy(64 * 1024, access, pins);
-        RepoIdentity repo = new RepoIdentity("bench", guid, "m-bench", false);
+        BenchRepo bench = BenchRepo.under(dir, root);
+        String guid = bench.guid();
+        Path pinRoot = bench.pinRoot();
+        Pins pins = bench.pins();
+        GatePolicy policy = bench.policy();
+        RepoIdentity repo = bench.repo();
         GrantLookup grants = new GrantLookup() {
             @Override
             public boolean loaded() {

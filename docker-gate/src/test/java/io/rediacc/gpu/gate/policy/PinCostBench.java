@@ -1,9 +1,7 @@
 package io.rediacc.gpu.gate.policy;
 
-import io.rediacc.gpu.contracts.manifest.ManifestLoader;
 import io.rediacc.gpu.gate.pinning.BindPinner;
 import io.rediacc.gpu.gate.pinning.Pins;
-import io.rediacc.gpu.gate.service.ManifestHostAccess;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,24 +30,12 @@ public final class PinCostBench {
         for (int i = 0; i < 8; i++) {
             Files.createDirectories(root.resolve("work/d" + i));
         }
-        Path manifest = Files.createDirectories(dir.resolve("etc")).resolve("repos.yaml");
-        String guid = "55555555-5555-4555-8555-555555555555";
-        Files.writeString(manifest, """
-                machine: m-bench
-                repos:
-                  - name: bench
-                    guid: %s
-                    listen: tcp://127.0.0.1:0
-                    daemon: tcp://127.0.0.1:1
-                    hostPaths: [%s]
-                """.formatted(guid, root));
-        Path state = Files.createDirectories(dir.resolve("state"));
-        Path pinRoot = dir.resolve("binds");
-        ManifestHostAccess access = new ManifestHostAccess(manifest, state, pinRoot, ManifestLoader.load(manifest));
-        Pins pins = new Pins(pinRoot, state, access);
-        pins.checkOutside(List.of(root.toString())); // as the gate's start: the pin root a private mount
-        GatePolicy policy = new GatePolicy(64 * 1024, access, pins);
-        RepoIdentity repo = new RepoIdentity("bench", guid, "m-bench", false);
+        BenchRepo bench = BenchRepo.under(dir, root);
+        String guid = bench.guid();
+        Path pinRoot = bench.pinRoot();
+        Pins pins = bench.pins();
+        GatePolicy policy = bench.policy();
+        RepoIdentity repo = bench.repo();
         byte[][] bodies = {body(root, 0), body(root, 1), body(root, 8)};
         RequestHead[] heads = new RequestHead[3];
         for (int b = 0; b < 3; b++) {
