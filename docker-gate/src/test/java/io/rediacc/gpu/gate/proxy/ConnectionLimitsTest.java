@@ -332,7 +332,7 @@ class ConnectionLimitsTest {
             daemonOfA = relay.address();
             try (Gate gate = gate("gate-held-back", 65536, limits)) {
                 InetSocketAddress a = address(gate, "a");
-                await("the gate knows the API versions of repo a's daemon").atMost(Duration.ofSeconds(20)).until(() -> RawExchange
+                await("the gate knows the API versions of repo a's daemon").atMost(Duration.ofSeconds(60)).until(() -> RawExchange
                         .send(a, "GET /v1.50/version HTTP/1.1\r\nHost: docker\r\nConnection: close\r\n\r\n",
                                 Duration.ofSeconds(2)).startsWith("HTTP/1.1 200"));
 

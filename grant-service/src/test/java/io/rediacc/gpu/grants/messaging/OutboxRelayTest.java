@@ -173,7 +173,7 @@ class OutboxRelayTest {
     }
 
     private static void awaitEmptyOutbox(Database db, String machine) throws Exception {
-        await("outbox rows of " + machine + " deleted after publication").atMost(Duration.ofSeconds(20))
+        await("outbox rows of " + machine + " deleted after publication").atMost(Duration.ofSeconds(60))
                 .pollInterval(Duration.ofMillis(50)).until(() -> db.pendingOutboxRows(machine) == 0);
     }
 

@@ -91,7 +91,7 @@ class OutboxWakeupsTest {
             kill.executeQuery().close();
         }
 
-        await("another connection LISTENs").atMost(Duration.ofSeconds(20))
+        await("another connection LISTENs").atMost(Duration.ofSeconds(60))
                 .until(() -> counter("grants.outbox.listen.connects") > connects && wakeups.listening());
         List<Integer> after = listeningBackends();
         assertThat(after).hasSize(1).doesNotContainAnyElementsOf(before);
@@ -124,7 +124,7 @@ class OutboxWakeupsTest {
             // a change's outbox rows as the service writes them, then what it does once the change committed
             writes.inTransaction(c -> writes.appendOutbox(c, List.of(new GrantWrites.OutboxRecord(Topics.GRANT_EVENTS_TOPIC,
                     key, key, UUID.randomUUID().toString(), Instant.now(), java.util.Map.of("machine", key)))))
-                    .await().atMost(Duration.ofSeconds(10));
+                    .await().atMost(Duration.ofSeconds(30));
             signal.committed();
 
             List<Integer> senders = new ArrayList<>();
@@ -172,7 +172,7 @@ class OutboxWakeupsTest {
     }
 
     private static void awaitEmptyOutbox(String key) {
-        await("the published row deleted").atMost(Duration.ofSeconds(20)).until(() -> {
+        await("the published row deleted").atMost(Duration.ofSeconds(60)).until(() -> {
             try (Connection c = PostgresTestResource.current().connect();
                  PreparedStatement s = c.prepareStatement("select count(*) from outbox where aggregateid = ?")) {
                 s.setString(1, key);

@@ -88,12 +88,12 @@ class ReplayedGateStatusTest {
         Signed loading = sign(status(m.name, "g1", epoch, 1, GateStatus.LOADING, 0, 10), Instant.now().minusSeconds(5));
         produce(loading);
         produce(sign(status(m.name, "g1", epoch, 2, GateStatus.SYNCED, 3, 10), Instant.now()));
-        await().atMost(Duration.ofSeconds(20)).until(() ->
+        await().atMost(Duration.ofSeconds(60)).until(() ->
                 api.machineGrants(m.name).<List<Integer>>path("gates.appliedVersion").equals(List.of(3)));
         double before = replays();
 
         produce(loading); // byte for byte, stamped now by the replaying producer
-        await().atMost(Duration.ofSeconds(20)).until(() -> replays() > before);
+        await().atMost(Duration.ofSeconds(60)).until(() -> replays() > before);
 
         assertThat(api.machineGrants(m.name).<List<String>>path("gates.state")).containsExactly(GateStatus.SYNCED);
         assertThat(api.machineGrants(m.name).<List<Integer>>path("gates.appliedVersion")).containsExactly(3);
@@ -101,7 +101,7 @@ class ReplayedGateStatusTest {
 
         // a replica starting now reads the positions kept in PostgreSQL: the replay is still below
         GatePositions restarted = new GatePositions(pool);
-        restarted.loaded().await().atMost(Duration.ofSeconds(10));
+        restarted.loaded().await().atMost(Duration.ofSeconds(30));
         GateStatus replayed = EventJson.fromBytes(loading.value(), GateStatus.class);
         assertThat(restarted.judge(replayed, Instant.now())).isEqualTo(GatePositions.Verdict.REPLAY);
     }
@@ -114,7 +114,7 @@ class ReplayedGateStatusTest {
         Signed last = sign(status(m.name, "gone", System.currentTimeMillis(), 7, GateStatus.SYNCED, 0, 10),
                 Instant.now().minusSeconds(40));
         produce(last);
-        await().atMost(Duration.ofSeconds(20)).until(() ->
+        await().atMost(Duration.ofSeconds(60)).until(() ->
                 api.machineGrants(m.name).<List<String>>path("gates.gateId").equals(List.of("gone")));
         assertThat(api.machineGrants(m.name).<List<Boolean>>path("gates.live")).containsExactly(false);
 

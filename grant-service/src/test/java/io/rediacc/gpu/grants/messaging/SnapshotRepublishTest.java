@@ -62,7 +62,7 @@ class SnapshotRepublishTest {
         GrantSnapshot newest = EventJson.fromBytes(first.get(1).value(), GrantSnapshot.class);
 
         Instant cutoff = Instant.now().minus(Duration.ofMinutes(30));
-        assertThat(republisher.pass(cutoff).await().atMost(Duration.ofSeconds(20)))
+        assertThat(republisher.pass(cutoff).await().atMost(Duration.ofSeconds(60)))
                 .as("published just now: not due").isZero();
 
         try (Connection c = PostgresTestResource.current().connect();
@@ -71,8 +71,8 @@ class SnapshotRepublishTest {
             st.setString(1, m.name);
             assertThat(st.executeUpdate()).isEqualTo(1);
         }
-        assertThat(republisher.pass(cutoff).await().atMost(Duration.ofSeconds(20))).isEqualTo(1);
-        assertThat(republisher.pass(cutoff).await().atMost(Duration.ofSeconds(20))).as("claimed once").isZero();
+        assertThat(republisher.pass(cutoff).await().atMost(Duration.ofSeconds(60))).isEqualTo(1);
+        assertThat(republisher.pass(cutoff).await().atMost(Duration.ofSeconds(60))).as("claimed once").isZero();
 
         List<ConsumerRecord<String, byte[]>> all = TopicReader.readUntil(kafka, Topics.GRANTS, m.name,
                 read -> read.size() >= 3, Duration.ofSeconds(20));

@@ -146,7 +146,7 @@ class EnforcedAckTest {
     }
 
     private static void awaitUntil(java.util.function.BooleanSupplier condition, String what) {
-        org.awaitility.Awaitility.await(what).atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50))
+        org.awaitility.Awaitility.await(what).atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
                 .until(condition::getAsBoolean);
     }
 }

@@ -68,7 +68,7 @@ class MachineRemovalTest {
         api.grant(m.ref(a), "nvidia.com/gpu=0", true, "0");
         api.grant(m.ref(b), "nvidia.com/gpu=1", false, "0");
         TestMachine.fleet().publishGateStatus(m.name, "g1", 2, List.of());
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() ->
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).until(() ->
                 api.machineGrants(m.name).<List<String>>path("gates.gateId").contains("g1")); // the removal tombstones the gates it knows
 
         Response removed = api.as(GrantApi.ALICE_TOKEN).request().queryParam("revokeGrants", true)
@@ -157,7 +157,7 @@ class MachineRemovalTest {
 
         double unregistered = dropped(Topics.INVENTORY, "unregistered-machine");
         produce(Topics.INVENTORY, m.name, beforeRemoval.value(), beforeRemoval.headers()); // signed before, arrives after
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20))
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60))
                 .until(() -> dropped(Topics.INVENTORY, "unregistered-machine") > unregistered);
         Response refused = api.grant(m.ref(a), "nvidia.com/gpu=0", false, "0");
         assertThat(refused.statusCode()).as(refused.asString()).isEqualTo(409);
@@ -172,11 +172,11 @@ class MachineRemovalTest {
         assertThat(registered.statusCode()).isEqualTo(200);
         double replays = dropped(Topics.INVENTORY, "replay");
         produce(Topics.INVENTORY, m.name, beforeRemoval.value(), beforeRemoval.headers());
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> dropped(Topics.INVENTORY, "replay") > replays);
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> dropped(Topics.INVENTORY, "replay") > replays);
         assertThat(api.repoGrants(m.ref(a)).statusCode()).as("the old inventory did not bring the repo back").isEqualTo(404);
 
         m.replaceRepos(api, a); // a fresh inventory, signed now
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> api.repoGrants(m.ref(a)).statusCode() == 200);
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> api.repoGrants(m.ref(a)).statusCode() == 200);
         ConsumerRecord<String, byte[]> tombstone = TopicReader.readUntil(KafkaTestResource.broker().bootstrapServers(),
                 Topics.INVENTORY, m.name, read -> read.stream().anyMatch(r -> r.value() == null), Duration.ofSeconds(20))
                 .stream().filter(r -> r.value() == null).findFirst().orElseThrow();
@@ -184,7 +184,7 @@ class MachineRemovalTest {
         java.util.Map<String, byte[]> headers = new java.util.LinkedHashMap<>();
         tombstone.headers().forEach(h -> headers.put(h.key(), h.value()));
         produce(Topics.INVENTORY, m.name, null, headers); // the removal replayed byte for byte
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20))
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60))
                 .until(() -> dropped(Topics.INVENTORY, "replay") > tombstoneReplays);
         assertThat(api.repoGrants(m.ref(a)).statusCode()).as("the rejoined machine stays").isEqualTo(200);
         assertThat(api.grant(m.ref(a), "nvidia.com/gpu=1", false, "0").statusCode()).isIn(200, 202);
@@ -203,7 +203,7 @@ class MachineRemovalTest {
     void aKeyRevokedByAnotherReplicasRemovalStopsVerifyingAtOnce() throws Exception {
         TestMachine m = TestMachine.withRepos(api, "other-replica", Fleet.repo("a"));
         TestMachine.fleet().publishGateStatus(m.name, "g1", 0, List.of());
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() ->
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).until(() ->
                 api.machineGrants(m.name).<List<String>>path("gates.gateId").contains("g1")); // its key was just looked up
         try (java.sql.Connection c = PostgresTestResource.current().connect();
              var revoke = c.prepareStatement("delete from machine_keys where machine = ?");
@@ -218,7 +218,7 @@ class MachineRemovalTest {
 
         TestMachine.fleet().publishGateStatus(m.name, "g2", 0, List.of());
 
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20))
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60))
                 .until(() -> dropped(Topics.GATE_STATUS, "unregistered-machine") > unregistered);
         assertThat(api.machineGrants(m.name).<List<String>>path("gates.gateId")).doesNotContain("g2");
     }

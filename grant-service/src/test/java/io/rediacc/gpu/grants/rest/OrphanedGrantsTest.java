@@ -39,14 +39,14 @@ class OrphanedGrantsTest {
         withoutNvidia.keySet().removeIf(name -> name.startsWith("nvidia.com/"));
         TestMachine.fleet().publishInventory(Fleet.inventory(m.name, withoutNvidia, m.repos));
 
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
                 assertThat(api.machineGrants(m.name).<List<String>>path("orphaned")).containsExactly("nvidia.com/gpu=1"));
         assertThat(api.machineGrants(m.name).<List<String>>path("grants.device"))
                 .containsExactlyInAnyOrder("nvidia.com/gpu=1", "rediacc.io/dri=renderD128"); // kept, not revoked
 
         // the device is back (setup ran again): nothing is orphaned
         TestMachine.fleet().publishInventory(m.inventory());
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
                 assertThat(api.machineGrants(m.name).<List<String>>path("orphaned")).isEmpty());
     }
 }

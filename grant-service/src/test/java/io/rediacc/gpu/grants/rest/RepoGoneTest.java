@@ -49,7 +49,7 @@ class RepoGoneTest {
     }
 
     private Response awaitGone(String ref) throws InterruptedException {
-        return await(ref + " listed as gone").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50))
+        return await(ref + " listed as gone").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
                 .until(() -> api.repoGrants(ref), r -> r.statusCode() == 200 && Boolean.TRUE.equals(r.path("repoGone")));
     }
 }

@@ -91,11 +91,11 @@ public final class GrantApi {
 
     /** Waits until the repo reference resolves to the given GUID (its inventory was applied). */
     public void awaitRepo(String repoRef, String guid) {
-        await("repo " + repoRef + " to resolve to " + guid).atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50))
+        await("repo " + repoRef + " to resolve to " + guid).atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
                 .until(() -> repoGrants(repoRef), r -> r.statusCode() == 200 && guid.equals(r.path("repoGuid")));
     }
 
     private static void awaitStatus(java.util.function.IntSupplier status, int wanted, String what) {
-        await(what).atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50)).until(() -> status.getAsInt() == wanted);
+        await(what).atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50)).until(() -> status.getAsInt() == wanted);
     }
 }

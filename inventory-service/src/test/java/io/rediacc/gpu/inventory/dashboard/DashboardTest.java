@@ -92,7 +92,7 @@ class DashboardTest {
         FleetTopics.raw(Topics.GRANTS_TOPIC, machine, EventJson.toBytes(new GrantSnapshot(machine, 5, Instant.now(), List.of())));
         awaitMachine(machine);
 
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> FleetApi.asViewer().get("/api/v1/dashboard/machines/" + machine)
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> FleetApi.asViewer().get("/api/v1/dashboard/machines/" + machine)
                 .then().statusCode(200).body(allOf(
                         containsString("<tr data-device=\"nvidia.com/gpu=0\">"),
                         containsString("gpu-a</a> <span class=\"badge excl\">exclusive</span>"),
@@ -128,7 +128,7 @@ class DashboardTest {
                 grant("gpu-a", GPU_A_GUID, "nvidia.com/gpu=7", false)));
         awaitMachine(machine);
 
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> FleetApi.asViewer().get("/api/v1/machines/{m}", machine)
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> FleetApi.asViewer().get("/api/v1/machines/{m}", machine)
                 .then().statusCode(200).body("orphaned.name", org.hamcrest.Matchers.contains("nvidia.com/gpu=7"))
                 .body("orphaned[0].holders.repo", org.hamcrest.Matchers.contains("gpu-a")));
         FleetApi.asViewer().get("/api/v1/dashboard/machines/" + machine).then().statusCode(200).body(allOf(
@@ -150,14 +150,14 @@ class DashboardTest {
                     GPU_A_GUID, "POST", "/containers/create", "privileged", null,
                     "privileged mode is refused on " + machine, "remove --privileged", Instant.now())));
         }
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
             String html = FleetApi.asViewer().get("/api/v1/dashboard/repos/" + repo + "@" + here).then().statusCode(200)
                     .extract().asString();
             assertThat(html).contains("<td>granted</td><td>" + here + "</td><td><code>nvidia.com/gpu=0</code></td>")
                     .contains("privileged mode is refused on " + here)
                     .doesNotContain(there);
         });
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
             String other = FleetApi.asViewer().get("/api/v1/dashboard/repos/" + repo + "@" + there).then().statusCode(200)
                     .extract().asString();
             assertThat(other).contains("<code>nvidia.com/gpu=1</code>").doesNotContain(here);
@@ -184,7 +184,7 @@ class DashboardTest {
         }
         // a record that cannot be held is skipped, and the consumer goes on
         FleetTopics.raw(Topics.GATE_DECISIONS_TOPIC, machine, "{\"machine\":\"other\"}".getBytes(StandardCharsets.UTF_8));
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> FleetApi.asViewer().get("/api/v1/dashboard/refusals?repo=" + repo)
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> FleetApi.asViewer().get("/api/v1/dashboard/refusals?repo=" + repo)
                 .then().statusCode(200).body(allOf(containsString("<td>3</td>"), // recent-per-repo=3 in tests
                         containsString("<code class=\"fix\">rdc repo gpu grant " + repo + "@" + machine + " --device nvidia.com/gpu=4</code>"))));
     }
@@ -217,13 +217,13 @@ class DashboardTest {
                 + "\"privileged mode is refused (a gate before fix)\",\"at\":\"" + Instant.now() + "\"}").getBytes(StandardCharsets.UTF_8));
 
         for (List<String> r : refusals) {
-            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
                 String html = FleetApi.asViewer().get("/api/v1/dashboard/refusals?repo=" + repo + "-" + r.get(0)).then()
                         .statusCode(200).extract().asString();
                 assertThat(html).contains("<code class=\"fix\">" + escaped(r.get(1)) + "</code>").doesNotContain("<td>-</td>");
             });
         }
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
             String html = FleetApi.asViewer().get("/api/v1/dashboard/refusals?repo=" + older).then().statusCode(200).extract().asString();
             assertThat(html).contains("privileged mode is refused (a gate before fix)").contains("<td>-</td>");
         });
@@ -242,7 +242,7 @@ class DashboardTest {
                 "nvidia.com/gpu=1", true, "alice", null, 9L, Instant.now());
         FleetTopics.raw(Topics.GRANT_EVENTS_TOPIC, machine, EventJson.toBytes(granted));
         FleetTopics.raw(Topics.GRANT_EVENTS_TOPIC, machine, EventJson.toBytes(granted)); // a replay adds nothing
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
             String html = FleetApi.asViewer().get("/api/v1/dashboard/repos/" + repo + "@" + machine).then().statusCode(200)
                     .extract().asString();
             assertThat(html).contains("<td>granted</td><td>" + machine + "</td><td><code>nvidia.com/gpu=1</code></td><td>yes</td><td>alice</td>");

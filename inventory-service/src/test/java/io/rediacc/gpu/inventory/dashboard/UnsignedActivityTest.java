@@ -61,7 +61,7 @@ class UnsignedActivityTest {
         FleetTopics.raw(Topics.GRANTS_TOPIC, machine, snapshot(machine, 6));
 
         awaitDrops(Topics.GRANTS, before, Map.of("unsigned", 1, "foreign-key", 1));
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(page("/api/v1/dashboard/machines/" + machine))
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(page("/api/v1/dashboard/machines/" + machine))
                 .contains("Latest grant version</dt><dd>6</dd>"));
         assertThat(page("/api/v1/dashboard/machines/" + machine)).doesNotContain(Long.toString(FORGED_VERSION));
     }
@@ -88,7 +88,7 @@ class UnsignedActivityTest {
 
         awaitDrops(Topics.GRANT_EVENTS, eventsBefore, Map.of("unsigned", 1, "foreign-key", 1));
         awaitDrops(Topics.GATE_DECISIONS, decisionsBefore, Map.of("unsigned", 1));
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(page("/api/v1/dashboard/repos/" + repo + "@" + machine))
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(page("/api/v1/dashboard/repos/" + repo + "@" + machine))
                 .contains("<code>nvidia.com/gpu=1</code>").contains("a real refusal of " + repo));
         assertThat(page("/api/v1/dashboard/repos/" + repo + "@" + machine))
                 .doesNotContain("nvidia.com/gpu=3").doesNotContain("nvidia.com/gpu=4").doesNotContain("mallory")

@@ -65,7 +65,7 @@ class ForgedRecordsTest {
 
         // the real agent's next inventory still applies: nothing was pinned
         FleetTopics.inventory(Inventories.nvidiaHost(machine, now.plusSeconds(5), 3, "NVIDIA A100-SXM4-40GB"));
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> machine(machine).body("gpus", hasSize(3)));
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> machine(machine).body("gpus", hasSize(3)));
         machine(machine).body("generatedAt", equalTo(now.plusSeconds(5).toString()));
     }
 
@@ -89,7 +89,7 @@ class ForgedRecordsTest {
         rejected.awaitAtLeast(4);
 
         FleetTopics.gateStatus(gate(machine, "real", 2, now));
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> machine(machine).body("gates", hasSize(1)));
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> machine(machine).body("gates", hasSize(1)));
         machine(machine).body("gates.gateId", contains("real"));
     }
 }

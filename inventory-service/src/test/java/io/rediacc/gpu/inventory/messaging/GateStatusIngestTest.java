@@ -42,7 +42,7 @@ class GateStatusIngestTest {
                 grant("gpu-a", GPU_A_GUID, "nvidia.com/gpu=all", false)));
 
         awaitMachine(machine);
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> machine(machine).body("gates", hasSize(1)));
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> machine(machine).body("gates", hasSize(1)));
         machine(machine)
                 .body("gates[0].gateId", equalTo("gate-1"))
                 .body("gates[0].appliedVersion", equalTo(7))
@@ -66,7 +66,7 @@ class GateStatusIngestTest {
                 lastHeard);
 
         awaitMachine(machine);
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> machine(machine).body("gates", hasSize(1)));
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> machine(machine).body("gates", hasSize(1)));
         machine(machine)
                 .body("gates[0].live", equalTo(false))
                 .body("cdiDevices.find { it.name == 'nvidia.com/gpu=0' }.holders", empty());
@@ -79,7 +79,7 @@ class GateStatusIngestTest {
         Instant now = Inventories.now();
         FleetTopics.gateStatus(gate(machine, "gate-1", 9, now, grant("gpu-b", GPU_B_GUID, "nvidia.com/gpu=1", false)));
         awaitMachine(machine);
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
                 machine(machine).body("gates[0].appliedVersion", equalTo(9)));
 
         IngestCounter ignored = IngestCounter.watch(registry, Topics.GATE_STATUS, "not-newer");
@@ -117,11 +117,11 @@ class GateStatusIngestTest {
         FleetTopics.gateStatus(gate(machine, "gate-1", 7, Inventories.now(), grant("gpu-a", GPU_A_GUID, "nvidia.com/gpu=0", true))
                 .at(epoch, 2, null, false));
         awaitMachine(machine);
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> machine(machine).body("gates[0].appliedVersion", equalTo(7)));
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> machine(machine).body("gates[0].appliedVersion", equalTo(7)));
         double before = replays();
 
         FleetTopics.withHeaders(Topics.GATE_STATUS_TOPIC, key, loadingBytes, loadingHeaders); // byte for byte, stamped now
-        await().atMost(Duration.ofSeconds(20)).until(() -> replays() > before);
+        await().atMost(Duration.ofSeconds(60)).until(() -> replays() > before);
 
         machine(machine)
                 .body("gates[0].appliedVersion", equalTo(7))
@@ -143,7 +143,7 @@ class GateStatusIngestTest {
         FleetTopics.withHeaders(Topics.GATE_STATUS_TOPIC, key, bytes,
                 FleetTopics.signedHeaders(Topics.GATE_STATUS_TOPIC, key, bytes, Inventories.now().minusSeconds(40)));
         awaitMachine(machine);
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> machine(machine).body("gates", hasSize(1)));
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> machine(machine).body("gates", hasSize(1)));
         machine(machine)
                 .body("gates[0].live", equalTo(false))
                 .body("cdiDevices.find { it.name == 'nvidia.com/gpu=0' }.holders", empty());
@@ -156,13 +156,13 @@ class GateStatusIngestTest {
         Instant earlier = Inventories.now().minusSeconds(25);
         FleetTopics.gateStatus(gate(machine, "gate-1", 5, earlier, grant("gpu-a", GPU_A_GUID, "nvidia.com/gpu=0", true)), earlier);
         awaitMachine(machine);
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> machine(machine).body("gates", hasSize(1)));
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> machine(machine).body("gates", hasSize(1)));
         java.util.List<String> grantRows = grantRowIds(machine);
 
         Instant now = Inventories.now();
         FleetTopics.gateStatus(gate(machine, "gate-1", 5, now, grant("gpu-a", GPU_A_GUID, "nvidia.com/gpu=0", true)));
 
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
                 machine(machine).body("gates[0].syncedAt", equalTo(now.toString())));
         machine(machine)
                 .body("gates[0].live", equalTo(true))
@@ -179,7 +179,7 @@ class GateStatusIngestTest {
                 "ok", null, synced);
         FleetTopics.gateStatus(withDaemons(gate(machine, "gate-1", 4, synced), ok), synced);
         awaitMachine(machine);
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> machine(machine)
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> machine(machine)
                 .body("gates[0].daemons[0].repoName", equalTo("gpu-a"))
                 .body("gates[0].daemons[0].state", equalTo("ok")));
 
@@ -188,7 +188,7 @@ class GateStatusIngestTest {
                 "misconfigured", "DefaultRuntime is \"nvidia\", not runc", Inventories.now());
         FleetTopics.gateStatus(withDaemons(gate(machine, "gate-1", 4, synced), bad));
 
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> machine(machine)
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> machine(machine)
                 .body("gates[0].daemons[0].state", equalTo("misconfigured"))
                 .body("gates[0].daemons[0].detail", equalTo("DefaultRuntime is \"nvidia\", not runc")));
     }
@@ -220,13 +220,13 @@ class GateStatusIngestTest {
                 grant("gpu-a", GPU_A_GUID, "nvidia.com/gpu=0", false));
         FleetTopics.gateStatus(before, synced);
         awaitMachine(machine);
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> machine(machine).body("gates[0].state", equalTo("synced")));
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> machine(machine).body("gates[0].state", equalTo("synced")));
 
         // same version and syncedAt (restored from disk), but not caught up with the grants topic yet
         FleetTopics.gateStatus(new io.rediacc.gpu.contracts.events.GateStatus(machine, "gate-1", 4,
                 io.rediacc.gpu.contracts.events.GateStatus.LOADING, before.grants(), before.repos(), 10, synced));
 
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> machine(machine)
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> machine(machine)
                 .body("gates[0].state", equalTo("loading"))
                 .body("gates[0].live", equalTo(true)));
     }
@@ -240,7 +240,7 @@ class GateStatusIngestTest {
         FleetTopics.gateStatus(gate(machine, "gate-1", 2, now));
 
         awaitMachine(machine);
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> machine(machine)
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> machine(machine)
                 .body("gates[0].appliedVersion", equalTo(2))
                 .body("cdiDevices.find { it.name == 'nvidia.com/gpu=0' }.holders", empty()));
     }

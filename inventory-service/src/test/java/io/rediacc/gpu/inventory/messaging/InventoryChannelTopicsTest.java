@@ -45,7 +45,7 @@ class InventoryChannelTopicsTest {
         assertThat(consumers).as("one consumer per copy of the channel (concurrency=2)").hasSize(2);
         for (KafkaConsumer<Object, Object> consumer : consumers) {
             Function<Consumer<Object, Object>, Set<String>> subscription = Consumer::subscription;
-            Set<String> subscribed = consumer.runOnPollingThread(subscription).await().atMost(Duration.ofSeconds(10));
+            Set<String> subscribed = consumer.runOnPollingThread(subscription).await().atMost(Duration.ofSeconds(30));
             assertThat(subscribed).containsExactly(Topics.INVENTORY);
         }
     }

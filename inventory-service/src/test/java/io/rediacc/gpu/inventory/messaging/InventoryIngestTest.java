@@ -147,7 +147,7 @@ class InventoryIngestTest {
 
         FleetTopics.inventory(Inventories.nvidiaHost(machine, first.plusSeconds(60), 1, "NVIDIA A100-SXM4-40GB"));
 
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
                 asViewer().get("/api/v1/machines/{m}", machine).then().statusCode(200)
                         .body("gpus", hasSize(1))
                         .body("cdiDevices.name", contains("nvidia.com/gpu=0", "nvidia.com/gpu=all")));
@@ -164,7 +164,7 @@ class InventoryIngestTest {
         Instant next = first.plusSeconds(60);
         FleetTopics.inventory(Inventories.nvidiaHost(machine, next));
 
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
                 asViewer().get("/api/v1/machines/{m}", machine).then().body("generatedAt", equalTo(next.toString())));
         assertThat(gpuRowIds(machine)).as("the same rows, not rewritten ones").isEqualTo(gpuRows);
         assertThat(asViewer().get("/api/v1/machines/{m}/inventory", machine).then().extract().asString()).contains(next.toString());
@@ -190,7 +190,7 @@ class InventoryIngestTest {
 
         FleetTopics.raw(Topics.INVENTORY_TOPIC, machine, null);
 
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
                 asViewer().get("/api/v1/machines/{m}", machine).then().statusCode(404));
         asViewer().get("/api/v1/machines/{m}/inventory", machine).then().statusCode(404);
     }

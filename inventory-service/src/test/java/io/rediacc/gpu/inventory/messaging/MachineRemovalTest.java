@@ -45,7 +45,7 @@ class MachineRemovalTest {
         awaitMachine(machine); // its key was just looked up: a cache would hold it now
 
         FleetTopics.raw(Topics.INVENTORY_TOPIC, machine, null); // the removal path's tombstone
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> FleetApi.asViewer().get("/api/v1/machines/{m}", machine)
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> FleetApi.asViewer().get("/api/v1/machines/{m}", machine)
                 .then().statusCode(404));
         given().auth().oauth2(FleetApi.OPERATOR_TOKEN).get("/api/v1/machines/{m}/key", machine).then().statusCode(404);
         org.assertj.core.api.Assertions.assertThat(pendingKafkaUserRemovals(machine))
@@ -88,7 +88,7 @@ class MachineRemovalTest {
         // the removal path's tombstone, signed by grant-service's key: kept to be produced again later
         Map<String, byte[]> removal = FleetTopics.signedHeaders(Topics.INVENTORY_TOPIC, machine, null, Instant.now());
         FleetTopics.withHeaders(Topics.INVENTORY_TOPIC, machine, null, removal);
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> FleetApi.asViewer().get("/api/v1/machines/{m}", machine)
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> FleetApi.asViewer().get("/api/v1/machines/{m}", machine)
                 .then().statusCode(404));
 
         // the machine rejoins: rdc machine setup registers its key again, the machine publishes

@@ -108,7 +108,7 @@ class SignedRecordsTest {
         FleetTopics.inventory(Inventories.nvidiaHost(attacker, now));
         awaitMachine(victim);
         FleetTopics.gateStatus(gate(victim, "real", 1, now));
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> machine(victim).body("gates.gateId", contains("real")));
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> machine(victim).body("gates.gateId", contains("real")));
         Map<String, Double> before = dropped(Topics.GATE_STATUS);
 
         byte[] ghost = EventJson.toBytes(gate(victim, "ghost", 9, now));

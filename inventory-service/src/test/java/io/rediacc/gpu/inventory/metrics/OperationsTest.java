@@ -43,7 +43,7 @@ class OperationsTest {
         awaitMachine(fresh);
 
         // the gauges are recounted every second in tests (inventory.metrics-refresh)
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
             String metrics = given().get(metricsUrl).then().statusCode(200).extract().asString();
             assertThat(gauge(metrics, "inventory_machines_known")).isGreaterThanOrEqualTo(2);
             assertThat(gauge(metrics, "inventory_machines_stale")).isGreaterThanOrEqualTo(1);

@@ -48,7 +48,7 @@ class GpuListingPassesTest {
             String first = Inventories.uniqueMachine("passes");
             FleetTopics.inventory(Inventories.nvidiaHost(first, Inventories.now(), 2, "NVIDIA L4"));
             awaitMachine(first);
-            await("the listing heard of " + first).atMost(Duration.ofSeconds(20)).until(() -> heard.contains(first));
+            await("the listing heard of " + first).atMost(Duration.ofSeconds(60)).until(() -> heard.contains(first));
             int heardBefore = heard.size();
             long settled = total(); // a pass of its own (the first for this page size), after the change
             long passes = listing.passes();
@@ -64,9 +64,9 @@ class GpuListingPassesTest {
             String second = Inventories.uniqueMachine("passes");
             FleetTopics.inventory(Inventories.nvidiaHost(second, Inventories.now(), 3, "NVIDIA L4"));
             awaitMachine(second);
-            await("the listing heard of " + second).atMost(Duration.ofSeconds(20)).until(() -> heard.contains(second));
+            await("the listing heard of " + second).atMost(Duration.ofSeconds(60)).until(() -> heard.contains(second));
             ticker.addAndGet(PAST_REFRESH);
-            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
                     .untilAsserted(() -> assertThat(total()).isEqualTo(settled + 3));
             assertThat(listing.passes()).isGreaterThan(passes);
         } finally {
@@ -76,6 +76,6 @@ class GpuListingPassesTest {
     }
 
     private long total() {
-        return listing.anchors(SIZE).await().atMost(Duration.ofSeconds(10)).total();
+        return listing.anchors(SIZE).await().atMost(Duration.ofSeconds(30)).total();
     }
 }

@@ -63,7 +63,7 @@ class CliContractTest {
                 new DaemonStatus("gpu-b", GPU_B_GUID, DaemonStatus.MISCONFIGURED, "DefaultRuntime is \"nvidia\", not runc",
                         Inventories.now()))));
         awaitMachine(machine);
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
                 asViewer().get("/api/v1/machines/{m}", machine).then().body("gates", hasSize(1)));
 
         JsonNode real = json(asViewer().get("/api/v1/machines/{m}", machine).then().statusCode(200).extract().asString());
@@ -80,7 +80,7 @@ class CliContractTest {
         FleetTopics.gateStatus(new GateStatus("wsl-gpu", "gate-1", 3, GateStatus.SYNCED, List.of(), List.of(), 10, lastHeard),
                 lastHeard);
         awaitMachine("wsl-gpu");
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
                 asViewer().get("/api/v1/machines/wsl-gpu").then().body("gates", hasSize(1)));
 
         String served = asViewer().get("/api/v1/machines/wsl-gpu/inventory").then().statusCode(200).extract().asString();

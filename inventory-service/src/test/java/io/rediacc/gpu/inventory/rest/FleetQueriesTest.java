@@ -120,7 +120,7 @@ class FleetQueriesTest {
                 longAgo);
         for (String m : List.of(full, partly, deadGate)) {
             awaitMachine(m);
-            await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+            await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
                     asViewer().get("/api/v1/machines/{m}", m).then().body("gates", hasSize(1)));
         }
 
