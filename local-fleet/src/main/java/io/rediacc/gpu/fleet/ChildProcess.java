@@ -14,6 +14,14 @@ import java.util.function.BooleanSupplier;
 /** A process the fleet started: its log file, its pid (recorded for {@code ./fleet down}), how to stop it. */
 final class ChildProcess implements Child {
 
+    /**
+     * How long a child may take to become ready (a Kafka storage format, a broker, a service's health). On an idle
+     * 2-core machine each takes 2-20 s; on one shared with other fleets and test runs a broker took 60-150 s and a
+     * format over 60 s (CI at load 80). The bound only costs time when a start really hangs, and then the error names
+     * the child and the tail of its log.
+     */
+    static final Duration START_BOUND = Duration.ofMinutes(5);
+
     private final String name;
     private final Process process;
     private final Path log;

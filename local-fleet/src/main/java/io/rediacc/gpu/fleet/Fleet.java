@@ -143,8 +143,8 @@ public final class Fleet {
         // needs the cards it found)
         sshd = SshServer.start(state.resolve("sshd"), ports.port("sshd"));
         say("sshd         127.0.0.1:" + sshd.port + " (the simulated machine's SSH server)");
-        grants.awaitHttpOk("http://127.0.0.1:" + grantPort + "/q/health/ready", Duration.ofSeconds(120));
-        inventory.awaitHttpOk("http://127.0.0.1:" + inventoryPort + "/q/health/ready", Duration.ofSeconds(120));
+        grants.awaitHttpOk("http://127.0.0.1:" + grantPort + "/q/health/ready", ChildProcess.START_BOUND);
+        inventory.awaitHttpOk("http://127.0.0.1:" + inventoryPort + "/q/health/ready", ChildProcess.START_BOUND);
         String grantUrl = "http://127.0.0.1:" + grantPort;
         String inventoryUrl = "http://127.0.0.1:" + inventoryPort;
         Path rdcConfig = machine.writeRdcConfig(state.resolve("rdc.yaml"), sshd);
@@ -190,8 +190,8 @@ public final class Fleet {
         } catch (java.util.concurrent.CompletionException e) {
             throw setupFailed(e);
         }
-        gate.awaitHttpOk("http://127.0.0.1:" + gatePort + "/q/health/ready", Duration.ofSeconds(120));
-        machine.awaitInventory(agent, inventoryUrl, grantUrl, operatorToken, Duration.ofSeconds(120));
+        gate.awaitHttpOk("http://127.0.0.1:" + gatePort + "/q/health/ready", ChildProcess.START_BOUND);
+        machine.awaitInventory(agent, inventoryUrl, grantUrl, operatorToken, ChildProcess.START_BOUND);
 
         Map<String, String> env = new LinkedHashMap<>();
         env.put("FLEET_MACHINE", MACHINE);

@@ -227,7 +227,7 @@ final class KafkaBroker {
             Process p = new ProcessBuilder(format).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(logDir.resolve("kafka-format.log").toFile())).start();
             try {
-                if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                if (!p.waitFor(ChildProcess.START_BOUND.toSeconds(), TimeUnit.SECONDS) || p.exitValue() != 0) {
                     throw new FleetException("formatting Kafka's storage failed; see " + logDir.resolve("kafka-format.log"));
                 }
             } catch (InterruptedException e) {
@@ -238,7 +238,7 @@ final class KafkaBroker {
         List<String> run = new ArrayList<>(java);
         run.addAll(List.of("kafka.Kafka", props.toString()));
         process = ChildProcess.start("kafka", run, dir, logDir, Map.of());
-        process.awaitReady(this::createTopics, Duration.ofSeconds(120));
+        process.awaitReady(this::createTopics, ChildProcess.START_BOUND);
         return process;
     }
 

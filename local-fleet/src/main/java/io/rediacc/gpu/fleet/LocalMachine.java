@@ -295,7 +295,7 @@ final class LocalMachine {
             cmd.add(r.daemonSocket().toString());
         }
         ChildProcess daemons = ChildProcess.start("standin-dockerd", cmd, dir, logs, Map.of());
-        daemons.awaitReady(() -> repos.stream().allMatch(r -> Files.exists(r.daemonSocket())), Duration.ofSeconds(60));
+        daemons.awaitReady(() -> repos.stream().allMatch(r -> Files.exists(r.daemonSocket())), ChildProcess.START_BOUND);
         return new Daemons(false, List.of(daemons), "repo daemons standin-dockerd, a recording stand-in (real dockerd unavailable: "
                 + why + ")", null);
     }
@@ -370,7 +370,7 @@ final class LocalMachine {
         cmd.addAll(args);
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         try {
-            if (!p.waitFor(3, TimeUnit.MINUTES) || p.exitValue() != 0) {
+            if (!p.waitFor(ChildProcess.START_BOUND.toSeconds(), TimeUnit.SECONDS) || p.exitValue() != 0) {
                 throw new FleetException("node-agent " + String.join(" ", args) + " failed; see " + log + ":\n"
                         + String.join("\n", Files.readAllLines(log).stream().skip(Math.max(0, Files.readAllLines(log).size() - 20)).toList()));
             }

@@ -150,7 +150,7 @@ class FaultsIT {
         // these tests are about faults, not about who may call: no authentication (an environment
         // variable, so that a build without the setting ignores it)
         ChildProcess p = ChildProcess.start("grant-service", command, REPO, STATE.resolve("logs"), Map.of("API_AUTH_MODE", "none"));
-        p.awaitHttpOk(base() + "/q/health/ready", Duration.ofSeconds(120));
+        p.awaitHttpOk(base() + "/q/health/ready", ChildProcess.START_BOUND);
         return p;
     }
 

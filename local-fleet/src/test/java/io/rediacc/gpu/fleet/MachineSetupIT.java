@@ -499,7 +499,8 @@ class MachineSetupIT {
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         pb.environment().putAll(env);
         Process p = pb.start();
-        if (!p.waitFor(3, TimeUnit.MINUTES)) {
+        // setup starts services and a real daemon: a minute on an idle machine, more on a loaded one (see START_BOUND)
+        if (!p.waitFor(ChildProcess.START_BOUND.toSeconds() + 60, TimeUnit.SECONDS)) {
             p.destroyForcibly();
             throw new IllegalStateException("timed out: " + cmd);
         }

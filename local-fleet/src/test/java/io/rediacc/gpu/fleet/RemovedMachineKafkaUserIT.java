@@ -206,7 +206,7 @@ class RemovedMachineKafkaUserIT {
         config.put("inventory.kafka-users.removal-retry-max", "2s");
         config.put("inventory.signing.service-key", KeyPairFile.publicFileOf(serviceKey));
         inventory = Services.start("inventory-service", REPO, STATE.resolve("logs"), config);
-        inventory.awaitHttpOk("http://127.0.0.1:" + apiPort + "/q/health/ready", Duration.ofSeconds(120));
+        inventory.awaitHttpOk("http://127.0.0.1:" + apiPort + "/q/health/ready", ChildProcess.START_BOUND);
     }
 
     /** grant-service's removal path: a tombstone for the machine on gpu.inventory.v1, signed with its key. */

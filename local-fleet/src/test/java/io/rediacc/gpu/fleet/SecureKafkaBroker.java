@@ -158,7 +158,7 @@ final class SecureKafkaBroker {
         List<String> run = new ArrayList<>(java);
         run.addAll(List.of("kafka.Kafka", props.toString()));
         process = ChildProcess.start("kafka-secure", run, dir, logDir, Map.of());
-        process.awaitReady(this::createTopics, Duration.ofSeconds(150)); // a loaded 2-core CI machine needs 60+ s
+        process.awaitReady(this::createTopics, ChildProcess.START_BOUND);
         return process;
     }
 
@@ -199,7 +199,7 @@ final class SecureKafkaBroker {
 
     private static void await(String name, List<String> command, Process p, Path logDir) {
         try {
-            if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            if (!p.waitFor(ChildProcess.START_BOUND.toSeconds(), TimeUnit.SECONDS) || p.exitValue() != 0) {
                 p.destroyForcibly();
                 throw new FleetException(name + " failed: " + String.join(" ", command.subList(0, Math.min(3, command.size())))
                         + "; see " + logDir.resolve(name + ".log"));
