@@ -36,13 +36,14 @@ dpkg --purge rediacc-gpu-node rediacc-gpu-cli >/dev/null 2>&1 || true
 step "lintian $(basename "$node") $(basename "$cli")"
 lintian --fail-on error --tag-display-limit 0 "$node" "$cli" || fail "lintian reports errors"
 
-# (/run/rediacc-dockerd: the exec roots of test fleets' real Docker daemons, which may start meanwhile)
+# (/run/rediacc-dockerd: the exec roots of test fleets' real Docker daemons, which may start meanwhile; /run/mount:
+# libmount's own state, made by the first mount(8) after boot, e.g. a test's pins or daemons meanwhile)
 snapshot() {
   find /etc /usr /lib /var /run /opt -xdev \
     \( -path /var/lib/dpkg -o -path /var/lib/apt -o -path /var/cache/apt -o -path /var/log -o -path /var/tmp \
        -o -path /var/cache/man -o -path /var/lib/systemd/deb-systemd-helper-enabled -o -path /run/user \
        -o -path /var/lib/postgresql -o -path /run/postgresql -o -path /run/systemd -o -path /var/cache/debconf -o -path /var/backups \
-       -o -path /run/rediacc-dockerd \) -prune \
+       -o -path /run/rediacc-dockerd -o -path /run/mount \) -prune \
     -o -print 2>/dev/null | sort
 }
 before=$(mktemp)
