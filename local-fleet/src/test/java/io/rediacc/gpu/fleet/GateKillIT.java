@@ -110,7 +110,7 @@ class GateKillIT {
         }
         Files.createDirectories(STATE.resolve("logs"));
         Files.createDirectories(STATE.resolve("docker-config"));
-        kafka = new KafkaBroker(STATE.resolve("kafka"), FleetPostgres.freePort(), FleetPostgres.freePort(),
+        kafka = new KafkaBroker(STATE.resolve("kafka"), FleetPorts.pick(), FleetPorts.pick(),
                 REPO.resolve("local-fleet/target/lib").toAbsolutePath() + "/*");
         broker = kafka.start(STATE.resolve("logs"));
         // the test plays grant-service (super user); the gate logs in as its machine's own user, with a machine's ACLs
@@ -307,7 +307,7 @@ class GateKillIT {
         gateStarts++;
         List<String> command = new ArrayList<>(List.of(KafkaBroker.javaBin(), "-Xms64m", "-Xmx256m", "-XX:+UseSerialGC",
                 "-XX:TieredStopAtLevel=1",
-                "-Dquarkus.http.port=" + FleetPostgres.freePort(),
+                "-Dquarkus.http.port=" + FleetPorts.pick(),
                 "-Dkafka.bootstrap.servers=" + kafka.bootstrapServers(),
                 "-Dkafka.security.protocol=" + KafkaBroker.PROTOCOL,
                 "-Dkafka.sasl.mechanism=" + io.rediacc.gpu.contracts.kafka.KafkaAccess.MECHANISM,

@@ -349,10 +349,7 @@ class MachineSetupIT {
         assertThat(r.err()).contains("is not known", fingerprint, "ssh-keyscan -p " + sshd.port + " 127.0.0.1 >> ");
         assertThat(m.resolve("root/usr/share/rediacc-gpu-node")).doesNotExist();
 
-        int closed;
-        try (var s = new java.net.ServerSocket(0)) {
-            closed = s.getLocalPort();
-        }
+        int closed = FleetPorts.pick(); // nothing listens there
         Result u = rdc(config("gpu-unknown", m, knownHosts), "machine", "setup", "gpu-unknown", "--host", "root@127.0.0.1:" + closed,
                 "--wait", "0");
         assertThat(u.exit()).as(u.all()).isEqualTo(1);
