@@ -285,6 +285,7 @@ class FaultsIT {
             broker.stop(Duration.ofSeconds(20));
             phase.set(during);
             Instant down = Instant.now();
+            // the outage's length, not a wait for a result: the clients keep calling while the broker is away
             Thread.sleep(OUTAGE_SECONDS * 1000L);
             phase.set(after);
             broker = kafka.start(STATE.resolve("logs"));

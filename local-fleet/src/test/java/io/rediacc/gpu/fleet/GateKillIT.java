@@ -524,14 +524,16 @@ class GateKillIT {
         }
 
         void awaitAnswersSentAfter(Instant since, String device, int count, Duration timeout) {
-            long deadline = System.nanoTime() + timeout.toNanos();
-            while (answeredSince(since, device) < count) {
-                if (System.nanoTime() > deadline) {
-                    throw new AssertionError("fewer than " + count + " answers for " + device + " within " + timeout.toSeconds()
-                            + " s; last attempts: " + List.copyOf(attempts).subList(Math.max(0, attempts.size() - 5), attempts.size()));
-                }
-                ChildProcess.sleep(50);
-            }
+            org.awaitility.Awaitility.await("at least " + count + " answers for " + device).atMost(timeout)
+                    .pollInterval(Duration.ofMillis(50))
+                    .untilAsserted(() -> assertThat(answeredSince(since, device)).as(() -> "answers for " + device
+                            + "; last attempts: " + lastAttempts(5))
+                            .isGreaterThanOrEqualTo(count));
+        }
+
+        private List<Attempt> lastAttempts(int n) {
+            List<Attempt> all = List.copyOf(attempts);
+            return all.subList(Math.max(0, all.size() - n), all.size());
         }
 
         List<Attempt> stop() throws InterruptedException {
