@@ -89,7 +89,8 @@ final class FleetPorts {
     /** The first port of the kernel's ephemeral range (what it picks outgoing connections' local ports from). */
     static int ephemeralFloor() {
         try {
-            String[] range = Files.readString(EPHEMERAL_RANGE).trim().split("\\s+");
+            // readAllLines, not readString: /proc reports a size of 0 and readString returned one byte of it ("3")
+            String[] range = Files.readAllLines(EPHEMERAL_RANGE).get(0).trim().split("\\s+");
             return Integer.parseInt(range[0]);
         } catch (IOException | RuntimeException e) {
             return DEFAULT_EPHEMERAL_FLOOR;
