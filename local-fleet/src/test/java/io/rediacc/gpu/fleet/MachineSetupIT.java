@@ -510,7 +510,9 @@ class MachineSetupIT {
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         pb.environment().putAll(env);
         Process p = pb.start();
-        if (!p.waitFor(3, TimeUnit.MINUTES)) {
+        // a bound to give up at, not a wait: a setup that sends and unpacks the 88 MB package took over 3 minutes at
+        // load average 80 on the 2-core machine (a bound only costs time when the test fails)
+        if (!p.waitFor(10, TimeUnit.MINUTES)) {
             p.destroyForcibly();
             throw new IllegalStateException("timed out: " + cmd);
         }
