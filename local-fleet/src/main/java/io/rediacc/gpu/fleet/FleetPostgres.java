@@ -73,7 +73,7 @@ final class FleetPostgres implements AutoCloseable {
         }
         try {
             var pg = io.zonky.test.db.postgres.embedded.EmbeddedPostgres.builder()
-                    .setDataDirectory(dataDir).setCleanDataDirectory(false).setPort(freePort()).start();
+                    .setDataDirectory(dataDir).setCleanDataDirectory(false).setPort(FleetPorts.pick()).start();
             return new FleetPostgres(new Credentials("127.0.0.1", pg.getPort(), "postgres", "postgres"), pg);
         } catch (IOException e) {
             throw new FleetException("could not start an embedded PostgreSQL: " + e.getMessage(), e);
@@ -118,12 +118,6 @@ final class FleetPostgres implements AutoCloseable {
             return true;
         } catch (IOException e) {
             return false;
-        }
-    }
-
-    static int freePort() throws IOException {
-        try (var s = new java.net.ServerSocket(0)) {
-            return s.getLocalPort();
         }
     }
 

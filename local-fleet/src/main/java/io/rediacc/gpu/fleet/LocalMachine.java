@@ -288,7 +288,9 @@ final class LocalMachine {
             return new Daemons(true, started, "repo daemons real dockerd, one per repo (" + kit.describe() + ")"
                     + kit.composeProblem().map(p -> "; docker compose: " + p).orElse(""), config);
         }
-        List<String> cmd = new ArrayList<>(List.of(KafkaBroker.javaBin(), "-Xmx128m", "-XX:+UseSerialGC", "-cp", classpath,
+        // C1 only, as the fleet's other children (Services): a stand-in serving a handful of test requests
+        List<String> cmd = new ArrayList<>(List.of(KafkaBroker.javaBin(), "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-cp", classpath,
                 "io.rediacc.gpu.standin.StandInDockerd", "--cdi-spec-dir=" + root().resolve("etc/cdi")));
         for (Repo r : repos) {
             Files.deleteIfExists(r.daemonSocket());

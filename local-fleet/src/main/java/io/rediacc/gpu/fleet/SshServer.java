@@ -9,7 +9,6 @@ import org.apache.sshd.server.shell.ProcessShellCommandFactory;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,13 +48,9 @@ final class SshServer implements AutoCloseable {
         this.server = server;
     }
 
-    /** Starts a server on a free port; returns once it accepts connections. */
+    /** Starts a server on a free port ({@link FleetPorts#pick()}); returns once it accepts connections. */
     static SshServer start(Path dir) throws IOException {
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
-        }
-        return start(dir, port);
+        return start(dir, FleetPorts.pick());
     }
 
     /** Starts a server on {@code port} with the keys in {@code dir} (written when missing). */

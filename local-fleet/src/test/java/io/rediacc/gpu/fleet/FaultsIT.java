@@ -96,7 +96,9 @@ class FaultsIT {
             }
         }
         Files.createDirectories(STATE.resolve("logs"));
-        kafka = new KafkaBroker(STATE.resolve("kafka"), FleetPostgres.freePort(), FleetPostgres.freePort(),
+        // the broker keeps its ports across the tests' restarts (kafka.start again): grant-service's and this test's
+        // clients keep its bootstrap address; FleetPorts' range keeps another process's connection off them meanwhile
+        kafka = new KafkaBroker(STATE.resolve("kafka"), FleetPorts.pick(), FleetPorts.pick(),
                 REPO.resolve("local-fleet/target/lib").toAbsolutePath() + "/*");
         broker = kafka.start(STATE.resolve("logs"));
         grantServiceKafka = kafka.ensureUser(io.rediacc.gpu.contracts.kafka.KafkaAccess.GRANT_SERVICE,
@@ -128,7 +130,7 @@ class FaultsIT {
     static ChildProcess startGrantService() throws Exception {
         Map<String, Object> config = new LinkedHashMap<>();
         config.put("quarkus.http.port", grantPort);
-        config.put("quarkus.management.port", FleetPostgres.freePort()); // /q/metrics
+        config.put("quarkus.management.port", FleetPorts.pick()); // /q/metrics
         // grant-service logs in as itself, with exactly its ACLs (contracts KafkaAccess), as in the fleet and production
         config.putAll(kafka.quarkusConfig(io.rediacc.gpu.contracts.kafka.KafkaAccess.GRANT_SERVICE, grantServiceKafka));
         config.put("quarkus.datasource.reactive.url", pg.reactiveUrl("grants"));
@@ -154,10 +156,13 @@ class FaultsIT {
         return p;
     }
 
-    /** Starts grant-service on a free port, again on another one when a parallel build took it meanwhile. */
+    /**
+     * Starts grant-service on a fresh port (a restart needs none of its old ones: the test reads {@link #grantPort}),
+     * again on another one when a parallel build's listener took it between the pick and the bind.
+     */
     static ChildProcess startGrantServiceOnAFreePort() throws Exception {
         for (int attempt = 1; ; attempt++) {
-            grantPort = FleetPostgres.freePort();
+            grantPort = FleetPorts.pick();
             try {
                 return startGrantService();
             } catch (FleetException e) {
@@ -280,6 +285,7 @@ class FaultsIT {
             broker.stop(Duration.ofSeconds(20));
             phase.set(during);
             Instant down = Instant.now();
+            // the outage's length, not a wait for a result: the clients keep calling while the broker is away
             Thread.sleep(OUTAGE_SECONDS * 1000L);
             phase.set(after);
             broker = kafka.start(STATE.resolve("logs"));

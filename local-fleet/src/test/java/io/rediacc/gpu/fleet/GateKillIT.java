@@ -110,7 +110,7 @@ class GateKillIT {
         }
         Files.createDirectories(STATE.resolve("logs"));
         Files.createDirectories(STATE.resolve("docker-config"));
-        kafka = new KafkaBroker(STATE.resolve("kafka"), FleetPostgres.freePort(), FleetPostgres.freePort(),
+        kafka = new KafkaBroker(STATE.resolve("kafka"), FleetPorts.pick(), FleetPorts.pick(),
                 REPO.resolve("local-fleet/target/lib").toAbsolutePath() + "/*");
         broker = kafka.start(STATE.resolve("logs"));
         // the test plays grant-service (super user); the gate logs in as its machine's own user, with a machine's ACLs
@@ -307,7 +307,7 @@ class GateKillIT {
         gateStarts++;
         List<String> command = new ArrayList<>(List.of(KafkaBroker.javaBin(), "-Xms64m", "-Xmx256m", "-XX:+UseSerialGC",
                 "-XX:TieredStopAtLevel=1",
-                "-Dquarkus.http.port=" + FleetPostgres.freePort(),
+                "-Dquarkus.http.port=" + FleetPorts.pick(),
                 "-Dkafka.bootstrap.servers=" + kafka.bootstrapServers(),
                 "-Dkafka.security.protocol=" + KafkaBroker.PROTOCOL,
                 "-Dkafka.sasl.mechanism=" + io.rediacc.gpu.contracts.kafka.KafkaAccess.MECHANISM,
@@ -524,14 +524,16 @@ class GateKillIT {
         }
 
         void awaitAnswersSentAfter(Instant since, String device, int count, Duration timeout) {
-            long deadline = System.nanoTime() + timeout.toNanos();
-            while (answeredSince(since, device) < count) {
-                if (System.nanoTime() > deadline) {
-                    throw new AssertionError("fewer than " + count + " answers for " + device + " within " + timeout.toSeconds()
-                            + " s; last attempts: " + List.copyOf(attempts).subList(Math.max(0, attempts.size() - 5), attempts.size()));
-                }
-                ChildProcess.sleep(50);
-            }
+            org.awaitility.Awaitility.await("at least " + count + " answers for " + device).atMost(timeout)
+                    .pollInterval(Duration.ofMillis(50))
+                    .untilAsserted(() -> assertThat(answeredSince(since, device)).as(() -> "answers for " + device
+                            + "; last attempts: " + lastAttempts(5))
+                            .isGreaterThanOrEqualTo(count));
+        }
+
+        private List<Attempt> lastAttempts(int n) {
+            List<Attempt> all = List.copyOf(attempts);
+            return all.subList(Math.max(0, all.size() - n), all.size());
         }
 
         List<Attempt> stop() throws InterruptedException {

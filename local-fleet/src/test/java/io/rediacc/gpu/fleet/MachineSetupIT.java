@@ -200,40 +200,51 @@ class MachineSetupIT {
                     daemonConfig: /mnt/rediacc/mounts/%s/.rediacc/docker/config/daemon.json
                     daemonService: rediacc-docker-real.service
                 """.formatted(guid, DIR.resolve("real-1-gate.sock"), sock, guid));
-        // the machine's systemctl: a restart of the daemon's unit is done by this test, then recorded as usual
+        // the machine's systemctl: a restart of the daemon's unit is done by this test, then recorded as usual. The
+        // two ends wait on named pipes, not on timed polls: the script asks on `requests` and blocks reading its
+        // answer; the unit thread below blocks reading `requests`. Each side opens its reading end read-write (never
+        // blocks, never sees end-of-file), so a side that is gone leaves the other's write in the pipe, not hanging.
         Path units = Files.createDirectories(DIR.resolve("real-1-units"));
-        Path requested = units.resolve("restart-requested");
-        Path done = units.resolve("restart-done");
+        Path requests = units.resolve("requests");
+        Path answers = units.resolve("answers");
+        assertThat(run(List.of("mkfifo", requests.toString(), answers.toString())).exit()).isZero();
         Files.writeString(units.resolve("systemctl"), """
                 #!/bin/sh
                 # (node-agent runs its tools with the machine's search path only)
                 PATH=/usr/bin:/bin:$PATH
                 if [ "$1" = restart ] && [ "$2" = rediacc-docker-real.service ]; then
-                  touch '%s'
-                  while [ ! -f '%s' ]; do sleep 0.1; done
-                  rm -f '%s'
+                  exec 3<>'%s'
+                  echo restart > '%s'
+                  read -r answer <&3
+                  exec 3<&-
+                  [ "$answer" = done ] || { echo "the test's unit failed to restart the daemon" >&2; exit 1; }
                 fi
                 exec '%s' "$@"
-                """.formatted(requested, done, done, m.resolve("bin/systemctl")));
+                """.formatted(answers, requests, m.resolve("bin/systemctl")));
         Files.setPosixFilePermissions(units.resolve("systemctl"), java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
         Path config = config("real-1", m, knownHosts, units + ":" + m.resolve("bin"));
         Path daemonDir = DIR.resolve("real-1-dockerd");
         Dockerd[] daemon = {Dockerd.startWithConfig(kit, daemonDir, sock, daemonJson)};
         java.util.concurrent.atomic.AtomicInteger restarts = new java.util.concurrent.atomic.AtomicInteger();
-        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
         Thread unit = new Thread(() -> {
-            while (!stop.get()) {
-                try {
-                    if (Files.deleteIfExists(requested)) {
+            try (java.io.RandomAccessFile in = new java.io.RandomAccessFile(requests.toFile(), "rw")) {
+                String request;
+                while ((request = in.readLine()) != null && request.equals("restart")) {
+                    String answer = "done";
+                    try {
                         daemon[0].close();
                         daemon[0] = Dockerd.startWithConfig(kit, daemonDir, sock, daemonJson);
                         restarts.incrementAndGet();
-                        Files.writeString(done, "");
+                    } catch (Exception e) {
+                        e.printStackTrace();
+                        answer = "failed";
                     }
-                    Thread.sleep(100);
-                } catch (Exception e) {
-                    stop.set(true);
+                    try (java.io.RandomAccessFile out = new java.io.RandomAccessFile(answers.toFile(), "rw")) {
+                        out.write((answer + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                    }
                 }
+            } catch (IOException e) {
+                e.printStackTrace();
             }
         }, "rediacc-docker-real.service");
         unit.start();
@@ -260,7 +271,10 @@ class MachineSetupIT {
             assertThat(daemon[0].pid()).isEqualTo(pid);
             assertThat(daemon[0].alive()).isTrue();
         } finally {
-            stop.set(true);
+            // ends the unit thread (read-write: the write never blocks, even when the thread is gone)
+            try (java.io.RandomAccessFile stop = new java.io.RandomAccessFile(requests.toFile(), "rw")) {
+                stop.write("stop\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            }
             unit.join(30_000);
             daemon[0].close();
         }
@@ -349,10 +363,7 @@ class MachineSetupIT {
         assertThat(r.err()).contains("is not known", fingerprint, "ssh-keyscan -p " + sshd.port + " 127.0.0.1 >> ");
         assertThat(m.resolve("root/usr/share/rediacc-gpu-node")).doesNotExist();
 
-        int closed;
-        try (var s = new java.net.ServerSocket(0)) {
-            closed = s.getLocalPort();
-        }
+        int closed = FleetPorts.pick(); // nothing listens there
         Result u = rdc(config("gpu-unknown", m, knownHosts), "machine", "setup", "gpu-unknown", "--host", "root@127.0.0.1:" + closed,
                 "--wait", "0");
         assertThat(u.exit()).as(u.all()).isEqualTo(1);
@@ -499,8 +510,9 @@ class MachineSetupIT {
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         pb.environment().putAll(env);
         Process p = pb.start();
-        // setup starts services and a real daemon: a minute on an idle machine, more on a loaded one (see START_BOUND)
-        if (!p.waitFor(ChildProcess.START_BOUND.toSeconds() + 60, TimeUnit.SECONDS)) {
+        // a bound to give up at, not a wait: a setup that sends and unpacks the 88 MB package took over 3 minutes at
+        // load average 80 on the 2-core machine (a bound only costs time when the test fails)
+        if (!p.waitFor(10, TimeUnit.MINUTES)) {
             p.destroyForcibly();
             throw new IllegalStateException("timed out: " + cmd);
         }

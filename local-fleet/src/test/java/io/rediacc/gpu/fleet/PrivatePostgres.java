@@ -45,7 +45,9 @@ final class PrivatePostgres implements AutoCloseable {
 
     static PrivatePostgres create(Path bin) throws Exception {
         Path dir = Files.createTempDirectory("faults-pg-");
-        int port = FleetPostgres.freePort();
+        // one port for the server's life: FaultsIT stops and starts it, and grant-service reconnects to the same URL
+        // (FleetPorts' range: no outgoing connection takes the port while the server is down)
+        int port = FleetPorts.pick();
         PrivatePostgres pg = new PrivatePostgres(bin, dir, port);
         if (isRoot()) {
             pg.run("chown", "-R", "postgres:postgres", dir.toString());

@@ -77,7 +77,7 @@ class RemovedMachineKafkaUserIT {
             }
         }
         Files.createDirectories(STATE.resolve("logs"));
-        kafka = new KafkaBroker(STATE.resolve("kafka"), FleetPostgres.freePort(), FleetPostgres.freePort(),
+        kafka = new KafkaBroker(STATE.resolve("kafka"), FleetPorts.pick(), FleetPorts.pick(),
                 REPO.resolve("local-fleet/target/lib").toAbsolutePath() + "/*");
         broker = kafka.start(STATE.resolve("logs"));
         inventoryKafka = kafka.ensureUser(KafkaAccess.INVENTORY_SERVICE, KafkaAccess.Role.INVENTORY_SERVICE, null);
@@ -182,10 +182,10 @@ class RemovedMachineKafkaUserIT {
     }
 
     static void startInventoryService() throws Exception {
-        // fresh ports at every start: while the service was down, another process's connection may have taken the old
-        // ones as its local port (CI runs four test JVMs beside this one), and the restart failed to bind
-        apiPort = FleetPostgres.freePort();
-        metricsPort = FleetPostgres.freePort();
+        // fresh ports at every start: the test reads apiPort, nothing keeps the old address (the restart that failed to
+        // bind in CI had its old port, from the ephemeral range, taken by another JVM's connection: FleetPorts explains)
+        apiPort = FleetPorts.pick();
+        metricsPort = FleetPorts.pick();
         var pg = postgres.credentials();
         Map<String, Object> config = new LinkedHashMap<>(Map.of(
                 "quarkus.http.port", apiPort,

@@ -90,8 +90,8 @@ final class SecureKafkaBroker {
     ChildProcess start(Path logDir) throws IOException {
         Files.createDirectories(dir);
         Files.createDirectories(logDir);
-        port = FleetPostgres.freePort();
-        int controllerPort = FleetPostgres.freePort();
+        port = FleetPorts.pick();
+        int controllerPort = FleetPorts.pick();
         // the certificate (a JVM of its own) is made while the storage is formatted
         Process keytool = startKeytool(logDir);
         Path props = dir.resolve("server.properties");

@@ -87,7 +87,11 @@ final class SharedFleet {
             }
         }
         Files.createDirectories(STATE);
-        Process fleet = new ProcessBuilder(KafkaBroker.javaBin(), "-Dfleet.root=" + REPO, "-Dfleet.state=" + STATE,
+        // C1 only and the serial collector, as the fleet's children (Services, KafkaBroker) and the test JVMs run: the
+        // fleet's own JVM starts the rest, serves rdc's SSH and then waits; C2's and G1's threads cost it CPU that CI's
+        // 2 cores would rather give the tests (22 s of CPU with the defaults in a loaded run)
+        Process fleet = new ProcessBuilder(KafkaBroker.javaBin(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+                "-Dfleet.root=" + REPO, "-Dfleet.state=" + STATE,
                 "-jar", REPO.resolve("local-fleet/target/local-fleet.jar").toString(), "up")
                 .redirectErrorStream(true).redirectOutput(LOG.toFile()).start();
         try {
