@@ -10,6 +10,10 @@ cd "$(dirname "$0")"
 fail() { echo "check-packages: FAIL: $*" >&2; exit 1; }
 step() { echo "check-packages: $*"; }
 [ "$(id -u)" = 0 ] || fail "run as root (it installs and purges the packages)"
+# local-fleet's MachineSetupIT checks that a simulated machine's setup leaves this host's dpkg status of
+# rediacc-gpu-node alone, and .ci/run runs this script beside it: both hold this lock meanwhile
+exec 9> /tmp/rediacc-gpu-node-host-package.lock
+flock -x 9
 
 node=$(ls target/rediacc-gpu-node_*_all.deb 2>/dev/null | tail -1)
 cli=$(ls target/rediacc-gpu-cli_*_all.deb 2>/dev/null | tail -1)

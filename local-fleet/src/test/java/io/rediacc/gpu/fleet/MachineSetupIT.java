@@ -93,8 +93,8 @@ class MachineSetupIT {
                     daemonService: rediacc-docker-train.service
                 """.formatted(guid, DIR.resolve("gpu-1-gate.sock"), sock, guid, guid));
         Path config = config("gpu-1", m, knownHosts);
-        String hostPackageBefore = hostPackageStatus();
-        try (StandInDockerd daemon = StandInDockerd.startUnix(sock)) {
+        try (HostPackageLock hostPackage = HostPackageLock.take(); StandInDockerd daemon = StandInDockerd.startUnix(sock)) {
+            String hostPackageBefore = hostPackageStatus();
             Result first = rdc(config, "machine", "setup", "gpu-1", "--wait", "0");
             assertThat(first.exit()).as(first.all()).isZero();
             assertThat(first.out()).contains("ssh: connected, host key verified",
@@ -124,6 +124,7 @@ class MachineSetupIT {
                     .contains("/usr/lib/rediacc-gpu-node/bin/node-agent", "/etc/rediacc/gpu/node-agent.env");
             assertThat(m.resolve("root/var/lib/dpkg/info/rediacc-gpu-node.md5sums")).isNotEmptyFile();
             assertThat(hostPackageStatus()).isEqualTo(hostPackageBefore);
+            hostPackage.close();
             assertThat(m.resolve("root/usr/share/rediacc-gpu-node/docker-gate/quarkus-run.jar")).exists();
             assertThat(Files.readString(m.resolve("root/lib/systemd/system/docker-gate.service")))
                     .contains("ExecStart=/usr/lib/rediacc-gpu-node/bin/docker-gate");
@@ -414,6 +415,39 @@ class MachineSetupIT {
                     path: %s
                 """.formatted(name, sshd.address(), sshd.userKey, known, machine.resolve("root"), searchPath));
         return f;
+    }
+
+    /**
+     * Holds the lock deploy/debian/check-packages.sh holds while it installs and purges the same package on this host
+     * ({@code .ci/run} runs it beside these tests): without it the host's status changed under the comparison
+     * below. flock(1) in a child, as the script takes it (Java's own file locks are fcntl locks, which flock(2) does
+     * not see); closing its stdin releases it.
+     */
+    private static final class HostPackageLock implements AutoCloseable {
+        static final String FILE = "/tmp/rediacc-gpu-node-host-package.lock";
+        private final Process flock;
+
+        private HostPackageLock(Process flock) {
+            this.flock = flock;
+        }
+
+        static HostPackageLock take() throws IOException {
+            Process p = new ProcessBuilder("flock", "-x", FILE, "-c", "echo locked; exec cat > /dev/null")
+                    .redirectErrorStream(true).start();
+            String line = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream())).readLine();
+            if (!"locked".equals(line)) {
+                p.destroyForcibly();
+                throw new IOException("could not take " + FILE + ": " + line);
+            }
+            return new HostPackageLock(p);
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (flock.isAlive()) {
+                flock.getOutputStream().close();
+            }
+        }
     }
 
     /** The test host's own dpkg status of the package: a simulated machine's setup must not change it. */
