@@ -23,7 +23,6 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -63,7 +62,7 @@ class TwoReplicasIT {
     static void startTwoReplicas() throws Exception {
         kafka = EmbeddedKafka.start();
         db = LocalPostgres.createDatabase();
-        dbProxyOfB = new TcpProxy(freePort(), db.host(), db.port());
+        dbProxyOfB = new TcpProxy(0, db.host(), db.port()); // binds a free port itself: no race with other JVMs
         fleet = new Fleet(kafka.bootstrapServers());
         // the first consumer group makes the broker create its offsets topic: do it while the replicas boot
         CompletableFuture<Void> warmUp = CompletableFuture.runAsync(() -> TopicReader.joinGroup(kafka.bootstrapServers()));
@@ -256,12 +255,6 @@ class TwoReplicasIT {
             return EventJson.mapper().readTree(response.body());
         } catch (Exception e) {
             throw new AssertionError("not JSON: " + response.body(), e);
-        }
-    }
-
-    private static int freePort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
         }
     }
 }
