@@ -103,7 +103,12 @@ class TwoReplicasIT {
                 // the packaged application's default is fail-closed tokens mode: give the test's operator a token
                 Map.entry("api.auth.tokens.test-operator.token", GrantApi.OPERATOR_TOKEN),
                 Map.entry("api.auth.tokens.test-operator.roles", "operator"),
-                Map.entry("quarkus.log.category.\"org.apache.kafka\".level", "WARN"));
+                Map.entry("quarkus.log.category.\"org.apache.kafka\".level", "WARN"),
+                // CI's four test lanes share one PostgreSQL (max_connections 100): each replica's 25 concurrent writes
+                // serialize on the machine's lock anyway, so 10 connections (not the production 20) lose nothing, and
+                // Flyway's JDBC connections go once idle
+                Map.entry("quarkus.datasource.reactive.max-size", "10"),
+                Map.entry("quarkus.datasource.jdbc.idle-removal-interval", "10S"));
     }
 
     @Test
