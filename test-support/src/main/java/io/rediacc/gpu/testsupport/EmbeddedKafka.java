@@ -9,7 +9,6 @@ import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -26,24 +25,35 @@ import java.util.concurrent.ExecutionException;
 public final class EmbeddedKafka implements AutoCloseable {
 
     private final Path baseDir;
+    /** Bound before the broker boots, on a port of its own choosing: the advertised address is its port. */
+    private final TcpProxy proxy;
     private final int advertisedPort;
     private KafkaClusterTestKit cluster;
-    private TcpProxy proxy;
     private volatile boolean reachable;
 
-    private EmbeddedKafka(Path baseDir, int advertisedPort) {
+    private EmbeddedKafka(Path baseDir, TcpProxy proxy) {
         this.baseDir = baseDir;
-        this.advertisedPort = advertisedPort;
+        this.proxy = proxy;
+        this.advertisedPort = proxy.port();
     }
 
     /** Starts a broker and creates the product's topics with their real cleanup policies. */
     public static EmbeddedKafka start() {
+        TcpProxy proxy = null;
         try {
-            EmbeddedKafka kafka = new EmbeddedKafka(Files.createTempDirectory("embedded-kafka"), freePort());
+            // The clients' port is bound now, before the broker boots with it as its advertised address. A port
+            // merely picked free and bound after the boot was taken meanwhile, once, by another test JVM of CI's
+            // parallel lanes; the proxy refuses connections until the broker is up (no client knows it before).
+            proxy = new TcpProxy(0, "127.0.0.1", 0);
+            proxy.disconnect();
+            EmbeddedKafka kafka = new EmbeddedKafka(Files.createTempDirectory("embedded-kafka"), proxy);
             kafka.boot();
             kafka.createTopics(4);
             return kafka;
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
+            if (proxy != null) {
+                proxy.close();
+            }
             throw new IllegalStateException("cannot start the embedded Kafka broker: " + e.getMessage(), e);
         }
     }
@@ -94,9 +104,7 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     @Override
     public synchronized void close() {
-        if (proxy != null) {
-            proxy.close();
-        }
+        proxy.close();
         if (cluster != null) {
             try {
                 cluster.close();
@@ -133,19 +141,13 @@ public final class EmbeddedKafka implements AutoCloseable {
             kit.format();
             kit.startup();
             int actualPort = Integer.parseInt(kit.bootstrapServers().replaceAll(".*:", "").replaceAll(",.*", ""));
-            proxy = new TcpProxy(advertisedPort, "127.0.0.1", actualPort);
+            proxy.retarget(actualPort);
+            proxy.reconnect();
             reachable = true;
             kit.waitForReadyBrokers();
             cluster = kit;
         } catch (Exception e) {
             throw new IllegalStateException("cannot start the embedded Kafka broker: " + e.getMessage(), e);
-        }
-    }
-
-    static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            s.setReuseAddress(true);
-            return s.getLocalPort();
         }
     }
 

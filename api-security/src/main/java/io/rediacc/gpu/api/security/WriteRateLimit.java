@@ -2,11 +2,13 @@ package io.rediacc.gpu.api.security;
 
 import io.github.bucket4j.Bucket;
 import io.github.bucket4j.ConsumptionProbe;
+import io.quarkus.runtime.StartupEvent;
 import io.quarkus.security.identity.CurrentIdentityAssociation;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.rediacc.gpu.api.problem.ApiProblem;
 import io.rediacc.gpu.api.problem.ProblemType;
 import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.event.Observes;
 import jakarta.inject.Provider;
 import jakarta.inject.Singleton;
 import jakarta.ws.rs.container.ContainerRequestContext;
@@ -25,6 +27,7 @@ import java.util.concurrent.TimeUnit;
  * services answer them from indexes). Bucket4j keeps the buckets: one per principal that has written,
  * which stays bounded because only authenticated principals reach it (configured tokens, or a JWT
  * issuer's subjects). A caller the filter cannot name (no token) is left to the 401 of the role check.
+ * A principal named in {@code api.rate-limit.principals} gets its own limits, the others the defaults.
  */
 @Singleton
 public class WriteRateLimit {
@@ -51,6 +54,14 @@ public class WriteRateLimit {
         return current;
     }
 
+    /** Refuses to start with a limit Bucket4j would refuse at the first write (that write would answer 500). */
+    void onStart(@Observes StartupEvent event) {
+        RateLimitConfig config = config();
+        if (config.enabled() && !config.problems().isEmpty()) {
+            throw new IllegalStateException("api.rate-limit: " + String.join("; ", config.problems()));
+        }
+    }
+
     @ServerRequestFilter
     public Uni<Response> limit(ContainerRequestContext request) {
         RateLimitConfig config = config();
@@ -65,23 +76,23 @@ public class WriteRateLimit {
         if (identity == null || identity.isAnonymous()) {
             return null;
         }
-        ConsumptionProbe probe = buckets.computeIfAbsent(identity.getPrincipal().getName(), name -> newBucket())
+        String principal = identity.getPrincipal().getName();
+        RateLimitConfig.Limit limit = config.limitOf(principal);
+        ConsumptionProbe probe = buckets.computeIfAbsent(principal, name -> newBucket(limit))
                 .tryConsumeAndReturnRemaining(1);
         if (probe.isConsumed()) {
             return null;
         }
         long seconds = Math.max(1, TimeUnit.NANOSECONDS.toSeconds(probe.getNanosToWaitForRefill() + 999_999_999L));
         throw new ApiProblem(ProblemType.RATE_LIMITED,
-                identity.getPrincipal().getName() + " made more writes than api.rate-limit allows (" + config.burst()
-                        + " at once, " + config.writes() + " per " + config.period() + "); nothing was changed",
+                principal + " made more writes than api.rate-limit allows (" + limit + "); nothing was changed",
                 "retry after " + seconds + " s; a script that grants many devices can pace itself by Retry-After",
                 Map.of("retryAfterSeconds", seconds));
     }
 
-    private Bucket newBucket() {
-        RateLimitConfig config = config();
+    private static Bucket newBucket(RateLimitConfig.Limit limit) {
         return Bucket.builder()
-                .addLimit(limit -> limit.capacity(config.burst()).refillGreedy(config.writes(), config.period()))
+                .addLimit(bandwidth -> bandwidth.capacity(limit.burst()).refillGreedy(limit.writes(), limit.period()))
                 .build();
     }
 }

@@ -3,7 +3,9 @@ package io.rediacc.gpu.grants.repository;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
 import io.rediacc.gpu.grants.testing.GrantApi;
+import io.rediacc.gpu.grants.testing.NoAuthOnInitializerDatabase;
 import io.rediacc.gpu.testsupport.KafkaTestResource;
 import io.rediacc.gpu.testsupport.LocalPostgres;
 import io.restassured.response.Response;
@@ -17,11 +19,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The service started on a database that the former SchemaInitializer made (its first schema, with a
  * grant in it): Flyway baselines it at start, V1 adds what it lacked, and the grant is still served.
+ * The application has authentication off: it shares its start with AuthenticationOffTest
+ * ({@link NoAuthOnInitializerDatabase}).
  */
 @QuarkusTest
+@TestProfile(NoAuthOnInitializerDatabase.class)
 @WithTestResource(KafkaTestResource.class)
 @WithTestResource(InitializerDatabaseStartTest.InitializerDatabase.class)
-class InitializerDatabaseStartTest {
+public class InitializerDatabaseStartTest { // public: AuthenticationOffTest names its resource
 
     private static final String GUID = "3f2b8c1e-9d4a-4e57-8f0a-2c6d7e9b1a43";
 

@@ -2,14 +2,14 @@ package io.rediacc.gpu.grants.security;
 
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.rediacc.gpu.contracts.events.RepoInfo;
+import io.rediacc.gpu.grants.repository.InitializerDatabaseStartTest;
 import io.rediacc.gpu.grants.testing.Fleet;
 import io.rediacc.gpu.grants.testing.GrantApi;
+import io.rediacc.gpu.grants.testing.NoAuthOnInitializerDatabase;
 import io.rediacc.gpu.grants.testing.TestMachine;
 import io.rediacc.gpu.testsupport.KafkaTestResource;
-import io.rediacc.gpu.testsupport.PostgresTestResource;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import org.junit.jupiter.api.Test;
@@ -19,19 +19,15 @@ import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** api.auth.mode=none (development only): everyone is an operator and X-Actor names the caller. */
+/**
+ * api.auth.mode=none (development only): everyone is an operator and X-Actor names the caller. It shares its
+ * application with InitializerDatabaseStartTest ({@link NoAuthOnInitializerDatabase}: one start, not two).
+ */
 @QuarkusTest
-@TestProfile(AuthenticationOffTest.NoAuth.class)
+@TestProfile(NoAuthOnInitializerDatabase.class)
 @WithTestResource(KafkaTestResource.class)
-@WithTestResource(PostgresTestResource.class)
+@WithTestResource(InitializerDatabaseStartTest.InitializerDatabase.class)
 class AuthenticationOffTest {
-
-    public static class NoAuth implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("api.auth.mode", "none");
-        }
-    }
 
     private final GrantApi api = new GrantApi(null, null);
 

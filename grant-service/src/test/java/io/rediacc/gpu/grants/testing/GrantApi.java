@@ -20,6 +20,11 @@ public final class GrantApi {
     /** Tokens of named operators, so that tests can tell actors apart in the audit. */
     public static final String ALICE_TOKEN = "alice-operator-token-0123456789";
     public static final String BOB_TOKEN = "bob-operator-token-0123456789";
+    /**
+     * An operator with a tight write limit of its own ({@code %test.api.rate-limit.principals.limited}: 3 at
+     * once, 1 per hour), so that WriteRateLimitTest runs on the shared application; only that test writes as it.
+     */
+    public static final String LIMITED_TOKEN = "limited-operator-token-0123456789";
     /** A token with the viewer role only. */
     public static final String VIEWER_TOKEN = "reader-viewer-token-0123456789";
 
