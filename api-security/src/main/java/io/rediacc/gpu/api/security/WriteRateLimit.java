@@ -2,6 +2,7 @@ package io.rediacc.gpu.api.security;
 
 import io.github.bucket4j.Bucket;
 import io.github.bucket4j.ConsumptionProbe;
+import io.github.bucket4j.TimeMeter;
 import io.quarkus.runtime.StartupEvent;
 import io.quarkus.security.identity.CurrentIdentityAssociation;
 import io.quarkus.security.identity.SecurityIdentity;
@@ -15,6 +16,8 @@ import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.Response;
 import org.jboss.resteasy.reactive.server.ServerRequestFilter;
 
+import java.time.Clock;
+import java.time.Instant;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -28,6 +31,8 @@ import java.util.concurrent.TimeUnit;
  * which stays bounded because only authenticated principals reach it (configured tokens, or a JWT
  * issuer's subjects). A caller the filter cannot name (no token) is left to the 401 of the role check.
  * A principal named in {@code api.rate-limit.principals} gets its own limits, the others the defaults.
+ * Buckets refill by the services' injected {@link Clock} (api-security's ServiceClock), so a test moves
+ * time forward to see a refill instead of waiting for it.
  */
 @Singleton
 public class WriteRateLimit {
@@ -37,12 +42,14 @@ public class WriteRateLimit {
     // a Provider: REST filters are made at static init, before runtime config mappings exist
     private final Provider<RateLimitConfig> configs;
     private final CurrentIdentityAssociation identities;
+    private final TimeMeter time;
     private final Map<String, Bucket> buckets = new ConcurrentHashMap<>();
     private volatile RateLimitConfig config;
 
-    public WriteRateLimit(Provider<RateLimitConfig> configs, CurrentIdentityAssociation identities) {
+    public WriteRateLimit(Provider<RateLimitConfig> configs, CurrentIdentityAssociation identities, Provider<Clock> clock) {
         this.configs = configs;
         this.identities = identities;
+        this.time = new ClockTime(clock);
     }
 
     private RateLimitConfig config() {
@@ -90,9 +97,36 @@ public class WriteRateLimit {
                 Map.of("retryAfterSeconds", seconds));
     }
 
-    private static Bucket newBucket(RateLimitConfig.Limit limit) {
+    private Bucket newBucket(RateLimitConfig.Limit limit) {
         return Bucket.builder()
                 .addLimit(bandwidth -> bandwidth.capacity(limit.burst()).refillGreedy(limit.writes(), limit.period()))
+                .withCustomTimePrecision(time)
                 .build();
+    }
+
+    /** Bucket4j's time, read off the injected clock (looked up at the first write, as the config is). */
+    private static final class ClockTime implements TimeMeter {
+        private final Provider<Clock> clocks;
+        private volatile Clock clock;
+
+        ClockTime(Provider<Clock> clocks) {
+            this.clocks = clocks;
+        }
+
+        @Override
+        public long currentTimeNanos() {
+            Clock current = clock;
+            if (current == null) {
+                current = clocks.get();
+                clock = current;
+            }
+            Instant now = current.instant();
+            return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+        }
+
+        @Override
+        public boolean isWallClockBased() {
+            return true;
+        }
     }
 }

@@ -5,12 +5,15 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.rediacc.gpu.contracts.events.RepoInfo;
 import io.rediacc.gpu.grants.testing.Fleet;
 import io.rediacc.gpu.grants.testing.GrantApi;
+import io.rediacc.gpu.grants.testing.MovableClock;
 import io.rediacc.gpu.grants.testing.TestMachine;
 import io.rediacc.gpu.testsupport.KafkaTestResource;
 import io.rediacc.gpu.testsupport.PostgresTestResource;
 import io.restassured.response.Response;
+import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -25,6 +28,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 @WithTestResource(KafkaTestResource.class)
 @WithTestResource(PostgresTestResource.class)
 class WriteRateLimitTest {
+
+    @Inject
+    MovableClock clock;
 
     @Test
     void aPrincipalOverItsWriteLimitGets429WithRetryAfterAndNothingChanges() {
@@ -52,6 +58,19 @@ class WriteRateLimitTest {
         assertThat(bob.grant(m.ref(train), "nvidia.com/gpu=1", false, "0").statusCode()).isIn(200, 201, 202);
         // still refused: the other principal's write gave limited nothing back
         assertThat(limited.revoke(m.ref(train), "nvidia.com/gpu=0", "0").statusCode()).isEqualTo(429);
+
+        // an hour later (the services' clock moved, not waited for) the bucket holds one write again, and only one
+        try {
+            clock.advance(Duration.ofMinutes(59));
+            assertThat(limited.revoke(m.ref(train), "nvidia.com/gpu=0", "0").statusCode()).as("59 min: not refilled yet")
+                    .isEqualTo(429);
+            clock.advance(Duration.ofMinutes(1));
+            Response afterAnHour = limited.revoke(m.ref(train), "nvidia.com/gpu=0", "0");
+            assertThat(afterAnHour.statusCode()).as(afterAnHour.asString()).isIn(200, 202, 204);
+            assertThat(limited.grant(m.ref(train), "nvidia.com/gpu=2", false, "0").statusCode()).isEqualTo(429);
+        } finally {
+            clock.reset();
+        }
     }
 
     @Test
