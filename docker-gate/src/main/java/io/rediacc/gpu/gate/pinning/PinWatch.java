@@ -551,7 +551,7 @@ public final class PinWatch implements AutoCloseable {
      */
     private final class Exchange {
         private final SocketEndpoint daemon;
-        private final ByteBuffer request;
+        private ByteBuffer request;
         Sink sink;
         private SocketChannel channel;
         private SelectionKey key;
@@ -602,6 +602,7 @@ public final class PinWatch implements AutoCloseable {
                 if ((key.interestOps() & SelectionKey.OP_WRITE) != 0) {
                     channel.write(request);
                     if (!request.hasRemaining()) {
+                        request = null; // a thousand streams held theirs for nothing
                         key.interestOps(SelectionKey.OP_READ);
                     }
                     return;
