@@ -2,23 +2,35 @@
 # The gate's memory at size, without the throughput rounds: 1,000 repos (TCP listeners, daemon = nginx) and
 # BIG_GRANTS (1,000) grants applied from a signed snapshot on gpu.grants.v1, as bench/gate-dataplane.sh's
 # big_gate, for each set of JVM flags given; per case: RSS idle (5 s after the snapshot is in sync) and the
-# maximum under 8 s of wrk /_ping on one repo, NMT summary, classes loaded, live heap after a full GC.
-# Every case runs with the Environment= lines of deploy/systemd/docker-gate.service at BENCH_REF (MALLOC_ARENA_MAX,
-# JDK_JAVA_OPTIONS); a case's flags come after them on the command line, so they override the unit's.
+# maximum under 8 s of wrk /_ping on one repo, NMT summary, classes loaded, live heap after a full GC, threads (all,
+# and the pin watcher's: named gate-pin*, without gate-pins-io). A gate that does not come up with 1,000 repos is
+# reported "failed" (with "out of memory" when its log says so).
+# Every case runs with the Environment= lines of deploy/systemd/docker-gate.service at the gate's commit
+# (MALLOC_ARENA_MAX, JDK_JAVA_OPTIONS); a case's flags come after them on the command line, so they override the unit's.
 # Usage: bench/gate-memory.sh 'label=flags' ...   e.g. bench/gate-memory.sh unit= 'x24=-Xmx24m'
-# Env: BIG_GRANTS (1000), DURATION (8s), CONNS (32), REPEAT (1: each case this many times, alternating).
+# A label may hold capitals (the simulated machine's name is its lower-case form).
+# Env: BIG_GRANTS (1000), DURATION (8s), CONNS (32), REPEAT (1: each case this many times, alternating),
+#      GATE_BEFORE (a commit: each case also for the gate packaged from it, as "<label>-before", measured just
+#      before BENCH_REF's in the same run, with that commit's unit flags).
 source "$(dirname "$0")/lib/common.sh"
 DURATION="${DURATION:-8s}"; CONNS="${CONNS:-32}"; BIG_GRANTS="${BIG_GRANTS:-1000}"; REPEAT="${REPEAT:-1}"
-mapfile -t UNIT_ENV < <(git -C "$REPO_ROOT" show "$BENCH_REF:deploy/systemd/docker-gate.service" \
-  | sed -n 's/^Environment="\{0,1\}\([A-Za-z_]*=[^"]*\)"\{0,1\}$/\1/p')
-ensure_tools; ensure_drivers; build_service docker-gate
+unit_env() { # unit_env ref : the unit's Environment= assignments at that commit, one a line
+  git -C "$REPO_ROOT" show "$1:deploy/systemd/docker-gate.service" \
+    | sed -n 's/^Environment="\{0,1\}\([A-Za-z_]*=[^"]*\)"\{0,1\}$/\1/p'
+}
+ensure_tools; ensure_drivers
+if [ -n "${GATE_BEFORE:-}" ]; then
+  AFTER_REF="$BENCH_REF"; BENCH_REF="$GATE_BEFORE"; build_service docker-gate; BEFORE_JAR="$DOCKER_GATE_JAR"; BENCH_REF="$AFTER_REF"
+fi
+build_service docker-gate; AFTER_JAR="$DOCKER_GATE_JAR"
 log "run dir $RUN_DIR; $(machine_line); load $(load_now)"
 start_nginx_daemon
 start_kafka
 [ "$#" -gt 0 ] || set -- unit=
-measure() { # measure label n flags...
-  local label="$1" n="$2"; shift 2
-  local dir="$RUN_DIR/$label-$n" m="gate-mem-$label-$n"; mkdir -p "$dir/state"
+measure() { # measure label n jar ref flags...
+  local label="$1" n="$2" jar="$3" ref="$4"; shift 4
+  # the simulated machine's name: a machine name's rules (lower-case letters, digits, . _ -)
+  local dir="$RUN_DIR/$label-$n" m; m="gate-mem-$(echo "$label" | tr 'A-Z' 'a-z' | tr -c 'a-z0-9._\n-' '-')-$n"; mkdir -p "$dir/state"
   python3 - "$dir" "$NGX_PORT" "$m" <<'PY'
 import hashlib, sys, uuid
 d, ngx, m = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -29,10 +41,11 @@ repos = ["  - name: repo-%d\n    guid: %s\n    listen: tcp://127.0.0.1:0\n    da
 open(d + "/repos.yaml", "w").write("machine: %s\nrepos:\n%s" % (m, "".join(repos)))
 PY
   driver FleetSim grants "$KAFKA" "$m" 0 1 "$BIG_GRANTS" >&2
-  local kv; for kv in "${UNIT_ENV[@]}"; do export "${kv?}"; done
+  local unit kv; mapfile -t unit < <(unit_env "$ref")
+  for kv in "${unit[@]}"; do export "${kv?}"; done
   # shellcheck disable=SC2068
-  start_gate "$label-$n" "$dir/repos.yaml" "$dir/state" -XX:NativeMemoryTracking=summary $@
-  for kv in "${UNIT_ENV[@]}"; do unset "${kv%%=*}"; done
+  DOCKER_GATE_JAR="$jar" start_gate "$label-$n" "$dir/repos.yaml" "$dir/state" -XX:NativeMemoryTracking=summary $@
+  for kv in "${unit[@]}"; do unset "${kv%%=*}"; done
   local pid=$GATE_PID i ok=0
   for i in $(seq 1 900); do
     grep -q "grants of $m are in sync at version [1-9]" "$RUN_DIR/$label-$n.log" \
@@ -40,11 +53,15 @@ PY
     kill -0 "$pid" 2>/dev/null || break; sleep 0.2
   done
   if [ "$ok" != 1 ] || ! grep -q "serves 1000 repo" "$RUN_DIR/$label-$n.log" || grep -q TAMPERING "$RUN_DIR/$label-$n.log"; then
-    log "$label: the gate did not serve 1000 repos with the snapshot applied: $RUN_DIR/$label-$n.log"
-    echo "$label $n failed" >>"$RUN_DIR/results.txt"; stop_pid "$pid"; return 0
+    local why=""; grep -q OutOfMemoryError "$RUN_DIR/$label-$n.log" && why=" (out of memory)"
+    kill -0 "$pid" 2>/dev/null || why="$why, exited"
+    log "$label: the gate did not serve 1000 repos with the snapshot applied$why: $RUN_DIR/$label-$n.log"
+    echo "$label $n failed$why ${ref}" >>"$RUN_DIR/results.txt"; stop_pid "$pid"; return 0
   fi
   sleep 5
   local idle; idle="$(rss_mib "$pid")"
+  local threads pin_threads; threads="$(awk '/^Threads:/ {print $2}' "/proc/$pid/status")"
+  pin_threads="$(cat /proc/"$pid"/task/*/comm 2>/dev/null | grep '^gate-pin' | grep -vc '^gate-pins-io' || true)"
   local port; port="$(ss -ltnpH 2>/dev/null | awk -v p="pid=$pid," '$0 ~ p {split($4,a,":"); print a[length(a)]}' | grep -v "^$GATE_MGMT\$" | head -1 || true)"
   ( while kill -0 "$pid" 2>/dev/null; do rss_mib "$pid"; sleep 0.5; done >"$dir/rss.txt" ) & local s=$!
   wrk -t2 -c"$CONNS" -d"$DURATION" --latency "http://127.0.0.1:$port/_ping" >"$dir/wrk.txt" 2>&1 || true
@@ -60,10 +77,15 @@ PY
   local rps; rps="$(awk '/Requests\/sec/ {print $2}' "$dir/wrk.txt")"
   local committed; committed="$(awk '/^Total:/ {print $0}' "$dir/nmt.txt" | head -1)"
   local kinds; kinds="$(awk '{printf "%s%.1f ", $1, $2/1024}' "$dir/rss-kinds.txt")"
-  echo "$label $n idle=$idle loaded=$loaded [$kinds] live_heap_MB=$live classes=$classes ping_rps=$rps nmt[$committed] flags[$*]" | tee -a "$RUN_DIR/results.txt" >&2
+  echo "$label $n idle=$idle loaded=$loaded [$kinds] threads=$threads pin_watch_threads=$pin_threads live_heap_MB=$live classes=$classes ping_rps=$rps nmt[$committed] ref=$ref flags[$*]" | tee -a "$RUN_DIR/results.txt" >&2
   stop_pid "$pid"
 }
 for n in $(seq 1 "$REPEAT"); do
-  for c in "$@"; do measure "${c%%=*}" "$n" ${c#*=}; done
+  for c in "$@"; do
+    # shellcheck disable=SC2086
+    [ -n "${GATE_BEFORE:-}" ] && measure "${c%%=*}-before" "$n" "$BEFORE_JAR" "$GATE_BEFORE" ${c#*=}
+    # shellcheck disable=SC2086
+    measure "${c%%=*}" "$n" "$AFTER_JAR" "$BENCH_REF" ${c#*=}
+  done
 done
 log "results: $RUN_DIR/results.txt (load $(load_now))"

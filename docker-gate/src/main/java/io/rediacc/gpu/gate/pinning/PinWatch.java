@@ -5,27 +5,57 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.rediacc.gpu.contracts.manifest.RepoEntry;
 import io.rediacc.gpu.contracts.manifest.ReposManifest;
 import io.rediacc.gpu.contracts.manifest.SocketEndpoint;
+import io.rediacc.gpu.gate.daemon.GateUserAgent;
 import io.rediacc.gpu.gate.policy.BindPins;
 import io.rediacc.gpu.gate.policy.RepoIdentity;
 import org.jboss.logging.Logger;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.StandardProtocolFamily;
 import java.net.URLEncoder;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Function;
 
 /**
- * Follows each repo daemon so pins go with their owners: one thread per repo reads the daemon's
- * {@code destroy} events of containers and volumes ({@code GET /events}: also the removals the
- * daemon does itself, {@code --rm}/AutoRemove and removals at its boot) and sweeps the repo's pins
- * against the daemon's lists ({@code GET /containers/json?all=1}, {@code GET /volumes}, filtered by
- * the gate's token label) on each such event and on every (re)connection; each stream asks the
- * daemon to end it after {@link #SWEEP_INTERVAL}, so a quiet repo is swept that often too.
+ * Follows each repo daemon so pins go with their owners: it reads the daemon's {@code destroy} events
+ * of containers and volumes ({@code GET /events}: also the removals the daemon does itself,
+ * {@code --rm}/AutoRemove and removals at its boot) and sweeps the repo's pins against the daemon's
+ * lists ({@code GET /containers/json?all=1}, {@code GET /volumes}, filtered by the gate's token label)
+ * on each such event and on every (re)connection; each stream asks the daemon to end it after
+ * {@link #SWEEP_INTERVAL} ({@code until}), so a quiet repo is swept that often too. A daemon that cannot
+ * be followed is tried again with a growing delay ({@link #RETRY}, doubling up to {@link #SWEEP_INTERVAL}),
+ * warned about once until it answers again. {@link #serve} starts and stops repos as the manifest
+ * changes; {@link #close} stops all.
+ * <p>
+ * One thread ({@link #THREAD_NAME}) for every repo: the event streams and the lists are non-blocking
+ * channels on one selector (a thread per repo, with its stack and buffers, ran the gate's 26 MiB heap
+ * out of memory at 1,000 repos). Sweeps coalesce: a repo is queued at most once, an event during its
+ * sweep queues one more after it, and at most {@link #SWEEPS_AT_ONCE} run at a time, so a burst of
+ * destroys costs one sweep per repo, not one per event.
+ * <p>
+ * Order at each connection: the stream is requested first and the sweep starts only once the daemon
+ * answered it, so a removal after the sweep listed is in the stream. dockerd sends the stream's head
+ * before it subscribes (moby's {@code getEvents}), so the request also carries {@code since} a second
+ * before it was sent: the daemon replays the destroys of that gap from its event log.
  */
 public final class PinWatch implements AutoCloseable {
 
@@ -34,56 +64,460 @@ public final class PinWatch implements AutoCloseable {
 
     /** Between sweeps of a repo while its event stream is quiet. */
     public static final Duration SWEEP_INTERVAL = Duration.ofMinutes(10);
-    /** Before reconnecting to a daemon that did not answer. */
+    /** Before reconnecting to a daemon that did not answer (doubling at each failure, up to {@link #SWEEP_INTERVAL}). */
     static final Duration RETRY = Duration.ofSeconds(5);
+    /** For the head of an answer, and between the reads of a list's body. */
+    static final Duration ANSWER_TIMEOUT = Duration.ofSeconds(30);
+    /** Sweeps in flight at once, over all repos (each holds two connections and a list's bytes). */
+    static final int SWEEPS_AT_ONCE = 2;
+    /** The watcher's one thread. */
+    public static final String THREAD_NAME = "gate-pin-watch";
+
+    /** A stream still open this long after its {@code until} is taken for dead (the daemon should have ended it). */
+    private static final Duration STREAM_GRACE = Duration.ofMinutes(1);
+    private static final int MAX_HEAD = 16 * 1024;
+    private static final int MAX_LINE = 1024 * 1024;
+    private static final int MAX_LIST = 64 * 1024 * 1024;
+    private static final long NONE = Long.MAX_VALUE;
 
     private static final String EVENTS = "/events?filters=" + URLEncoder.encode(
             "{\"type\":[\"container\",\"volume\"],\"event\":[\"destroy\"]}", StandardCharsets.UTF_8);
     private static final String LABEL_FILTER = URLEncoder.encode("{\"label\":[\"" + BindPins.TOKEN_LABEL + "\"]}",
             StandardCharsets.UTF_8);
+    private static final String CONTAINERS = "/containers/json?all=1&filters=" + LABEL_FILTER;
+    private static final String VOLUMES = "/volumes?filters=" + LABEL_FILTER;
 
     private final Pins pins;
     private final Function<RepoEntry, RepoIdentity> identity;
-    private final Map<String, Watcher> watchers = new HashMap<>();
+    private final Selector selector;
+    private final Thread thread;
+    /** Work handed to the watch thread by other threads ({@link #serve}). */
+    private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
     private volatile boolean closed;
+
+    // The watch thread's alone from here on.
+    private final Map<String, Repo> repos = new HashMap<>();
+    private final Set<Exchange> open = new HashSet<>();
+    private final ArrayDeque<Repo> sweepQueue = new ArrayDeque<>();
+    private int sweeping;
+    private boolean pumping;
+    /** The earliest retry or answer deadline (System.nanoTime), {@link #NONE} when there is none. */
+    private long nextDue = NONE;
+    private final ByteBuffer readBuffer = ByteBuffer.allocateDirect(16 * 1024);
+    private final byte[] chunk = new byte[16 * 1024];
 
     public PinWatch(Pins pins, Function<RepoEntry, RepoIdentity> identity) {
         this.pins = pins;
         this.identity = identity;
+        try {
+            this.selector = Selector.open();
+        } catch (IOException e) {
+            throw new UncheckedIOException("the pin watcher's selector", e);
+        }
+        this.thread = new Thread(this::loop, THREAD_NAME);
+        thread.setDaemon(true);
+        thread.start();
     }
 
     /** Watches the daemons of {@code manifest}'s repos (started, stopped, restarted on a change). */
-    public synchronized void serve(ReposManifest manifest) {
-        Set<String> wanted = new HashSet<>();
+    public void serve(ReposManifest manifest) {
+        Map<String, Target> wanted = new LinkedHashMap<>();
         for (RepoEntry repo : manifest.repos()) {
             String key = repo.guid() + " " + repo.daemon();
-            wanted.add(key);
-            watchers.computeIfAbsent(key, k -> new Watcher(identity.apply(repo), repo.daemon()));
+            wanted.putIfAbsent(key, new Target(key, identity.apply(repo), repo.daemon()));
         }
-        watchers.entrySet().removeIf(e -> {
-            if (!wanted.contains(e.getKey())) {
-                e.getValue().stop();
-                return true;
+        command(() -> {
+            List<Repo> gone = new ArrayList<>();
+            repos.values().removeIf(r -> {
+                if (!wanted.containsKey(r.key)) {
+                    gone.add(r);
+                    return true;
+                }
+                return false;
+            });
+            gone.forEach(this::stop);
+            for (Target t : wanted.values()) {
+                if (!repos.containsKey(t.key())) {
+                    Repo r = new Repo(t);
+                    repos.put(t.key(), r);
+                    connect(r);
+                }
             }
-            return false;
+            pumpSweeps();
         });
     }
 
-    /** Sweeps one repo now against its daemon's lists; returns the pins removed. */
-    public int sweep(RepoIdentity repo, SocketEndpoint daemon) throws IOException {
-        long listedAfter = pins.commitMark();
-        Set<String> containers = tokens(DaemonHttp.get(daemon, "/containers/json?all=1&filters=" + LABEL_FILTER), false);
-        Set<String> volumes = tokens(DaemonHttp.get(daemon, "/volumes?filters=" + LABEL_FILTER), true);
-        return pins.sweep(repo.guid(), containers, volumes, System.currentTimeMillis(), listedAfter);
+    private record Target(String key, RepoIdentity repo, SocketEndpoint daemon) {
     }
 
-    private static Set<String> tokens(DaemonHttp.Answer answer, boolean volumes) throws IOException {
-        if (answer.status() != 200) {
-            throw new IOException("the daemon answered " + answer.status());
+    private void command(Runnable c) {
+        commands.add(c);
+        selector.wakeup();
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        selector.wakeup();
+        if (Thread.currentThread() != thread) {
+            try {
+                thread.join(Duration.ofSeconds(10).toMillis()); // a sweep in progress finishes its Pins call first
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
-        JsonNode root = JSON.readTree(answer.body());
-        JsonNode list = volumes ? root.path("Volumes") : root;
-        if (!list.isArray() && !(volumes && list.isNull())) {
+    }
+
+    private void loop() {
+        try {
+            while (!closed) {
+                Runnable c;
+                while ((c = commands.poll()) != null) {
+                    c.run();
+                }
+                long now = System.nanoTime();
+                if (nextDue != NONE && now - nextDue >= 0) {
+                    due(now);
+                }
+                long wait = nextDue == NONE ? 0 : Math.max(1, (nextDue - now) / 1_000_000);
+                selector.select(key -> ((Exchange) key.attachment()).ready(), wait);
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.errorf(e, "the pin watcher stopped: pins of removed containers and volumes stay until the gate restarts");
+        } finally {
+            repos.values().forEach(this::stop);
+            repos.clear();
+            try {
+                selector.close();
+            } catch (IOException ignored) {
+                // closing
+            }
+        }
+    }
+
+    /** Retries that are due, answers that are late; the next deadline. */
+    private void due(long now) {
+        nextDue = NONE;
+        for (Exchange x : List.copyOf(open)) {
+            x.checkLate(now);
+        }
+        for (Repo r : List.copyOf(repos.values())) {
+            if (r.retryAt != NONE && r.stream == null && !r.stopped) {
+                if (now - r.retryAt >= 0) {
+                    r.retryAt = NONE;
+                    connect(r);
+                } else {
+                    dueAt(r.retryAt);
+                }
+            }
+        }
+        pumpSweeps();
+    }
+
+    private void dueAt(long at) {
+        if (nextDue == NONE || at - nextDue < 0) {
+            nextDue = at;
+        }
+    }
+
+    // ---- one repo's event stream
+
+    /** One repo daemon's state: its event stream (or when to try it again) and its sweep. */
+    private static final class Repo {
+        final String key;
+        final RepoIdentity repo;
+        final SocketEndpoint daemon;
+        boolean stopped;
+        Exchange stream;
+        long connectedAt;
+        long retryAt = NONE;
+        long backoffMillis = RETRY.toMillis();
+        boolean warned;
+        boolean queued;
+        boolean sweepingNow;
+        boolean again;
+        Exchange list;
+
+        Repo(Target t) {
+            this.key = t.key();
+            this.repo = t.repo();
+            this.daemon = t.daemon();
+        }
+    }
+
+    private void connect(Repo r) {
+        long nowSeconds = System.currentTimeMillis() / 1000;
+        // since: a second before this request, so the destroys between the daemon's head and its subscription come too
+        // until: the daemon ends the stream then, and the next connection sweeps again (the periodic sweep)
+        String path = EVENTS + "&since=" + (nowSeconds - 1) + "&until=" + (nowSeconds + SWEEP_INTERVAL.toSeconds());
+        r.connectedAt = System.nanoTime();
+        Exchange x = new Exchange(r.daemon, path, null);
+        x.sink = new StreamSink(r, x);
+        r.stream = x;
+        x.start();
+    }
+
+    private final class StreamSink implements Sink {
+        private final Repo r;
+        private final Exchange x;
+        private ByteArrayOutputStream partial;
+        private boolean overlong;
+
+        StreamSink(Repo r, Exchange x) {
+            this.r = r;
+            this.x = x;
+        }
+
+        @Override
+        public void head(int status) throws IOException {
+            if (status != 200) {
+                throw new IOException("GET /events answered " + status);
+            }
+            r.warned = false;
+            // quiet is normal now: the daemon ends the stream at `until`
+            x.lateAfterNanos = SWEEP_INTERVAL.plus(STREAM_GRACE).toNanos();
+            requestSweep(r);
+        }
+
+        @Override
+        public void body(byte[] b, int off, int len) {
+            int start = off;
+            for (int i = off; i < off + len; i++) {
+                if (b[i] == '\n') {
+                    if (partial == null && !overlong) {
+                        line(b, start, i - start);
+                    } else {
+                        append(b, start, i - start);
+                        boolean cut = overlong;
+                        byte[] whole = partial == null ? new byte[0] : partial.toByteArray();
+                        partial = null;
+                        overlong = false;
+                        if (cut) {
+                            requestSweep(r); // cannot be read whole: sweeping costs less than missing a destroy
+                        } else {
+                            line(whole, 0, whole.length);
+                        }
+                    }
+                    start = i + 1;
+                }
+            }
+            if (start < off + len) {
+                append(b, start, off + len - start);
+            }
+        }
+
+        private void append(byte[] b, int off, int len) {
+            if (overlong) {
+                return;
+            }
+            if (partial == null) {
+                partial = new ByteArrayOutputStream(Math.max(len, 256));
+            }
+            if (partial.size() + len > MAX_LINE) {
+                overlong = true;
+                partial = null;
+            } else {
+                partial.write(b, off, len);
+            }
+        }
+
+        private void line(byte[] b, int off, int len) {
+            if (isDestroy(b, off, len)) {
+                requestSweep(r);
+            }
+        }
+
+        @Override
+        public void end() {
+            if (r.stream != x) {
+                return;
+            }
+            r.stream = null;
+            if (System.nanoTime() - r.connectedAt > SWEEP_INTERVAL.toNanos() / 2) {
+                r.backoffMillis = RETRY.toMillis();
+                connect(r); // the daemon ended the stream at `until`, as asked
+            } else {
+                retryLater(r); // ended early: a daemon that does not stream events; back off rather than spin
+            }
+        }
+
+        @Override
+        public void failed(IOException e) {
+            if (r.stream != x) {
+                return;
+            }
+            r.stream = null;
+            if (!r.warned) {
+                LOG.warnf("pins of repo %s: following its daemon %s failed (%s); retrying after %d s, then less often"
+                        + " (at most every %d min)", r.repo.name(), r.daemon, e.getMessage(), r.backoffMillis / 1000,
+                        SWEEP_INTERVAL.toMinutes());
+                r.warned = true;
+            }
+            retryLater(r);
+        }
+    }
+
+    private void retryLater(Repo r) {
+        if (r.stopped) {
+            return;
+        }
+        r.retryAt = System.nanoTime() + r.backoffMillis * 1_000_000;
+        dueAt(r.retryAt);
+        r.backoffMillis = Math.min(r.backoffMillis * 2, SWEEP_INTERVAL.toMillis());
+    }
+
+    private void stop(Repo r) {
+        r.stopped = true;
+        r.retryAt = NONE;
+        if (r.stream != null) {
+            r.stream.close();
+            r.stream = null;
+        }
+        if (r.list != null) {
+            r.list.close();
+            r.list = null;
+        }
+        if (r.sweepingNow) {
+            r.sweepingNow = false;
+            sweeping--;
+        }
+    }
+
+    /** A {@code destroy} event of a container or volume (the daemon filters; the gate checks again). */
+    private static boolean isDestroy(byte[] b, int off, int len) {
+        try {
+            JsonNode event = JSON.readTree(b, off, len);
+            return event != null && "destroy".equals(event.path("Action").asText(event.path("status").asText()));
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    // ---- sweeps
+
+    private void requestSweep(Repo r) {
+        if (r.stopped) {
+            return;
+        }
+        if (r.sweepingNow) {
+            r.again = true; // its lists may be older than this event: one more after it
+            return;
+        }
+        if (!r.queued) {
+            r.queued = true;
+            sweepQueue.add(r);
+        }
+        pumpSweeps();
+    }
+
+    private void pumpSweeps() {
+        if (pumping) {
+            return; // a sweep that failed at once calls back in here: the loop below goes on with the queue
+        }
+        pumping = true;
+        try {
+            while (sweeping < SWEEPS_AT_ONCE && !sweepQueue.isEmpty()) {
+                Repo r = sweepQueue.poll();
+                r.queued = false;
+                if (!r.stopped) {
+                    startSweep(r);
+                }
+            }
+        } finally {
+            pumping = false;
+        }
+    }
+
+    private void startSweep(Repo r) {
+        r.sweepingNow = true;
+        sweeping++;
+        long listedAfter = pins.commitMark(); // before the lists are read (Pins.sweep)
+        listThen(r, CONTAINERS, containers -> listThen(r, VOLUMES, volumes -> {
+            int removed = pins.sweep(r.repo.guid(), tokens(containers, false), tokens(volumes, true),
+                    System.currentTimeMillis(), listedAfter);
+            if (removed > 0) {
+                LOG.debugf("removed %d pin(s) of repo %s", removed, r.repo.name());
+            }
+            sweepDone(r);
+        }));
+    }
+
+    private interface ListDone {
+        void accept(byte[] body) throws IOException;
+    }
+
+    private void listThen(Repo r, String path, ListDone then) {
+        Exchange x = new Exchange(r.daemon, path, null);
+        x.sink = new Sink() {
+            private final ByteArrayOutputStream body = new ByteArrayOutputStream(1024);
+
+            @Override
+            public void head(int status) throws IOException {
+                if (status != 200) {
+                    throw new IOException("GET " + path.substring(0, path.indexOf('?')) + " answered " + status);
+                }
+            }
+
+            @Override
+            public void body(byte[] b, int off, int len) throws IOException {
+                if (body.size() + len > MAX_LIST) {
+                    throw new IOException("the daemon's list is larger than " + (MAX_LIST >> 20) + " MiB");
+                }
+                body.write(b, off, len);
+            }
+
+            @Override
+            public void end() {
+                if (r.list != x) {
+                    return;
+                }
+                r.list = null;
+                try {
+                    then.accept(body.toByteArray());
+                } catch (IOException | RuntimeException e) {
+                    sweepFailed(r, e);
+                }
+            }
+
+            @Override
+            public void failed(IOException e) {
+                if (r.list == x) {
+                    r.list = null;
+                    sweepFailed(r, e);
+                }
+            }
+        };
+        r.list = x;
+        x.start();
+    }
+
+    private void sweepDone(Repo r) {
+        if (!r.sweepingNow) {
+            return; // stopped meanwhile
+        }
+        r.sweepingNow = false;
+        sweeping--;
+        if (r.again) {
+            r.again = false;
+            requestSweep(r);
+        }
+        pumpSweeps();
+    }
+
+    /** The stream goes too: its reconnection (with backoff, warned once) sweeps again. */
+    private void sweepFailed(Repo r, Exception e) {
+        r.again = false;
+        sweepDone(r);
+        IOException cause = e instanceof IOException io ? io : new IOException("sweep: " + e, e);
+        if (r.stream != null) {
+            r.stream.fail(cause);
+        }
+    }
+
+    private static Set<String> tokens(byte[] body, boolean volumes) throws IOException {
+        JsonNode root = JSON.readTree(body);
+        JsonNode list = root == null ? null : volumes ? root.path("Volumes") : root;
+        if (list == null || !list.isArray() && !(volumes && list.isNull())) {
             throw new IOException("the daemon's list is not an array");
         }
         Set<String> tokens = new HashSet<>();
@@ -96,104 +530,196 @@ public final class PinWatch implements AutoCloseable {
         return tokens;
     }
 
-    /** A {@code destroy} event of a container or volume (the daemon filters; the gate checks again). */
-    private static boolean isDestroy(String line) {
-        if (line.isBlank()) {
-            return false;
-        }
-        try {
-            JsonNode event = JSON.readTree(line);
-            return "destroy".equals(event.path("Action").asText(event.path("status").asText()));
-        } catch (IOException | RuntimeException e) {
-            return false;
-        }
+    // ---- one GET over a non-blocking channel
+
+    /** What an exchange tells its owner, on the watch thread; an exception thrown fails the exchange. */
+    private interface Sink {
+        void head(int status) throws IOException;
+
+        void body(byte[] b, int off, int len) throws IOException;
+
+        /** The daemon ended the answer (HTTP/1.0: it closes the connection). */
+        void end() throws IOException;
+
+        /** Not called after {@link Exchange#close} by the owner. */
+        void failed(IOException e);
     }
 
-    @Override
-    public synchronized void close() {
-        closed = true;
-        watchers.values().forEach(Watcher::stop);
-        watchers.clear();
-    }
-
-    /** One repo daemon's event stream, on a thread of its own. */
-    private final class Watcher implements Runnable {
-        private final RepoIdentity repo;
+    /**
+     * One {@code GET} to a repo daemon as HTTP/1.0: the daemon answers without chunking and closes at the
+     * end, so a body is everything after the head, and the event stream is lines of JSON until it ends.
+     */
+    private final class Exchange {
         private final SocketEndpoint daemon;
-        private final Thread thread;
-        private volatile boolean stopped;
-        private volatile DaemonHttp stream;
+        private ByteBuffer request;
+        Sink sink;
+        private SocketChannel channel;
+        private SelectionKey key;
+        private ByteArrayOutputStream head = new ByteArrayOutputStream(256);
+        long lateAfterNanos = ANSWER_TIMEOUT.toNanos();
+        private long lastHeard;
+        private boolean closed;
 
-        Watcher(RepoIdentity repo, SocketEndpoint daemon) {
-            this.repo = repo;
+        Exchange(SocketEndpoint daemon, String path, Sink sink) {
             this.daemon = daemon;
-            this.thread = new Thread(this, "gate-pins-" + repo.name());
-            thread.setDaemon(true);
-            thread.start();
+            this.sink = sink;
+            this.request = ByteBuffer.wrap(("GET " + path + " HTTP/1.0\r\nHost: docker\r\nUser-Agent: "
+                    + GateUserAgent.VALUE + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
         }
 
-        @Override
-        public void run() {
-            boolean warned = false;
-            long backoff = RETRY.toMillis();
-            while (!stopped && !closed) {
-                long connectedAt = System.currentTimeMillis();
-                try (DaemonHttp http = DaemonHttp.connect(daemon, (int) SWEEP_INTERVAL.toMillis())) {
-                    stream = http;
-                    sweepNow();
-                    // until: the daemon ends the stream then, and the next connection sweeps again (the periodic sweep).
-                    long until = System.currentTimeMillis() / 1000 + SWEEP_INTERVAL.toSeconds();
-                    int status = http.stream(EVENTS + "&until=" + until, line -> {
-                        if (isDestroy(line)) {
-                            sweepNow();
-                        }
-                    });
-                    if (status != 200) {
-                        throw new IOException("GET /events answered " + status);
-                    }
-                    warned = false;
-                    if (System.currentTimeMillis() - connectedAt > SWEEP_INTERVAL.toMillis() / 2) {
-                        backoff = RETRY.toMillis();
-                        continue; // the daemon ended the stream at `until`, as asked
-                    }
-                    // ended early: a daemon that does not stream events; back off rather than spin
-                } catch (IOException | RuntimeException e) {
-                    if (stopped || closed) {
+        void start() {
+            open.add(this);
+            lastHeard = System.nanoTime();
+            dueAt(lastHeard + lateAfterNanos);
+            try {
+                SocketAddress address;
+                if (daemon.kind() == SocketEndpoint.Kind.UNIX) {
+                    channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+                    address = UnixDomainSocketAddress.of(daemon.path());
+                } else {
+                    channel = SocketChannel.open();
+                    address = new InetSocketAddress(daemon.host(), daemon.port());
+                }
+                channel.configureBlocking(false);
+                boolean connected = channel.connect(address);
+                key = channel.register(selector, connected ? SelectionKey.OP_WRITE : SelectionKey.OP_CONNECT, this);
+            } catch (IOException | RuntimeException e) {
+                fail(e instanceof IOException io ? io : new IOException(e.toString(), e));
+            }
+        }
+
+        void ready() {
+            if (closed || !key.isValid()) {
+                return;
+            }
+            try {
+                if (key.isConnectable()) {
+                    if (!channel.finishConnect()) {
                         return;
                     }
-                    if (!warned) {
-                        LOG.warnf("pins of repo %s: following its daemon %s failed (%s); retrying every %d s", repo.name(),
-                                daemon, e.getMessage(), RETRY.toSeconds());
-                        warned = true;
-                    }
+                    key.interestOps(SelectionKey.OP_WRITE);
                 }
-                try {
-                    Thread.sleep(backoff); // a reconnect delay, not a test wait
-                } catch (InterruptedException e) {
+                if ((key.interestOps() & SelectionKey.OP_WRITE) != 0) {
+                    channel.write(request);
+                    if (!request.hasRemaining()) {
+                        request = null; // a thousand streams held theirs for nothing
+                        key.interestOps(SelectionKey.OP_READ);
+                    }
                     return;
                 }
-                backoff = Math.min(backoff * 2, SWEEP_INTERVAL.toMillis());
-            }
-        }
-
-        private void sweepNow() {
-            try {
-                int removed = sweep(repo, daemon);
-                if (removed > 0) {
-                    LOG.debugf("removed %d pin(s) of repo %s", removed, repo.name());
+                if (key.isReadable()) {
+                    read();
                 }
             } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
+                fail(e);
+            } catch (RuntimeException e) {
+                fail(new IOException(e.toString(), e));
             }
         }
 
-        void stop() {
-            stopped = true;
-            DaemonHttp s = stream;
-            if (s != null) {
-                s.close();
+        private void read() throws IOException {
+            readBuffer.clear();
+            int n = channel.read(readBuffer);
+            if (n < 0) {
+                if (head != null) {
+                    throw new IOException("the daemon closed the connection");
+                }
+                close();
+                sink.end();
+                return;
             }
-            thread.interrupt();
+            if (n == 0) {
+                return;
+            }
+            lastHeard = System.nanoTime();
+            readBuffer.flip();
+            readBuffer.get(chunk, 0, n);
+            if (head == null) {
+                sink.body(chunk, 0, n);
+                return;
+            }
+            int scanFrom = Math.max(0, head.size() - 3);
+            head.write(chunk, 0, n);
+            byte[] h = head.toByteArray();
+            int end = headEnd(h, scanFrom);
+            if (end < 0) {
+                if (h.length > MAX_HEAD) {
+                    throw new IOException("the daemon's answer has no end of its head within " + MAX_HEAD + " bytes");
+                }
+                return;
+            }
+            head = null;
+            sink.head(status(h));
+            if (!closed && end < h.length) {
+                sink.body(h, end, h.length - end);
+            }
+        }
+
+        /** Where the body starts (after the blank line), or -1. */
+        private static int headEnd(byte[] h, int from) {
+            for (int i = from; i < h.length; i++) {
+                if (h[i] == '\n') {
+                    if (i + 1 < h.length && h[i + 1] == '\n') {
+                        return i + 2;
+                    }
+                    if (i + 2 < h.length && h[i + 1] == '\r' && h[i + 2] == '\n') {
+                        return i + 3;
+                    }
+                }
+            }
+            return -1;
+        }
+
+        private static int status(byte[] h) throws IOException {
+            int eol = 0;
+            while (eol < h.length && h[eol] != '\n' && h[eol] != '\r') {
+                eol++;
+            }
+            String statusLine = new String(h, 0, eol, StandardCharsets.ISO_8859_1);
+            String[] parts = statusLine.split(" ", 3);
+            if (parts.length < 2 || !parts[0].startsWith("HTTP/")) {
+                throw new IOException("not an HTTP answer: " + statusLine);
+            }
+            try {
+                return Integer.parseInt(parts[1]);
+            } catch (NumberFormatException e) {
+                throw new IOException("not an HTTP status: " + statusLine);
+            }
+        }
+
+        void checkLate(long now) {
+            if (closed) {
+                return;
+            }
+            if (now - lastHeard >= lateAfterNanos) {
+                fail(new IOException("no answer for " + Duration.ofNanos(now - lastHeard).toSeconds() + " s"));
+            } else {
+                dueAt(lastHeard + lateAfterNanos);
+            }
+        }
+
+        void fail(IOException e) {
+            if (closed) {
+                return;
+            }
+            close();
+            sink.failed(e);
+        }
+
+        /** Ends it without telling the sink. */
+        void close() {
+            closed = true;
+            open.remove(this);
+            if (key != null) {
+                key.cancel();
+            }
+            if (channel != null) {
+                try {
+                    channel.close();
+                } catch (IOException ignored) {
+                    // closing
+                }
+            }
         }
     }
 }

@@ -1,0 +1,181 @@
+package io.rediacc.gpu.gate.pinning;
+
+import io.rediacc.gpu.contracts.manifest.ManifestLoader;
+import io.rediacc.gpu.contracts.manifest.ReposManifest;
+import io.rediacc.gpu.gate.policy.RepoIdentity;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The pin watcher against stand-in repo daemons on unix sockets ({@link EventDaemons}), with real pins (as root):
+ * a thousand repos followed by one thread, each repo's stream requested before its first sweep, a destroy
+ * event unpinning, destroys in the windows around the first sweep not lost, a burst of destroys costing
+ * one or two sweeps, and a repo leaving the manifest no longer followed.
+ */
+class PinWatchTest extends OneRepoPins {
+
+    private static final String GUID = "88888888-8888-4888-8888-888888888888";
+    private static final Duration WAIT = Duration.ofSeconds(60);
+
+    private EventDaemons daemons;
+    private PinWatch watch;
+
+    PinWatchTest() {
+        super("watched", GUID);
+    }
+
+    @BeforeEach
+    void startDaemons() throws IOException {
+        daemons = new EventDaemons();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        if (watch != null) {
+            watch.close();
+        }
+        daemons.close();
+    }
+
+    private PinWatch watch(Pins pins) {
+        watch = new PinWatch(pins, r -> new RepoIdentity(r.name(), r.guid(), repo.machine(), false));
+        return watch;
+    }
+
+    /** A manifest of these repos: name → (guid, daemon socket). */
+    private ReposManifest manifest(List<String[]> repos) {
+        StringBuilder yaml = new StringBuilder("machine: " + repo.machine() + "\nrepos:\n");
+        for (String[] r : repos) {
+            yaml.append("  - name: ").append(r[0]).append("\n    guid: ").append(r[1])
+                    .append("\n    listen: tcp://127.0.0.1:0\n    daemon: unix://").append(r[2]).append('\n');
+        }
+        return ManifestLoader.parse(yaml.toString().getBytes(StandardCharsets.UTF_8));
+    }
+
+    private EventDaemons.Daemon oneDaemon() {
+        return daemons.start(dir.resolve("d.sock"));
+    }
+
+    private ReposManifest thisRepo() {
+        return manifest(List.<String[]>of(new String[] {repo.name(), GUID, dir.resolve("d.sock").toString()}));
+    }
+
+    private static List<String> watcherThreads() {
+        return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
+                .filter(n -> n.startsWith("gate-pin") && !n.equals("gate-pins-io")).toList();
+    }
+
+    @Test
+    void aThousandReposAreFollowedByOneThreadEachStreamRequestedBeforeItsFirstSweep() throws IOException {
+        int n = 1000;
+        Path sockets = Files.createDirectories(dir.resolve("s"));
+        List<String[]> repos = new ArrayList<>();
+        List<EventDaemons.Daemon> each = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            Path socket = sockets.resolve(i + ".sock");
+            each.add(daemons.start(socket));
+            repos.add(new String[] {"r" + i, String.format("%08x-0000-4000-8000-%012x", i, i), socket.toString()});
+        }
+        PinWatch w = watch(pins());
+        w.serve(manifest(repos));
+
+        await("every daemon followed and swept").atMost(WAIT).pollInterval(Duration.ofMillis(100)).until(() ->
+                each.stream().allMatch(d -> d.openStreams.get() == 1 && d.containerLists.get() >= 1));
+        assertThat(watcherThreads()).containsExactly(PinWatch.THREAD_NAME);
+        // the stream first, then the sweep: a removal after the sweep listed is in the stream
+        assertThat(each).allSatisfy(d -> assertThat(d.firstRequest).isEqualTo("/events"));
+        assertThat(each.get(0).lastEventsQuery).contains("since=").contains("until=").contains("destroy");
+
+        // a burst of destroys while the daemon cannot answer a list: one sweep for the first, one more for the rest
+        EventDaemons.Daemon burst = each.get(7);
+        int before = burst.containerLists.get();
+        daemons.run(() -> {
+            for (int i = 0; i < 100; i++) {
+                burst.destroyNowForTest("c" + i);
+            }
+        });
+        await("the burst's sweeps").atMost(WAIT).until(() -> burst.containerLists.get() > before);
+        await().during(Duration.ofSeconds(1)).atMost(WAIT).until(() -> burst.containerLists.get() - before <= 2);
+
+        w.close();
+        assertThat(watcherThreads()).isEmpty();
+        await("streams closed").atMost(WAIT).until(() -> each.stream().allMatch(d -> d.openStreams.get() == 0));
+    }
+
+    @Test
+    void aDestroyEventRemovesTheContainersPins() {
+        EventDaemons.Daemon d = oneDaemon();
+        Pins pins = pins();
+        String token = create(pins, 1);
+        d.addContainer("c1", token);
+        watch(pins).serve(thisRepo());
+
+        await("first sweep").atMost(WAIT).until(() -> d.containerLists.get() >= 1 && d.openStreams.get() == 1);
+        assertThat(pins.pins(repo)).hasSize(2); // its container exists: the pins stay
+
+        d.destroyContainer("c1");
+        await("pins removed").atMost(WAIT).until(() -> pins.pins(repo).isEmpty());
+        pins.flush();
+        assertThat(BindPinner.mountsUnder(pinRoot)).isEmpty();
+    }
+
+    @Test
+    void aDestroyRightAfterTheFirstSweepListedIsNotLost() {
+        EventDaemons.Daemon d = oneDaemon();
+        Pins pins = pins();
+        d.addContainer("c1", create(pins, 1));
+        d.destroyAfterNextList("c1", false);
+        watch(pins).serve(thisRepo());
+
+        await("pins removed").atMost(WAIT).until(() -> pins.pins(repo).isEmpty());
+        assertThat(d.containerLists.get()).isGreaterThanOrEqualTo(2);
+    }
+
+    @Test
+    void aDestroyBetweenTheStreamsHeadAndItsSubscriptionIsReplayedFromSince() {
+        EventDaemons.Daemon d = oneDaemon();
+        Pins pins = pins();
+        d.addContainer("c1", create(pins, 1));
+        // dockerd sends the stream's head, then subscribes: the first sweep lists, the container goes, then it subscribes
+        d.holdSubscriptions();
+        d.destroyAfterNextList("c1", true);
+        watch(pins).serve(thisRepo());
+
+        await("pins removed").atMost(WAIT).until(() -> pins.pins(repo).isEmpty());
+    }
+
+    @Test
+    void aRepoRemovedFromTheManifestIsNoLongerFollowed() {
+        EventDaemons.Daemon d = oneDaemon();
+        Pins pins = pins();
+        d.addContainer("c1", create(pins, 1));
+        PinWatch w = watch(pins);
+        w.serve(thisRepo());
+        await("followed").atMost(WAIT).until(() -> d.containerLists.get() >= 1 && d.openStreams.get() == 1);
+
+        w.serve(new ReposManifest(repo.machine(), List.of()));
+        await("stream closed").atMost(WAIT).until(() -> d.openStreams.get() == 0);
+        int lists = d.containerLists.get();
+        int streams = d.streamRequests.get();
+        d.destroyContainer("c1");
+        await().during(Duration.ofSeconds(2)).atMost(WAIT).until(() -> d.containerLists.get() == lists
+                && d.streamRequests.get() == streams);
+        assertThat(pins.pins(repo)).hasSize(2); // not swept: the repo is not this gate's any more
+
+        w.serve(thisRepo()); // back in the manifest: followed again, and its reconnection sweeps
+        await("pins removed").atMost(WAIT).until(() -> pins.pins(repo).isEmpty());
+        assertThat(d.openStreams.get()).isEqualTo(1);
+    }
+}
