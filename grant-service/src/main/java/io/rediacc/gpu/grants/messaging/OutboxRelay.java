@@ -109,8 +109,6 @@ public class OutboxRelay {
     private final Counter parkedRecords;
     private volatile Producer<String, byte[]> producer;
     private volatile Thread thread;
-    /** The relay thread's connection between passes (see {@link #connection()}); null until the first pass. */
-    private volatile SqlConnection relayConnection;
     private volatile boolean running;
     private volatile RelayState state = new RelayState(null, null, 0, null, 0, null);
 
@@ -172,10 +170,6 @@ public class OutboxRelay {
         }
         if (producer != null) {
             producer.close(Duration.ofSeconds(2));
-        }
-        SqlConnection c = relayConnection;
-        if (c != null && (t == null || !t.isAlive())) {
-            c.closeAndForget();
         }
     }
 
@@ -292,54 +286,31 @@ public class OutboxRelay {
      */
     Pass pass() {
         int batch = config.relay().batchSize();
-        SqlConnection connection = connection();
-        Transaction tx = null;
+        SqlConnection connection = pool.getConnection().await().atMost(DB_STEP);
         try {
-            Read read = lockAndRead(connection, batch);
-            tx = read.tx();
-            if (!read.active()) {
-                return standBy(read, batch);
-            }
-            Delivery delivery = new Delivery();
-            delivery.send(read.rows());
-            delivery.awaitAcknowledgements();
-            Row parkedNow = settleAndCommit(connection, tx, delivery, read.parked());
-            return report(read.rows().size(), delivery, parkedNow, batch);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            rollbackQuietly(tx);
-            dropConnection();
-            throw new IllegalStateException("interrupted", e);
-        } catch (RuntimeException e) {
-            rollbackQuietly(tx);
-            dropConnection(); // a pass that failed may have lost its connection (a killed backend): take a new one
-            throw e;
-        }
-    }
-
-    /**
-     * The relay's connection, kept between passes: a checkout from the pool per pass was a hop through the
-     * event loop (and, with the pool busy serving grants, a wait) between a commit's wake-up and its record
-     * leaving (docs/profiles/2026-12-06-grant-propagation-stages.md). Taken again after a failed pass.
-     */
-    private SqlConnection connection() {
-        SqlConnection c = relayConnection;
-        if (c == null) {
-            c = pool.getConnection().await().atMost(DB_STEP);
-            relayConnection = c;
-        }
-        return c;
-    }
-
-    private void dropConnection() {
-        SqlConnection c = relayConnection;
-        relayConnection = null;
-        if (c != null) {
+            Transaction tx = null;
             try {
-                c.close().await().atMost(DB_STEP);
-            } catch (RuntimeException ignored) {
-                // already gone; the pool forgets it either way
+                Read read = lockAndRead(connection, batch);
+                tx = read.tx();
+                if (!read.active()) {
+                    return standBy(read, batch);
+                }
+                Delivery delivery = new Delivery();
+                delivery.send(read.rows());
+                delivery.awaitAcknowledgements();
+                Row parkedNow = settle(connection, delivery, read.parked());
+                tx.commit().await().atMost(DB_STEP);
+                return report(read.rows().size(), delivery, parkedNow, batch);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                rollbackQuietly(tx);
+                throw new IllegalStateException("interrupted", e);
+            } catch (RuntimeException e) {
+                rollbackQuietly(tx);
+                throw e;
             }
+        } finally {
+            connection.close().await().atMost(DB_STEP);
         }
     }
 
@@ -443,30 +414,19 @@ public class OutboxRelay {
         }
     }
 
-    /**
-     * Deletes the acknowledged rows and parks the refused ones, then commits; the parked rows as they are now.
-     * Without a parked row the delete and COMMIT go out together (one round trip, not two: the relay is free
-     * for the next wake-up sooner). A failed delete fails the pair and PostgreSQL rolls the transaction back,
-     * so its rows stay and are sent again, as after any failed pass (at least once, same ce_id).
-     */
-    private static Row settleAndCommit(SqlConnection connection, Transaction tx, Delivery delivery, Row parkedBefore) {
-        if (delivery.park.isEmpty()) {
-            Uni<?> deleted = delivery.done.isEmpty() ? Uni.createFrom().voidItem()
-                    : connection.preparedQuery("delete from outbox where id = any($1)")
-                            .execute(Tuple.of(delivery.done.toArray(new Long[0])));
-            Uni.combine().all().unis(deleted, tx.commit()).discardItems().await().atMost(DB_STEP);
-            return parkedBefore;
-        }
+    /** Deletes the acknowledged rows and parks the refused ones; the parked rows as they are now. */
+    private static Row settle(SqlConnection connection, Delivery delivery, Row parkedBefore) {
         if (!delivery.done.isEmpty()) {
             connection.preparedQuery("delete from outbox where id = any($1)")
                     .execute(Tuple.of(delivery.done.toArray(new Long[0]))).await().atMost(DB_STEP);
         }
+        if (delivery.park.isEmpty()) {
+            return parkedBefore;
+        }
         List<Tuple> parked = new ArrayList<>();
         delivery.park.forEach((id, reason) -> parked.add(Tuple.of(id, reason)));
         connection.preparedQuery(PARK).executeBatch(parked).await().atMost(DB_STEP);
-        Row now = connection.preparedQuery(PARKED).execute().await().atMost(DB_STEP).iterator().next();
-        tx.commit().await().atMost(DB_STEP);
-        return now;
+        return connection.preparedQuery(PARKED).execute().await().atMost(DB_STEP).iterator().next();
     }
 
     /** After the commit: counters, the log, the health check's state, and the pass's outcome. */
