@@ -5,52 +5,101 @@
 # settings) and one PostgreSQL transaction (pgbench, the grant's write transaction, 1 client),
 # measured in the same run, rounds alternating A (grant→enforced) / B (Kafka) / C (PostgreSQL).
 # Target: p99 <= 2 x Kafka p99 + one PostgreSQL transaction.
-# Env: ROUNDS (5), OPS per round (200).
-ROUNDS="${ROUNDS:-5}"; OPS="${OPS:-200}"
+# Env: ROUNDS (5), OPS per round (200), KAFKA_BYTES (the Kafka anchor's value size, 1024: a snapshot is smaller),
+#      STAGES (1: a bystander consumer on the grants topic times each op's stages — HTTP in, transaction + relay,
+#      Kafka, gate + probe — and lib/prop-stages.py prints their p50/p99; the figures' own measurement is unchanged),
+#      BEFORE (a commit: a second grant-service and gate packaged from it serve a machine of their own, "before",
+#      on the same broker and PostgreSQL server, measured in the same rounds, the order of the two alternating;
+#      the summary adds after/before ratios).
+ROUNDS="${ROUNDS:-5}"; OPS="${OPS:-200}"; KAFKA_BYTES="${KAFKA_BYTES:-1024}"
 source "$(dirname "$0")/lib/common.sh"
 RESULTS="$RUN_DIR/results.txt"; : >"$RESULTS"
-ensure_tools; ensure_drivers; build_service grant-service; build_service docker-gate
-log "run dir $RUN_DIR; $(machine_line); load $(load_now)"
+ensure_tools; ensure_drivers
+SIDES=(after); [ -n "${BEFORE:-}" ] && SIDES=(before after)
+AFTER_REF="$BENCH_REF"
+declare -A REF=([after]="$AFTER_REF" [before]="${BEFORE:-}") MACHINE=([after]=prop-bench [before]=prop-before)
+declare -A GS_JAR GATE_JAR GSURL GSMET GATEURL GATEMET GATEMGMT
+for side in "${SIDES[@]}"; do
+  BENCH_REF="${REF[$side]}"; build_service grant-service; build_service docker-gate
+  GS_JAR[$side]="$GRANT_SERVICE_JAR"; GATE_JAR[$side]="$DOCKER_GATE_JAR"
+done
+BENCH_REF="$AFTER_REF"
+log "run dir $RUN_DIR; $(machine_line); load $(load_now); sides ${SIDES[*]}${BEFORE:+ (before $BEFORE)}"
 start_kafka
-DB="$(create_db propagation)"
-start_grant_service "$DB"
 start_nginx_daemon
+for side in "${SIDES[@]}"; do
+  BENCH_REF="${REF[$side]}"; GRANT_SERVICE_JAR="${GS_JAR[$side]}"; GS_NAME="grant-service-$side"
+  [ "$side" = after ] && GS_NAME=grant-service
+  DB="$(create_db "propagation_$side")"; BENCH_DBS+=("$DB") # (create_db ran in a subshell: its list is lost)
+  [ "$side" = after ] && AFTER_DB="$DB"
+  # an inventory consumer group of its own per side: in one group the two services would split the topic's
+  # partitions between them, each missing the other half's machines
+  GS_JAVA_OPTS="-Dmp.messaging.incoming.inventory.group.id=grant-service-inventory-$side" start_grant_service "$DB"
+  GSURL[$side]="$GS_URL"; GSMET[$side]="$GS_METRICS"
+done
+BENCH_REF="$AFTER_REF"
 
-MACHINE=prop-bench
-GUID="$(driver FleetSim guid "$MACHINE" repo-0)"
-GATE_PORT="$(free_port)"
-cat >"$RUN_DIR/repos.yaml" <<YAML
-machine: $MACHINE
+# each machine's key, registered as rdc machine setup does, at every grant-service of the run (each reads every
+# machine's inventory and gate status from the shared broker; an unregistered one would count as a dropped record):
+# its inventory (FleetSim) and its gate's status records (the gate signs with the same pair) count only when signed by it
+for side in "${SIDES[@]}"; do
+  for m in "${SIDES[@]}"; do BENCH_REF="${REF[$side]}" register_keys "${GSURL[$side]}" - "${MACHINE[$m]}" 0 1; done
+done
+for side in "${SIDES[@]}"; do
+  m="${MACHINE[$side]}"
+  driver FleetSim keyfile "$m" "$RUN_DIR/gate-$side-machine-key.pem"
+  driver FleetSim inventory "$KAFKA" "$m" 0 1 8 1 >&2
+done
+for side in "${SIDES[@]}"; do
+  m="${MACHINE[$side]}"; port="$(free_port)"
+  driver GrantLoad ready "${GSURL[$side]}" "$m" repo-0 || { assert_no_drops "grant-service ($side)" "${GSMET[$side]}"; exit 1; }
+  cat >"$RUN_DIR/repos-$side.yaml" <<YAML
+machine: $m
 repos:
   - name: repo-0
-    guid: $GUID
-    listen: tcp://127.0.0.1:$GATE_PORT
+    guid: $(driver FleetSim guid "$m" repo-0)
+    listen: tcp://127.0.0.1:$port
     daemon: tcp://127.0.0.1:$NGX_PORT
 YAML
-# the machine's key, registered as rdc machine setup does: its inventory (FleetSim) and its gate's status records
-# (the gate signs with the same pair) count only when signed by it
-register_keys "$GS_URL" - "$MACHINE" 0 1
-GATE_SIGNING_KEY="$RUN_DIR/gate-machine-key.pem"
-driver FleetSim keyfile "$MACHINE" "$GATE_SIGNING_KEY"
-driver FleetSim inventory "$KAFKA" "$MACHINE" 0 1 8 1 >&2
-driver GrantLoad ready "$GS_URL" "$MACHINE" repo-0 || { assert_no_drops grant-service "$GS_METRICS"; exit 1; }
-start_gate gate "$RUN_DIR/repos.yaml" "$RUN_DIR/gate-state"
-wait_http "http://127.0.0.1:$GATE_MGMT/q/health/ready" 120
+  gname=gate; [ "$side" = after ] || gname="gate-$side"
+  DOCKER_GATE_JAR="${GATE_JAR[$side]}" GATE_SIGNING_KEY="$RUN_DIR/gate-$side-machine-key.pem" \
+    start_gate "$gname" "$RUN_DIR/repos-$side.yaml" "$RUN_DIR/$gname-state"
+  GATEURL[$side]="http://127.0.0.1:$port"; GATEMET[$side]="$GATE_METRICS"; GATEMGMT[$side]="$GATE_MGMT"
+done
+for side in "${SIDES[@]}"; do wait_http "http://127.0.0.1:${GATEMGMT[$side]}/q/health/ready" 120; done
+DB="$AFTER_DB"
 prepare_pgbench_tables "$DB"
 pgbench_run "$DB" 1 t50 >/dev/null
-log "grant-service, gate and inventory ready; load $(load_now)"
+log "grant-service, gate and inventory ready (${SIDES[*]}); load $(load_now)"
 
+# enforced side file : one A leg of a round for a side; its figures in file, its timelines beside it with STAGES=1
+enforced() {
+  local side="$1" out="$2" stages=()
+  [ "${STAGES:-0}" = 1 ] && stages=("$KAFKA" "${out%.txt}-stages.txt")
+  driver GrantEnforced "${GSURL[$side]}" "${GATEURL[$side]}" "${MACHINE[$side]}" repo-0 nvidia.com/gpu=0 "$OPS" "${stages[@]}" \
+    >"$out" 2>&1 || { cat "$out" >&2; exit 1; }
+}
 for r in $(seq 1 "$ROUNDS"); do
-  driver GrantEnforced "$GS_URL" "http://127.0.0.1:$GATE_PORT" "$MACHINE" repo-0 nvidia.com/gpu=0 "$OPS" >"$RUN_DIR/enforced-$r.txt" 2>&1 \
-    || { cat "$RUN_DIR/enforced-$r.txt" >&2; exit 1; }
-  driver KafkaLatency "$KAFKA" "$OPS" >"$RUN_DIR/kafka-$r.txt" 2>&1 || { cat "$RUN_DIR/kafka-$r.txt" >&2; exit 1; }
+  # with BEFORE, the order of the two sides alternates by round (neither always follows the other)
+  order=("${SIDES[@]}"); [ "${#SIDES[@]}" = 2 ] && [ $((r % 2)) = 0 ] && order=(after before)
+  for side in "${order[@]}"; do
+    f="$RUN_DIR/enforced-$r.txt"; [ "$side" = after ] || f="$RUN_DIR/enforced-$side-$r.txt"
+    enforced "$side" "$f"
+  done
+  if [ -n "${BEFORE:-}" ]; then
+    g() { awk -v k="$2" '$1==k {print $2}' "$1"; }
+    echo "$r $(g "$RUN_DIR/enforced-before-$r.txt" flip_p50_ms) $(g "$RUN_DIR/enforced-before-$r.txt" flip_p99_ms) $(g "$RUN_DIR/enforced-before-$r.txt" api_p50_ms) $(g "$RUN_DIR/enforced-before-$r.txt" api_p99_ms)" >>"$RUN_DIR/rounds-before.txt"
+  fi
+  driver KafkaLatency "$KAFKA" "$OPS" "$KAFKA_BYTES" >"$RUN_DIR/kafka-$r.txt" 2>&1 || { cat "$RUN_DIR/kafka-$r.txt" >&2; exit 1; }
   read -r _tps pglat < <(pgbench_run "$DB" 1 "t$OPS")
   g() { awk -v k="$2" '$1==k {print $2}' "$1"; }
   echo "$r $(g "$RUN_DIR/enforced-$r.txt" flip_p50_ms) $(g "$RUN_DIR/enforced-$r.txt" flip_p99_ms) $(g "$RUN_DIR/kafka-$r.txt" p50_ms) $(g "$RUN_DIR/kafka-$r.txt" p99_ms) $pglat $(g "$RUN_DIR/enforced-$r.txt" api_p50_ms) $(g "$RUN_DIR/enforced-$r.txt" api_p99_ms)" >>"$RUN_DIR/rounds.txt"
-  log "round $r: $(tail -1 "$RUN_DIR/rounds.txt") (round flip50 flip99 kafka50 kafka99 pg api50 api99); load $(load_now)"
+  log "round $r: $(tail -1 "$RUN_DIR/rounds.txt") (round flip50 flip99 kafka50 kafka99 pg api50 api99)${BEFORE:+; before: $(tail -1 "$RUN_DIR/rounds-before.txt") (round flip50 flip99 api50 api99)}; load $(load_now)"
 done
-assert_no_drops grant-service "$GS_METRICS"
-assert_no_drops gate "$GATE_METRICS"
+for side in "${SIDES[@]}"; do
+  assert_no_drops "grant-service ($side)" "${GSMET[$side]}"
+  assert_no_drops "gate ($side)" "${GATEMET[$side]}"
+done
 
 {
   echo "## grant → enforced  ($(date -u +'%Y-%m-%d %H:%M UTC'); $(machine_line); load at end $(load_now); $ROUNDS rounds x $OPS grants+revokes)"
@@ -62,6 +111,25 @@ assert_no_drops gate "$GATE_METRICS"
     "$(awk '{print $6}' "$RUN_DIR/rounds.txt" | median)" "$(awk '{printf "%.3f\n", $3/(2*$5+$6)}' "$RUN_DIR/rounds.txt" | median)" \
     "$(awk '{print $7}' "$RUN_DIR/rounds.txt" | median)" "$(awk '{print $8}' "$RUN_DIR/rounds.txt" | median)"
   echo "target: grant→enforced p99 <= 2 x Kafka p99 + one PostgreSQL transaction (ratio <= 1.00)"
+  if [ -n "${BEFORE:-}" ]; then
+    echo
+    echo "### before ($(git -C "$REPO_ROOT" rev-parse --short "$BEFORE")) / after ($(git -C "$REPO_ROOT" rev-parse --short "$AFTER_REF")), same rounds"
+    printf '| round | before p50 ms | before p99 ms | after p50 ms | after p99 ms | p99 after/before |\n|---|---|---|---|---|---|\n'
+    paste -d' ' "$RUN_DIR/rounds-before.txt" "$RUN_DIR/rounds.txt" | awk '{printf "| %s | %s | %s | %s | %s | %.2f |\n", $1, $2, $3, $7, $8, $8/$3}'
+    printf '| **median** | %s | %s | %s | %s | %s |\n' \
+      "$(awk '{print $2}' "$RUN_DIR/rounds-before.txt" | median)" "$(awk '{print $3}' "$RUN_DIR/rounds-before.txt" | median)" \
+      "$(awk '{print $2}' "$RUN_DIR/rounds.txt" | median)" "$(awk '{print $3}' "$RUN_DIR/rounds.txt" | median)" \
+      "$(paste -d' ' "$RUN_DIR/rounds-before.txt" "$RUN_DIR/rounds.txt" | awk '{printf "%.3f\n", $8/$3}' | median)"
+  fi
+  if [ "${STAGES:-0}" = 1 ]; then
+    echo
+    echo "### stages of grant → enforced, all rounds pooled (lib/prop-stages.py)"
+    if [ -n "${BEFORE:-}" ]; then
+      python3 "$BENCH_DIR/lib/prop-stages.py" "before=$RUN_DIR/enforced-before-*-stages.txt" "after=$RUN_DIR/enforced-[0-9]*-stages.txt"
+    else
+      python3 "$BENCH_DIR/lib/prop-stages.py" "after=$RUN_DIR/enforced-[0-9]*-stages.txt"
+    fi
+  fi
 } | tee "$RUN_DIR/summary.md"
 # issue 21's figure, machine-readable (bench/run-all.sh collects it)
 figure "grant → enforced p99 vs 2 × Kafka p99 + one PostgreSQL tx, ms" "$(awk '{print $3}' "$RUN_DIR/rounds.txt" | median)" \

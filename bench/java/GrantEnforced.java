@@ -4,7 +4,22 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * Grant → enforced: alternately grants and revokes DEVICE for REPO through grant-service and, from
@@ -13,8 +28,16 @@ import java.util.concurrent.CompletableFuture;
  * first flipped answer. The API call uses ?wait=5s (enforced-ack), so its own answer time is
  * reported too.
  *
- * <pre>GrantEnforced GRANT_URL GATE_URL MACHINE REPO DEVICE OPS</pre>
+ * <pre>GrantEnforced GRANT_URL GATE_URL MACHINE REPO DEVICE OPS [BOOTSTRAP STAGES_FILE]</pre>
  * prints flip_p50_ms flip_p99_ms api_p50_ms api_p99_ms ops (a grant and a revoke are one op each).
+ * <p>
+ * With BOOTSTRAP and STAGES_FILE (bench/grant-propagation.sh's STAGES=1), a bystander consumer reads the
+ * grants topic as a gate does (read_committed) and each measured op's timeline goes to STAGES_FILE, one line
+ * per op, wall-clock microseconds: {@code op grant t0 ce_time produced seen flip api bytes} — t0 the call's
+ * start, ce_time the time grant-service stamped on the change (its handler took it, before the transaction),
+ * produced the snapshot record's Kafka timestamp (CreateTime: the relay's send, millisecond resolution),
+ * seen when the bystander had it, flip when the probe first saw the gate's answer flip, api when the call
+ * answered; bytes the record's value size. lib/prop-stages.py turns the files into per-stage percentiles.
  */
 public class GrantEnforced {
 
@@ -25,6 +48,7 @@ public class GrantEnforced {
         String repo = args[3];
         String device = args[4];
         int ops = Integer.parseInt(args[5]);
+        Bystander bystander = args.length > 7 ? new Bystander(args[6], machine) : null;
         String body = "{\"Image\":\"busybox\",\"Cmd\":[\"true\"],\"HostConfig\":{\"DeviceRequests\":[{\"Driver\":\"cdi\",\"DeviceIDs\":[\""
                 + device + "\"]}]}}";
         HttpRequest probe = HttpRequest.newBuilder(URI.create(gateUrl + "/v1.47/containers/create"))
@@ -40,11 +64,13 @@ public class GrantEnforced {
         }
         long[] flip = new long[ops];
         long[] api = new long[ops];
+        long[] t0 = new long[ops]; // wall-clock micros of each measured call's start
         // warm-up: a few cycles not counted
         for (int i = 0; i < 10; i++) {
             cycle(grantUrl, machine, repo, device, i % 2 == 0, probe);
         }
         for (int i = 0; i < ops; i++) {
+            t0[i] = micros(Instant.now());
             long[] r = cycle(grantUrl, machine, repo, device, i % 2 == 0, probe);
             flip[i] = r[0];
             api[i] = r[1];
@@ -52,6 +78,9 @@ public class GrantEnforced {
         // leave it revoked
         if (ops % 2 == 1) {
             cycle(grantUrl, machine, repo, device, false, probe);
+        }
+        if (bystander != null) {
+            bystander.writeStages(args[7], t0, flip, api);
         }
         double[] f = Bench.sortedMillis(flip, ops);
         double[] a = Bench.sortedMillis(api, ops);
@@ -97,6 +126,93 @@ public class GrantEnforced {
                     .timeout(Duration.ofSeconds(30)).DELETE().build();
         }
         return Bench.HTTP.sendAsync(req, HttpResponse.BodyHandlers.ofString());
+    }
+
+    static long micros(Instant t) {
+        return t.getEpochSecond() * 1_000_000L + t.getNano() / 1000;
+    }
+
+    /** One snapshot record of the machine as the bystander saw it (wall-clock micros; produced from CreateTime, ms). */
+    record Seen(long version, long ceTime, long produced, long seen, int bytes) {
+    }
+
+    /** Reads the grants topic (read_committed, from its end) on a thread of its own, keeping the machine's records. */
+    static final class Bystander implements Runnable {
+        private static final Pattern VERSION = Pattern.compile("\"version\"\\s*:\\s*(\\d+)");
+        final String machine;
+        final KafkaConsumer<String, byte[]> consumer;
+        final ConcurrentLinkedQueue<Seen> seen = new ConcurrentLinkedQueue<>();
+        final Thread thread;
+        volatile boolean running = true;
+
+        Bystander(String bootstrap, String machine) {
+            this.machine = machine;
+            Properties cp = new Properties();
+            cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+            cp.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+            cp.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+            cp.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+            cp.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+            consumer = new KafkaConsumer<>(cp);
+            List<TopicPartition> parts = new ArrayList<>();
+            consumer.partitionsFor("gpu.grants.v1").forEach(p -> parts.add(new TopicPartition(p.topic(), p.partition())));
+            consumer.assign(parts);
+            consumer.seekToEnd(parts);
+            parts.forEach(consumer::position); // resolve the end now, before the first measured op
+            thread = new Thread(this, "bystander");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        @Override
+        public void run() {
+            while (running) {
+                var records = consumer.poll(Duration.ofMillis(100));
+                long now = micros(Instant.now());
+                for (ConsumerRecord<String, byte[]> r : records) {
+                    if (!machine.equals(r.key()) || r.value() == null) {
+                        continue;
+                    }
+                    Matcher m = VERSION.matcher(new String(r.value(), StandardCharsets.UTF_8));
+                    Header ce = r.headers().lastHeader("ce_time");
+                    long ceTime = ce == null ? -1 : micros(Instant.parse(new String(ce.value(), StandardCharsets.UTF_8)));
+                    seen.add(new Seen(m.find() ? Long.parseLong(m.group(1)) : -1, ceTime, r.timestamp() * 1000L, now,
+                            r.value().length));
+                }
+            }
+        }
+
+        /** Matches each op with the newest snapshot stamped inside its window [t0, next t0) and writes the timelines. */
+        void writeStages(String file, long[] t0, long[] flipNanos, long[] apiNanos) throws Exception {
+            Thread.sleep(300); // the last op's record was seen before its flip; let the poll loop hand it over
+            running = false;
+            thread.join(5000);
+            consumer.close();
+            List<Seen> all = new ArrayList<>(seen);
+            StringBuilder out = new StringBuilder("# op grant t0 ce_time produced seen flip api bytes (wall-clock micros)\n");
+            int unmatched = 0;
+            for (int i = 0; i < t0.length; i++) {
+                long from = t0[i];
+                long to = i + 1 < t0.length ? t0[i + 1] : Long.MAX_VALUE;
+                Seen best = null;
+                for (Seen s : all) {
+                    if (s.ceTime() >= from && s.ceTime() < to && (best == null || s.version() > best.version()
+                            || (s.version() == best.version() && s.seen() < best.seen()))) {
+                        best = s;
+                    }
+                }
+                if (best == null) {
+                    unmatched++;
+                    continue;
+                }
+                out.append(i).append(' ').append(i % 2 == 0).append(' ').append(from).append(' ').append(best.ceTime())
+                        .append(' ').append(best.produced()).append(' ').append(best.seen()).append(' ')
+                        .append(from + flipNanos[i] / 1000).append(' ').append(from + apiNanos[i] / 1000).append(' ')
+                        .append(best.bytes()).append('\n');
+            }
+            java.nio.file.Files.writeString(java.nio.file.Path.of(file), out);
+            System.out.println("stages_unmatched " + unmatched);
+        }
     }
 
     static boolean admitted(HttpRequest probe) throws Exception {

@@ -19,7 +19,7 @@ import java.util.Properties;
  * time (send, wait until the consumer has it, next), with the outbox relay's producer settings
  * (acks=all, idempotent, linger 0) and a ~1 KiB value (a grant snapshot's size).
  *
- * <pre>KafkaLatency BOOTSTRAP N</pre> prints p50_ms, p99_ms, n.
+ * <pre>KafkaLatency BOOTSTRAP N [VALUE_BYTES]</pre> (VALUE_BYTES 1024 unless given) prints p50_ms, p99_ms, n.
  */
 public class KafkaLatency {
     public static void main(String[] args) throws Exception {
@@ -38,7 +38,7 @@ public class KafkaLatency {
         cp.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"); // as the gate reads
         cp.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         cp.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        byte[] value = new byte[1024];
+        byte[] value = new byte[args.length > 2 ? Integer.parseInt(args[2]) : 1024];
         TopicPartition tp = new TopicPartition("bench.latency", 0);
         try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(pp);
              KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(cp)) {
