@@ -30,7 +30,7 @@ start_nginx_daemon
 for side in "${SIDES[@]}"; do
   BENCH_REF="${REF[$side]}"; GRANT_SERVICE_JAR="${GS_JAR[$side]}"; GS_NAME="grant-service-$side"
   [ "$side" = after ] && GS_NAME=grant-service
-  DB="$(create_db "propagation_$side")"; BENCH_DBS+=("$DB") # (create_db ran in a subshell: its list is lost)
+  DB="$(create_db "propagation_$side")"
   [ "$side" = after ] && AFTER_DB="$DB"
   # an inventory consumer group of its own per side: in one group the two services would split the topic's
   # partitions between them, each missing the other half's machines

@@ -39,7 +39,7 @@ AFTER_SIDE="${SIDES[-1]}"
 log "run dir $RUN_DIR; $(machine_line); load $(load_now); sides ${SIDES[*]}"
 start_kafka
 for side in "${SIDES[@]}"; do
-  db="$(create_db "${side//-/_}")"; BENCH_DBS+=("$db") # (create_db ran in a subshell: its list is lost)
+  db="$(create_db "${side//-/_}")"
   DBN[$side]="$db"
   # each side reads every inventory into its own database: a consumer group of its own; a JDBC pool of 6 for Flyway at
   # start (b498d7a's MigrationTurns took a connection of its own beside Flyway's: its start timed out acquiring one more).

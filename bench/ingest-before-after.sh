@@ -46,7 +46,7 @@ OPERATOR_TOKEN="bench-operator-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
 declare -A KAFKA_OF METRICS_OF PID_OF
 for side in "${SIDES[@]}"; do
   start_kafka "kafka-$side"; KAFKA_OF[$side]="$KAFKA"
-  db="$(create_db "ingest_$side")"; BENCH_DBS+=("$db") # (create_db ran in a subshell: its list is lost)
+  db="$(create_db "ingest_$side")"
   port="$(free_port)"; mport="$(free_port)"
   IFS='|' read -r flags arenas <<<"$(image_env "${REF[$side]}")"
   signing=(); BENCH_REF="${REF[$side]}" signed_ref && signing=(-Dinventory.signing.service-key="$BENCH_GRANTS_PUB")

@@ -35,7 +35,7 @@ idle_rate() {
   local side="$1" ref jar db
   ref="${!side}"; jar="JAR_$side"
   GRANT_SERVICE_JAR="${!jar}" BENCH_REF="$ref"
-  db="$(create_db idle)"; BENCH_DBS+=("$db") # (create_db ran in a subshell: its list is lost)
+  db="$(create_db idle)"
   start_grant_service "$db"
   sleep "$SETTLE" # start-up work (migrations, consumers joining, the relay's first pass) is not idling
   local a b

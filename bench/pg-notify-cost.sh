@@ -9,7 +9,7 @@
 source "$(dirname "$0")/lib/common.sh"
 DURATION="${DURATION:-10}"; CLIENTS="${CLIENTS:-16}"
 ensure_tools
-DB="$(create_db notify)"; BENCH_DBS+=("$DB") # (create_db ran in a subshell: its list is lost)
+DB="$(create_db notify)"
 mkdir -p "$RUN_DIR/migration"
 git -C "$REPO_ROOT" archive "$BENCH_REF" grant-service/src/main/resources/db/migration | tar -x -C "$RUN_DIR/migration"
 # Flyway's order: by version, V3_33 < V3_40 < V4

@@ -12,7 +12,6 @@ ROUNDS="${ROUNDS:-3}"
 PGHOST="${PGHOST:-127.0.0.1}"; PGPORT="${PGPORT:-5432}"; PGUSER="${PGUSER:-rediacc}"; PGPASSWORD="${PGPASSWORD:-rediacc}"
 export PGHOST PGPORT PGUSER PGPASSWORD
 BENCH_PIDS=()
-BENCH_DBS=()
 # Signed records (docs/SECURITY.md, "Signed records"): the simulated machines' keys are derived from this
 # per-run seed (bench/java/BenchKeys.java), so every driver of the run signs with the keys the run registered;
 # BENCH_GRANTS_KEY is the pair grant-service (or FleetSim in its place) signs grant snapshots with, its .pub
@@ -52,10 +51,11 @@ cleanup() {
   awk -v d="$RUN_DIR/" 'index($5, d) == 1 {print $5}' /proc/self/mountinfo 2>/dev/null | sort \
     | awk 'top == "" || index($0, top "/") != 1 {top = $0; print}' \
     | while read -r point; do umount -l "$point" 2>/dev/null || true; done
+  # every database create_db made in this run (it runs in $(...), a subshell: it lists them in a file, not an array)
   local db
-  for db in "${BENCH_DBS[@]:-}"; do
+  while read -r db; do
     [ -n "$db" ] && psql -q -d postgres -c "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)" >/dev/null 2>&1 || true
-  done
+  done < <(cat "$RUN_DIR/.bench-dbs" 2>/dev/null)
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -267,8 +267,8 @@ PROPS
 # A fresh database on the local PostgreSQL server, dropped on exit. Prints its name.
 create_db() {
   local name="bench_$1_$(date +%s)_$$"
+  echo "$name" >> "$RUN_DIR/.bench-dbs" # before it exists: an interrupted CREATE leaves nothing undropped
   psql -q -d postgres -c "CREATE DATABASE \"$name\"" >/dev/null
-  BENCH_DBS+=("$name")
   echo "$name"
 }
 
