@@ -4,6 +4,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Properties;
 import java.util.UUID;
 
 /** Small shared helpers of the drivers: percentiles, HTTP, repo identities. */
@@ -39,6 +40,17 @@ final class Bench {
     static HttpResponse<String> get(String url) throws Exception {
         return HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30)).GET().build(),
                 HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** A consumer of committed records only, committing nothing, with the value as bytes: how every bench reads a topic. */
+    static Properties readCommittedConsumer(String bootstrap) {
+        Properties cp = new Properties();
+        cp.put("bootstrap.servers", bootstrap);
+        cp.put("enable.auto.commit", "false");
+        cp.put("isolation.level", "read_committed");
+        cp.put("key.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
+        cp.put("value.deserializer", "org.apache.kafka.common.serialization.ByteArrayDeserializer");
+        return cp;
     }
 
     static String fmt(double v) {

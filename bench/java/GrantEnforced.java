@@ -13,13 +13,10 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * Grant → enforced: alternately grants and revokes DEVICE for REPO through grant-service and, from
@@ -147,15 +144,10 @@ public class GrantEnforced {
 
         Bystander(String bootstrap, String machine) {
             this.machine = machine;
-            Properties cp = new Properties();
-            cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-            cp.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-            cp.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-            cp.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-            cp.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+            Properties cp = Bench.readCommittedConsumer(bootstrap);
             consumer = new KafkaConsumer<>(cp);
             List<TopicPartition> parts = new ArrayList<>();
-            consumer.partitionsFor("gpu.grants.v1").forEach(p -> parts.add(new TopicPartition(p.topic(), p.partition())));
+            consumer.partitionsFor(io.rediacc.gpu.contracts.events.Topics.GRANTS).forEach(p -> parts.add(new TopicPartition(p.topic(), p.partition())));
             consumer.assign(parts);
             consumer.seekToEnd(parts);
             parts.forEach(consumer::position); // resolve the end now, before the first measured op

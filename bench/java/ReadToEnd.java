@@ -1,10 +1,7 @@
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 
 import java.time.Duration;
 import java.util.HashMap;
@@ -33,12 +30,7 @@ public class ReadToEnd {
     }
 
     static long read(String bootstrap, String topic) {
-        Properties cp = new Properties();
-        cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        cp.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        cp.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        cp.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        cp.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        Properties cp = Bench.readCommittedConsumer(bootstrap);
         long count = 0;
         try (KafkaConsumer<String, byte[]> c = new KafkaConsumer<>(cp)) {
             List<PartitionInfo> infos = c.partitionsFor(topic);
