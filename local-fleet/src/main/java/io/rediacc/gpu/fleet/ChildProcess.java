@@ -25,11 +25,13 @@ final class ChildProcess implements Child {
     private final String name;
     private final Process process;
     private final Path log;
+    private final List<String> command;
 
-    private ChildProcess(String name, Process process, Path log) {
+    private ChildProcess(String name, Process process, Path log, List<String> command) {
         this.name = name;
         this.process = process;
         this.log = log;
+        this.command = List.copyOf(command);
     }
 
     static ChildProcess start(String name, List<String> command, Path workDir, Path logDir, java.util.Map<String, String> env)
@@ -41,7 +43,10 @@ final class ChildProcess implements Child {
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         pb.environment().putAll(env);
         Process p = pb.start();
-        return new ChildProcess(name, p, log);
+        ChildProcess child = new ChildProcess(name, p, log, command);
+        // a class-data archive this JVM records is kept once it has ended normally (also when it ends by itself)
+        p.onExit().thenAccept(ended -> ClassDataArchive.exited(child.command, ended.exitValue()));
+        return child;
     }
 
     @Override
@@ -100,19 +105,22 @@ final class ChildProcess implements Child {
     /** Asks the process to end (SIGTERM), then kills it if it is still there after {@code grace}. */
     @Override
     public void stop(Duration grace) {
-        if (!process.isAlive()) {
-            return;
-        }
-        process.descendants().forEach(ProcessHandle::destroy);
-        process.destroy();
-        try {
-            if (!process.waitFor(grace.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
-                process.descendants().forEach(ProcessHandle::destroyForcibly);
-                process.destroyForcibly().waitFor(5, java.util.concurrent.TimeUnit.SECONDS);
+        if (process.isAlive()) {
+            process.descendants().forEach(ProcessHandle::destroy);
+            process.destroy();
+            try {
+                if (!process.waitFor(ClassDataArchive.stopGrace(command, grace).toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                    process.descendants().forEach(ProcessHandle::destroyForcibly);
+                    process.destroyForcibly().waitFor(5, java.util.concurrent.TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                process.destroyForcibly();
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            process.destroyForcibly();
+        }
+        // here too, not only in onExit's callback: a fleet that stops its children as its JVM ends keeps the archive
+        if (!process.isAlive()) {
+            ClassDataArchive.exited(command, process.exitValue());
         }
     }
 

@@ -222,12 +222,17 @@ final class KafkaBroker {
                 "-Dlog4j2.configurationFile=" + log4j.toAbsolutePath(), "-cp", classpath);
         if (!Files.exists(dir.resolve("data/meta.properties"))) {
             List<String> format = new ArrayList<>(java);
+            format.addAll(1, ClassDataArchive.forClasspath("kafka-storage-tool", classpath));
             format.addAll(List.of("kafka.tools.StorageTool", "format", "-t", clusterId(), "-c", props.toString(),
                     "--add-scram", KafkaAccess.MECHANISM + "=[name=" + ADMIN + ",password=" + adminPassword + "]"));
             Process p = new ProcessBuilder(format).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(logDir.resolve("kafka-format.log").toFile())).start();
             try {
-                if (!p.waitFor(ChildProcess.START_BOUND.toSeconds(), TimeUnit.SECONDS) || p.exitValue() != 0) {
+                boolean ended = p.waitFor(ChildProcess.START_BOUND.toSeconds(), TimeUnit.SECONDS);
+                if (ended) {
+                    ClassDataArchive.exited(format, p.exitValue());
+                }
+                if (!ended || p.exitValue() != 0) {
                     throw new FleetException("formatting Kafka's storage failed; see " + logDir.resolve("kafka-format.log"));
                 }
             } catch (InterruptedException e) {
@@ -236,6 +241,7 @@ final class KafkaBroker {
             }
         }
         List<String> run = new ArrayList<>(java);
+        run.addAll(1, ClassDataArchive.forClasspath("kafka", classpath));
         run.addAll(List.of("kafka.Kafka", props.toString()));
         process = ChildProcess.start("kafka", run, dir, logDir, Map.of());
         process.awaitReady(this::createTopics, ChildProcess.START_BOUND);

@@ -20,6 +20,7 @@ final class Services {
         }
         List<String> command = new ArrayList<>(List.of(KafkaBroker.javaBin(), "-Xms64m", "-Xmx384m", "-XX:+UseSerialGC",
                 "-XX:TieredStopAtLevel=1"));
+        command.addAll(ClassDataArchive.forQuarkusApp(module, jar));
         config.forEach((k, v) -> command.add("-D" + k + "=" + v));
         command.add("-jar");
         command.add(jar.toString());

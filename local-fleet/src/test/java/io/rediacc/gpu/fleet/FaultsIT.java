@@ -148,6 +148,7 @@ class FaultsIT {
         List<String> command = new ArrayList<>(List.of(KafkaBroker.javaBin(), "-Xms64m", "-Xmx384m", "-XX:+UseSerialGC",
                 "-XX:TieredStopAtLevel=1"));
         config.forEach((k, v) -> command.add("-D" + k + "=" + v));
+        command.addAll(ClassDataArchive.forQuarkusApp("grant-service", REPO.resolve("grant-service/target/quarkus-app/quarkus-run.jar")));
         command.addAll(List.of("-jar", REPO.resolve("grant-service/target/quarkus-app/quarkus-run.jar").toString()));
         // these tests are about faults, not about who may call: no authentication (an environment
         // variable, so that a build without the setting ignores it)

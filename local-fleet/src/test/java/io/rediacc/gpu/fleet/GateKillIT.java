@@ -320,6 +320,7 @@ class GateKillIT {
                 "-Dgate.kafka-api-timeout=3s",
                 "-Dgate.grants-key=" + GRANTS_KEY,
                 "-jar", REPO.resolve("docker-gate/target/quarkus-app/quarkus-run.jar").toString()));
+        command.addAll(1, ClassDataArchive.forQuarkusApp("docker-gate", REPO.resolve("docker-gate/target/quarkus-app/quarkus-run.jar")));
         return ChildProcess.start("docker-gate-" + gateStarts, command, REPO, STATE.resolve("logs"), Map.of());
     }
 

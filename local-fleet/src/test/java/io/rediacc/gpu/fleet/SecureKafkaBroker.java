@@ -156,6 +156,7 @@ final class SecureKafkaBroker {
         await("keytool", List.of("keytool"), keytool, logDir);
         writeTruststore();
         List<String> run = new ArrayList<>(java);
+        run.addAll(1, ClassDataArchive.forClasspath("kafka", classpath));
         run.addAll(List.of("kafka.Kafka", props.toString()));
         process = ChildProcess.start("kafka-secure", run, dir, logDir, Map.of());
         process.awaitReady(this::createTopics, ChildProcess.START_BOUND);
