@@ -260,9 +260,12 @@ public final class Fleet {
         if (!handles.isEmpty()) {
             // it takes a while (each repo daemon stops its containers first): say what is happening
             say("stopping the fleet (pid " + handles.get(0).pid() + "): the simulated machine's gate, node-agent and repo "
-                    + "daemons (each stops its containers), the services, Kafka and PostgreSQL; up to a minute ...");
+                    + "daemons (each stops its containers), the services, Kafka and PostgreSQL; about a minute ...");
             handles.get(0).destroy();
-            handles.get(0).onExit().completeOnTimeout(handles.get(0), 60, java.util.concurrent.TimeUnit.SECONDS).join();
+            // a bound, not a wait: the first stop after a build also writes the services' class-data archives
+            // (ClassDataArchive), and a loaded machine stops everything slower
+            handles.get(0).onExit().completeOnTimeout(handles.get(0), ChildProcess.START_BOUND.toSeconds(),
+                    java.util.concurrent.TimeUnit.SECONDS).join();
         }
         handles.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroy);
         for (ProcessHandle h : handles) {

@@ -125,7 +125,9 @@ final class SharedFleet {
         Process fleet = running.fleet;
         running = null;
         fleet.destroy();
-        if (!fleet.waitFor(60, TimeUnit.SECONDS)) {
+        // a bound: the fleet stops its children one after another, and the first stop of a build's services also
+        // writes their class-data archives (ClassDataArchive)
+        if (!fleet.waitFor(ChildProcess.START_BOUND.toSeconds(), TimeUnit.SECONDS)) {
             fleet.destroyForcibly();
         }
         Fleet f = new Fleet(REPO, STATE);
