@@ -36,6 +36,8 @@ import java.util.stream.Stream;
  */
 final class ClassDataArchive {
 
+    /** System property: {@code false} maps the archives there are but records none (a fleet whose children outlive their use). */
+    static final String RECORD = "rediacc.class-data.record";
     private static final String DUMP = "-XX:ArchiveClassesAtExit=";
     private static final String TEMPORARY = ".tmp";
     private static final Path DIR = directory();
@@ -79,7 +81,7 @@ final class ClassDataArchive {
         if (Files.isRegularFile(archive)) {
             return List.of("-XX:SharedArchiveFile=" + archive);
         }
-        if (!TRIED.add(archive)) {
+        if (!Boolean.parseBoolean(System.getProperty(RECORD, "true")) || !TRIED.add(archive)) {
             return List.of();
         }
         try {

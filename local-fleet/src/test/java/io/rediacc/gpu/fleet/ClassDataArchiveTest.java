@@ -90,6 +90,18 @@ class ClassDataArchiveTest {
         assertThat(ClassDataArchive.forClasspath(name, CLASSPATH)).anyMatch(o -> o.startsWith("-XX:ArchiveClassesAtExit="));
     }
 
+    @Test
+    void aProcessThatOnlyMapsRecordsNothing() {
+        String name = "archive-map-only-" + UUID.randomUUID();
+        System.setProperty(ClassDataArchive.RECORD, "false");
+        try {
+            assertThat(ClassDataArchive.forClasspath(name, CLASSPATH)).isEmpty();
+        } finally {
+            System.clearProperty(ClassDataArchive.RECORD);
+        }
+        assertThat(ClassDataArchive.forClasspath(name, CLASSPATH)).anyMatch(o -> o.startsWith("-XX:ArchiveClassesAtExit="));
+    }
+
     private static List<String> command(List<String> archiveOptions) {
         List<String> cmd = new ArrayList<>(List.of(KafkaBroker.javaBin(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
         cmd.addAll(archiveOptions);

@@ -90,7 +90,11 @@ final class SharedFleet {
         // C1 only and the serial collector, as the fleet's children (Services, KafkaBroker) and the test JVMs run: the
         // fleet's own JVM starts the rest, serves rdc's SSH and then waits; C2's and G1's threads cost it CPU that CI's
         // 2 cores would rather give the tests (22 s of CPU with the defaults in a loaded run)
+        // It maps class-data archives but records none: its children live until the last shared IT ends, and five
+        // dumps one after another in its stop (CI-4: SeedStoryIT 132 -> 215 s) came at the very end of CI, when no
+        // later start could use them; the ITs' own shorter-lived services record them.
         Process fleet = new ProcessBuilder(KafkaBroker.javaBin(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+                "-D" + ClassDataArchive.RECORD + "=false",
                 "-Dfleet.root=" + REPO, "-Dfleet.state=" + STATE,
                 "-jar", REPO.resolve("local-fleet/target/local-fleet.jar").toString(), "up")
                 .redirectErrorStream(true).redirectOutput(LOG.toFile()).start();
