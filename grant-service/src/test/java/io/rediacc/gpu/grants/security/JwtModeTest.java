@@ -17,9 +17,12 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
 import java.security.KeyPair;
-import java.security.KeyPairGenerator;
-import java.security.NoSuchAlgorithmException;
+import java.security.interfaces.RSAPrivateCrtKey;
+import java.security.spec.PKCS8EncodedKeySpec;
+import java.security.spec.RSAPublicKeySpec;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
@@ -38,9 +41,9 @@ class JwtModeTest {
 
     private static final String ISSUER = "https://issuer.test.rediacc.io";
     private static final String AUDIENCE = "rediacc-gpu-api";
-    /** The issuer's key pair, made for this test run; the service only knows the public half. */
-    private static final KeyPair ISSUER_KEYS = rsa();
-    private static final KeyPair STRANGER_KEYS = rsa();
+    /** The issuer's key pair (test-only, src/test/resources/jwt); the service only knows the public half. */
+    private static final KeyPair ISSUER_KEYS = rsa("issuer");
+    private static final KeyPair STRANGER_KEYS = rsa("stranger");
 
     public static class JwtProfile implements QuarkusTestProfile {
         @Override
@@ -158,12 +161,20 @@ class JwtModeTest {
         }
     }
 
-    private static KeyPair rsa() {
-        try {
-            KeyPairGenerator generator = KeyPairGenerator.getInstance("RSA");
-            generator.initialize(2048);
-            return generator.generateKeyPair();
-        } catch (NoSuchAlgorithmException e) {
+    /**
+     * A test key pair from {@code jwt/<name>-private.pem}: files, not made per run, because generating a 2048-bit RSA key
+     * with C1 only (the test JVMs' flags; BigInteger's intrinsics are C2's) took seconds of CPU per key.
+     */
+    private static KeyPair rsa(String name) {
+        try (var in = JwtModeTest.class.getResourceAsStream("/jwt/" + name + "-private.pem")) {
+            String pem = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII);
+            byte[] der = Base64.getMimeDecoder().decode(pem.replaceAll("-----[A-Z ]+-----", ""));
+            KeyFactory rsa = KeyFactory.getInstance("RSA");
+            RSAPrivateCrtKey key = (RSAPrivateCrtKey) rsa.generatePrivate(new PKCS8EncodedKeySpec(der));
+            return new KeyPair(rsa.generatePublic(new RSAPublicKeySpec(key.getModulus(), key.getPublicExponent())), key);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (GeneralSecurityException e) {
             throw new IllegalStateException(e);
         }
     }
