@@ -131,6 +131,7 @@ final class SecureKafkaBroker {
                 "transaction.state.log.min.isr=1",
                 "transaction.state.log.num.partitions=1",
                 "group.initial.rebalance.delay.ms=0",
+                "metadata.max.idle.interval.ms=60000", // as KafkaBroker: no no-op record every 500 ms
                 "auto.create.topics.enable=false",
                 ""));
         Path log4j = dir.resolve("log4j2.properties");

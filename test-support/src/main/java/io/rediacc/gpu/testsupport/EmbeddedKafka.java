@@ -136,6 +136,8 @@ public final class EmbeddedKafka implements AutoCloseable {
                     .setConfigProp("num.partitions", "1")
                     .setConfigProp("auto.create.topics.enable", "true")
                     .setConfigProp("log.cleaner.backoff.ms", "1000")
+                    // the controller's no-op record every 500 ms (KIP-835) keeps an idle test broker busy for nothing
+                    .setConfigProp("metadata.max.idle.interval.ms", "60000")
                     .setConfigProp("log.segment.bytes", "1048576");
             KafkaClusterTestKit kit = builder.build();
             kit.format();
