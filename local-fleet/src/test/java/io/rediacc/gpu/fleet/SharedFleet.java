@@ -128,11 +128,16 @@ final class SharedFleet {
         }
         Process fleet = running.fleet;
         running = null;
+        // listed now: once the fleet's JVM is gone its children belong to init and are no longer its descendants
+        List<ProcessHandle> children = fleet.descendants().toList();
         fleet.destroy();
         // a bound: the fleet stops its children one after another, and the first stop of a build's services also
         // writes their class-data archives (ClassDataArchive)
         if (!fleet.waitFor(ChildProcess.START_BOUND.toSeconds(), TimeUnit.SECONDS)) {
             fleet.destroyForcibly();
+            // what it did not stop would run on for the rest of the machine's CI runs (CI-3's broker and grant-service
+            // ran on through three more runs)
+            children.forEach(ProcessHandle::destroyForcibly);
         }
         Fleet f = new Fleet(REPO, STATE);
         try (FleetPostgres pg = FleetPostgres.open(STATE.resolve("postgres"))) {
