@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -77,7 +76,12 @@ final class ClassDataArchive {
         if (DIR == null) {
             return List.of();
         }
-        Path archive = DIR.resolve(name + "-" + digest(inputs) + ".jsa");
+        Path archive;
+        try {
+            archive = DIR.resolve(name + "-" + digest(inputs) + ".jsa");
+        } catch (UncheckedIOException e) {
+            return List.of(); // an input changed under us (a rebuild): start without; an archive only saves time
+        }
         if (Files.isRegularFile(archive)) {
             return List.of("-XX:SharedArchiveFile=" + archive);
         }
@@ -122,12 +126,9 @@ final class ClassDataArchive {
             if (!Files.exists(written)) {
                 return;
             }
-            try {
-                Files.move(written, archive, StandardCopyOption.ATOMIC_MOVE);
-            } catch (FileAlreadyExistsException another) {
-                Files.deleteIfExists(written);
-                return;
-            }
+            // rename(2): an archive another process recorded meanwhile is replaced; both are whole, and a JVM that
+            // already mapped the old one keeps its inode
+            Files.move(written, archive, StandardCopyOption.ATOMIC_MOVE);
             removeOlder(archive);
         } catch (IOException | UncheckedIOException e) {
             // an archive only saves time: without it the next start records one again
