@@ -543,14 +543,19 @@ class MachineSetupIT {
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         pb.environment().putAll(env);
-        Process p = pb.start();
-        // a bound to give up at, not a wait: a setup that sends and unpacks the 88 MB package took over 3 minutes at
-        // load average 80 on the 2-core machine (a bound only costs time when the test fails)
-        if (!p.waitFor(10, TimeUnit.MINUTES)) {
-            p.destroyForcibly();
-            throw new IllegalStateException("timed out: " + cmd);
+        try {
+            Process p = pb.start();
+            // a bound to give up at, not a wait: a setup that sends and unpacks the 88 MB package took over 3 minutes
+            // at load average 80 on the 2-core machine (a bound only costs time when the test fails)
+            if (!p.waitFor(10, TimeUnit.MINUTES)) {
+                p.destroyForcibly();
+                throw new IllegalStateException("timed out: " + cmd);
+            }
+            return new Result(p.exitValue(), Files.readString(out), Files.readString(err));
+        } finally {
+            Files.deleteIfExists(out);
+            Files.deleteIfExists(err);
         }
-        return new Result(p.exitValue(), Files.readString(out), Files.readString(err));
     }
 
     private static void deleteTree(Path dir) throws IOException {

@@ -191,11 +191,16 @@ final class SharedFleet {
         pb.environment().putIfAbsent("DOCKER_CONFIG", STATE.resolve("docker-config").toString());
         Path out = Files.createTempFile(STATE, "out", ".txt");
         Path err = Files.createTempFile(STATE, "err", ".txt");
-        Process p = pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-        if (!p.waitFor(timeout.toSeconds(), TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new AssertionError(cmd + " did not finish within " + timeout.toSeconds() + " s");
+        try {
+            Process p = pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+            if (!p.waitFor(timeout.toSeconds(), TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new AssertionError(cmd + " did not finish within " + timeout.toSeconds() + " s");
+            }
+            return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
+        } finally { // the fleet's state directory is the user's .fleet/: leave no capture files in it
+            Files.deleteIfExists(out);
+            Files.deleteIfExists(err);
         }
-        return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
     }
 }
