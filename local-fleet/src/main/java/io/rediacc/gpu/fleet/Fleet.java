@@ -26,6 +26,8 @@ public final class Fleet {
     private final Path repoRoot;
     private final Path state;
     private final List<Child> children = new ArrayList<>();
+    /** The broker: stopped after every other child, which may still talk to it as it closes. */
+    private Child broker;
     private FleetPostgres postgres;
     private SshServer sshd;
 
@@ -70,7 +72,7 @@ public final class Fleet {
 
         KafkaBroker kafka = new KafkaBroker(state.resolve("kafka"), ports.port("kafka"), ports.port("kafka-controller"),
                 libClasspath());
-        track(kafka.start(logs));
+        broker = track(kafka.start(logs));
         // every client logs in as itself, with exactly its ACLs (contracts KafkaAccess), as in production; the machine's
         // user is made by rdc machine setup below, through inventory-service (which manages machines' users)
         String grantKafka = kafka.ensureUser(KafkaAccess.GRANT_SERVICE, KafkaAccess.Role.GRANT_SERVICE, null);
@@ -260,7 +262,7 @@ public final class Fleet {
         if (!handles.isEmpty()) {
             // it takes a while (each repo daemon stops its containers first): say what is happening
             say("stopping the fleet (pid " + handles.get(0).pid() + "): the simulated machine's gate, node-agent and repo "
-                    + "daemons (each stops its containers), the services, Kafka and PostgreSQL; about a minute ...");
+                    + "daemons (each stops its containers), the services, Kafka and PostgreSQL; under a minute ...");
             handles.get(0).destroy();
             // a bound, not a wait: the first stop after a build also writes the services' class-data archives
             // (ClassDataArchive), and a loaded machine stops everything slower
@@ -299,12 +301,9 @@ public final class Fleet {
     }
 
     synchronized void stopAll() {
-        List<Child> reversed = new ArrayList<>(children);
-        java.util.Collections.reverse(reversed);
-        for (Child c : reversed) {
-            c.stop(Duration.ofSeconds(10));
-        }
+        stopInWaves(children, broker, Duration.ofSeconds(10));
         children.clear();
+        broker = null;
         if (sshd != null) {
             sshd.close();
             sshd = null;
@@ -322,6 +321,40 @@ public final class Fleet {
             Files.deleteIfExists(state.resolve("pids"));
         } catch (IOException ignored) {
             // nothing to clean
+        }
+    }
+
+    /**
+     * Stops every child but {@code last} at once, then {@code last}. Each child waits on its own shutdown (a repo daemon
+     * stops its containers; inventory-service's consumers leave their group one rebalance at a time, ~16 s), so one
+     * after another the fleet took 45 s to stop. The services and node-agent close while the broker ({@code last})
+     * is still up: without it their Kafka clients would wait out their close timeouts.
+     */
+    static void stopInWaves(List<Child> children, Child last, Duration grace) {
+        List<Thread> stopping = new ArrayList<>();
+        for (Child c : children) {
+            if (c != last) {
+                Thread t = new Thread(() -> c.stop(grace), "stop-" + c.name());
+                t.start();
+                stopping.add(t);
+            }
+        }
+        boolean interrupted = false;
+        for (Thread t : stopping) {
+            while (true) {
+                try {
+                    t.join();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true; // still wait: the broker must outlive its clients
+                }
+            }
+        }
+        if (last != null && children.contains(last)) {
+            last.stop(grace);
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 
