@@ -46,8 +46,9 @@ public final class Fleet {
             switch (command) {
                 case "up" -> fleet.up();
                 case "down" -> fleet.down();
+                case "drop-databases" -> fleet.dropDatabases();
                 default -> {
-                    System.err.println("usage: fleet up [-d] | fleet down");
+                    System.err.println("usage: fleet up [-d] | fleet down | fleet drop-databases");
                     System.exit(2);
                 }
             }
@@ -281,6 +282,33 @@ public final class Fleet {
 
     private static FleetException setupFailed(java.util.concurrent.CompletionException e) {
         return e.getCause() instanceof FleetException f ? f : new FleetException("rdc machine setup failed: " + e.getCause());
+    }
+
+    /**
+     * {@code ./fleet reset}: drops this state's databases on the local PostgreSQL server before the state (and with it
+     * the suffix that names them) goes; an embedded server's data is in the state and goes with it. Without this,
+     * every reset left two databases behind on the machine's server.
+     */
+    void dropDatabases() throws IOException {
+        if (!Files.exists(state.resolve("database-suffix"))) {
+            return;
+        }
+        java.util.Optional<FleetPostgres> server = FleetPostgres.openServer();
+        if (server.isEmpty()) {
+            say("no PostgreSQL server reachable: nothing to drop there (an embedded one's data goes with .fleet/)");
+            return;
+        }
+        try (FleetPostgres pg = server.get()) {
+            for (String service : List.of("grants", "inventory")) {
+                String name = databaseName(service);
+                pg.dropDatabase(name);
+                say("dropped database " + name);
+            }
+        } catch (FleetException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new FleetException("could not drop the fleet's databases: " + e.getMessage(), e);
+        }
     }
 
     /**

@@ -49,23 +49,7 @@ final class FleetPostgres implements AutoCloseable {
         String host = env("PGHOST", "127.0.0.1");
         int port = Integer.parseInt(env("PGPORT", "5432"));
         if (reachable(host, port)) {
-            List<Credentials> candidates = new ArrayList<>();
-            if (System.getenv("PGUSER") != null) {
-                candidates.add(new Credentials(host, port, System.getenv("PGUSER"), env("PGPASSWORD", "")));
-            }
-            candidates.add(new Credentials(host, port, "rediacc", "rediacc"));
-            candidates.add(new Credentials(host, port, "postgres", env("PGPASSWORD", "postgres")));
-            candidates.add(new Credentials(host, port, System.getProperty("user.name"), ""));
-            List<String> failures = new ArrayList<>();
-            for (Credentials c : candidates) {
-                try (Connection ignored = DriverManager.getConnection(c.jdbcUrl("postgres"), c.user(), c.password())) {
-                    return new FleetPostgres(c, null);
-                } catch (SQLException e) {
-                    failures.add(c.user() + ": " + e.getMessage());
-                }
-            }
-            throw new FleetException("PostgreSQL at " + host + ":" + port + " refused every role tried (" + String.join("; ", failures)
-                    + "). Set PGUSER and PGPASSWORD to a role that may create databases, or run .ci/run once to create the rediacc role.");
+            return server(host, port);
         }
         if ("root".equals(System.getProperty("user.name"))) {
             throw new FleetException("no PostgreSQL at " + host + ":" + port + " and an embedded one cannot run as root: start PostgreSQL "
@@ -78,6 +62,37 @@ final class FleetPostgres implements AutoCloseable {
         } catch (IOException e) {
             throw new FleetException("could not start an embedded PostgreSQL: " + e.getMessage(), e);
         }
+    }
+
+    /** The local server at host:port, logged into with the first role that works. */
+    private static FleetPostgres server(String host, int port) {
+        List<Credentials> candidates = new ArrayList<>();
+        if (System.getenv("PGUSER") != null) {
+            candidates.add(new Credentials(host, port, System.getenv("PGUSER"), env("PGPASSWORD", "")));
+        }
+        candidates.add(new Credentials(host, port, "rediacc", "rediacc"));
+        candidates.add(new Credentials(host, port, "postgres", env("PGPASSWORD", "postgres")));
+        candidates.add(new Credentials(host, port, System.getProperty("user.name"), ""));
+        List<String> failures = new ArrayList<>();
+        for (Credentials c : candidates) {
+            try (Connection ignored = DriverManager.getConnection(c.jdbcUrl("postgres"), c.user(), c.password())) {
+                return new FleetPostgres(c, null);
+            } catch (SQLException e) {
+                failures.add(c.user() + ": " + e.getMessage());
+            }
+        }
+        throw new FleetException("PostgreSQL at " + host + ":" + port + " refused every role tried (" + String.join("; ", failures)
+                + "). Set PGUSER and PGPASSWORD to a role that may create databases, or run .ci/run once to create the rediacc role.");
+    }
+
+    /**
+     * The local server when one is reachable, else nothing: never an embedded one (for {@code ./fleet reset}, which
+     * must not start a server to clean one whose data it is about to delete).
+     */
+    static java.util.Optional<FleetPostgres> openServer() {
+        String host = env("PGHOST", "127.0.0.1");
+        int port = Integer.parseInt(env("PGPORT", "5432"));
+        return reachable(host, port) ? java.util.Optional.of(server(host, port)) : java.util.Optional.empty();
     }
 
     /** Creates {@code database} unless it exists. */

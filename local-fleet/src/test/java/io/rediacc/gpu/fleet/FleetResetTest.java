@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -55,6 +56,38 @@ class FleetResetTest {
             assertThat(left.map(p -> p.getFileName().toString()).sorted().toList()).containsExactly("build.log", "build.stamp");
         }
         assertThat(checkout.resolve("fleet")).exists();
+    }
+
+    /**
+     * The databases a fleet made on the machine's PostgreSQL server go before the suffix that names them: every
+     * {@code ./fleet reset} used to leave two behind ({@code ./fleet reset} runs this after {@code down}).
+     */
+    @Test
+    void resetDropsTheFleetsDatabasesOnTheLocalServer(@TempDir Path checkout) throws Exception {
+        Path state = checkout.resolve(".fleet");
+        Files.createDirectories(state);
+        Fleet fleet = new Fleet(checkout, state);
+        List<String> names = List.of(fleet.databaseName("grants"), fleet.databaseName("inventory")); // writes the suffix
+        try (FleetPostgres pg = FleetPostgres.openServer().orElseThrow(() -> new AssertionError("no local PostgreSQL"))) {
+            names.forEach(pg::ensureDatabase);
+            assertThat(databases(pg)).containsAll(names);
+
+            fleet.dropDatabases();
+
+            assertThat(databases(pg)).doesNotContainAnyElementsOf(names);
+        }
+    }
+
+    private static List<String> databases(FleetPostgres pg) throws Exception {
+        var c = pg.credentials();
+        try (var connection = java.sql.DriverManager.getConnection(c.jdbcUrl("postgres"), c.user(), c.password());
+             var rows = connection.createStatement().executeQuery("SELECT datname FROM pg_database")) {
+            List<String> names = new java.util.ArrayList<>();
+            while (rows.next()) {
+                names.add(rows.getString(1));
+            }
+            return names;
+        }
     }
 
     @Test
