@@ -362,7 +362,7 @@ public final class Fleet {
         List<Thread> stopping = new ArrayList<>();
         for (Child c : children) {
             if (c != last) {
-                Thread t = new Thread(() -> c.stop(grace), "stop-" + c.name());
+                Thread t = new Thread(() -> stopOne(c, grace), "stop-" + c.name());
                 t.start();
                 stopping.add(t);
             }
@@ -379,10 +379,19 @@ public final class Fleet {
             }
         }
         if (last != null && children.contains(last)) {
-            last.stop(grace);
+            stopOne(last, grace);
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /** One child's stop; one that fails (a daemon's mount that will not go) is named, and the others still stop. */
+    private static void stopOne(Child c, Duration grace) {
+        try {
+            c.stop(grace);
+        } catch (RuntimeException e) {
+            System.err.println("fleet: stopping " + c.name() + " failed: " + e.getMessage());
         }
     }
 

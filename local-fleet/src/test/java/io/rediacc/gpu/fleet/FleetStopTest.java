@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class FleetStopTest {
 
     /** A child whose stop waits until every other non-broker child has begun stopping: one at a time, none would end. */
-    static final class Recording implements Child {
+    static class Recording implements Child {
         final String name;
         final CountDownLatch allStopping;
         final ConcurrentLinkedQueue<String> events;
@@ -86,6 +86,33 @@ class FleetStopTest {
         List<String> order = List.copyOf(events);
         assertThat(order).hasSize(10).endsWith("stopping kafka", "stopped kafka");
         assertThat(order.subList(0, 8)).filteredOn(e -> e.startsWith("stopped ")).hasSize(4);
+    }
+
+    /** One child whose stop fails (a daemon's mount that will not go) is named; the others and the broker still stop. */
+    @Test
+    void aChildWhoseStopFailsKeepsNeitherTheOthersNorTheBrokerRunning() {
+        ConcurrentLinkedQueue<String> events = new ConcurrentLinkedQueue<>();
+        Recording broker = new Recording("kafka", null, events);
+        Recording failing = new Recording("dockerd-gpu-a", null, events) {
+            @Override
+            public void stop(Duration grace) {
+                events.add("stopping " + name);
+                throw new IllegalStateException("cannot unmount data");
+            }
+        };
+        Recording other = new Recording("docker-gate", null, events);
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream original = System.err;
+        try {
+            System.setErr(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+            Fleet.stopInWaves(List.of(broker, failing, other), broker, Duration.ofSeconds(10));
+        } finally {
+            System.setErr(original);
+        }
+
+        assertThat(events).contains("stopping dockerd-gpu-a", "stopped docker-gate").endsWith("stopping kafka", "stopped kafka");
+        assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8))
+                .isEqualTo("fleet: stopping dockerd-gpu-a failed: cannot unmount data" + System.lineSeparator());
     }
 
     @Test

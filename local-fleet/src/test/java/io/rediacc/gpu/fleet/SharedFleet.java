@@ -131,8 +131,8 @@ final class SharedFleet {
         // listed now: once the fleet's JVM is gone its children belong to init and are no longer its descendants
         List<ProcessHandle> children = fleet.descendants().toList();
         fleet.destroy();
-        // a bound: the fleet stops its children one after another, and the first stop of a build's services also
-        // writes their class-data archives (ClassDataArchive)
+        // a bound: the fleet stops its children (all at once, the broker last), and the first stop of a build's
+        // services also writes their class-data archives (ClassDataArchive)
         if (!fleet.waitFor(ChildProcess.START_BOUND.toSeconds(), TimeUnit.SECONDS)) {
             fleet.destroyForcibly();
             // what it did not stop would run on for the rest of the machine's CI runs (CI-3's broker and grant-service
