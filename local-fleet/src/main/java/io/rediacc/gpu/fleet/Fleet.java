@@ -293,14 +293,20 @@ public final class Fleet {
         if (!Files.exists(state.resolve("database-suffix"))) {
             return;
         }
+        List<String> names;
+        try {
+            names = List.of(databaseName("grants"), databaseName("inventory"));
+        } catch (FleetException e) {
+            say("dropping no database: " + e.getMessage());
+            return;
+        }
         java.util.Optional<FleetPostgres> server = FleetPostgres.openServer();
         if (server.isEmpty()) {
             say("no PostgreSQL server reachable: nothing to drop there (an embedded one's data goes with .fleet/)");
             return;
         }
         try (FleetPostgres pg = server.get()) {
-            for (String service : List.of("grants", "inventory")) {
-                String name = databaseName(service);
+            for (String name : names) {
                 pg.dropDatabase(name);
                 say("dropped database " + name);
             }
@@ -320,7 +326,13 @@ public final class Fleet {
         if (!Files.exists(file)) {
             Files.writeString(file, java.util.UUID.randomUUID().toString().replace("-", "").substring(0, 8));
         }
-        return "gpu_fleet_" + service + "_" + Files.readString(file).trim();
+        String suffix = Files.readString(file).trim();
+        // the name goes into CREATE/DROP DATABASE: only what this method writes (hex) is used
+        if (!suffix.matches("[0-9a-f]{1,32}")) {
+            throw new FleetException(file + " holds \"" + suffix + "\", not a suffix the fleet wrote (hex digits); "
+                    + "./fleet reset starts a clean fleet");
+        }
+        return "gpu_fleet_" + service + "_" + suffix;
     }
 
     private <T extends Child> T track(T child) {

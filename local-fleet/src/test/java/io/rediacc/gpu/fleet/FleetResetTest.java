@@ -3,7 +3,9 @@ package io.rediacc.gpu.fleet;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -75,6 +77,28 @@ class FleetResetTest {
             fleet.dropDatabases();
 
             assertThat(databases(pg)).doesNotContainAnyElementsOf(names);
+        }
+    }
+
+    /** The suffix goes into DROP DATABASE: one the fleet did not write (hex) drops nothing, and reset goes on. */
+    @Test
+    void aSuffixTheFleetDidNotWriteDropsNothing(@TempDir Path checkout) throws Exception {
+        Path state = checkout.resolve(".fleet");
+        Files.createDirectories(state);
+        Files.writeString(state.resolve("database-suffix"), "x; DROP DATABASE postgres");
+        Fleet fleet = new Fleet(checkout, state);
+        PrintStream original = System.out;
+        ByteArrayOutputStream said = new ByteArrayOutputStream();
+        try {
+            System.setOut(new PrintStream(said, true, StandardCharsets.UTF_8));
+            fleet.dropDatabases();
+        } finally {
+            System.setOut(original);
+        }
+        assertThat(said.toString(StandardCharsets.UTF_8)).startsWith("dropping no database: ")
+                .contains("not a suffix the fleet wrote");
+        try (FleetPostgres pg = FleetPostgres.openServer().orElseThrow(() -> new AssertionError("no local PostgreSQL"))) {
+            assertThat(databases(pg)).contains("postgres");
         }
     }
 
