@@ -82,8 +82,12 @@ public interface GrantsConfig {
     @WithDefault("200")
     int republishBatch();
 
-    /** How often each replica looks for grants whose expiry passed (they are revoked as {@code expired}). */
-    @WithDefault("5s")
+    /**
+     * The longest each replica waits between looks for grants whose expiry passed (they are revoked as
+     * {@code expired}) while some grant has an expiry. A look is set for the next expiry itself, so this only
+     * bounds how late a wall-clock step forward is noticed; with no grant that expires, nothing is looked at.
+     */
+    @WithDefault("60s")
     Duration expiryInterval();
 
     /** Most expired grants revoked in one pass (the next pass takes the rest). */
@@ -97,10 +101,11 @@ public interface GrantsConfig {
 
         /**
          * How often an idle relay looks (one cheap statement) whether the outbox holds rows nothing woke it
-         * for: a notification lost while its LISTEN connection was down. Commits wake it at once (the local
-         * bell and the outbox's NOTIFY), so this is a safety net, not the path of a change.
+         * for: a replica that died between its commit and its NOTIFY. Commits wake it at once (the local bell
+         * and the outbox's NOTIFY) and a new LISTEN connection looks once for what it missed, so this is a
+         * safety net, not the path of a change.
          */
-        @WithDefault("10s")
+        @WithDefault("60s")
         Duration pollInterval();
 
         /**

@@ -7,6 +7,7 @@ import io.rediacc.gpu.contracts.events.GrantEvent;
 import io.rediacc.gpu.contracts.events.GrantSnapshot;
 import io.rediacc.gpu.contracts.events.RepoInfo;
 import io.rediacc.gpu.contracts.events.Topics;
+import io.rediacc.gpu.grants.service.ExpiryReaper;
 import io.rediacc.gpu.grants.service.GrantService;
 import io.rediacc.gpu.grants.testing.Fleet;
 import io.rediacc.gpu.grants.testing.GrantApi;
@@ -26,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /** Expiry: grant-service revokes an expired grant itself, audited as expired and published like any revoke. */
 @QuarkusTest
@@ -37,6 +39,8 @@ class ExpiryTest {
 
     @Inject
     MovableClock clock;
+    @Inject
+    ExpiryReaper reaper;
 
     @AfterEach
     void timeBack() {
@@ -77,6 +81,30 @@ class ExpiryTest {
         assertThat(last.grants()).extracting(g -> g.device()).containsExactly("nvidia.com/gpu=1");
         assertThat(api.request().queryParam("machine", m.name).queryParam("device", "nvidia.com/gpu=0")
                 .get("/api/v1/audit").<List<String>>path("entries.event")).containsExactly("granted", "expired");
+    }
+
+    @Test
+    void withNoGrantThatExpiresTheReaperReadsNothingUntilAChangeAndThenWatchesTheNewExpiry() {
+        await("no look set once no grant has an expiry (every other test leaves none)").atMost(Duration.ofSeconds(10))
+                .until(() -> !reaper.lookSet());
+        long idle = reaper.looks();
+        await("nothing read while nothing changes: the old reaper looked every 300 ms here")
+                .during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
+                .until(() -> reaper.looks() == idle && !reaper.lookSet());
+
+        RepoInfo a = Fleet.repo("a");
+        TestMachine m = TestMachine.withRepos(api, "quiet", a);
+        api.grant(m.ref(a), "nvidia.com/gpu=0", false, "0");
+        await("a change makes it look once: the change may have brought an expiry").atMost(Duration.ofSeconds(10))
+                .until(() -> reaper.looks() > idle && !reaper.lookSet());
+
+        long beforeExpiring = reaper.looks();
+        api.grant(m.ref(a), Map.of("device", "nvidia.com/gpu=1", "expiresIn", "1h"), "0");
+        await("a grant that expires keeps a look set (at most expiry-interval away)").atMost(Duration.ofSeconds(10))
+                .until(() -> reaper.looks() > beforeExpiring + 1 && reaper.lookSet());
+
+        api.revoke(m.ref(a), "nvidia.com/gpu=1", "0");
+        await("its revoke leaves none set again").atMost(Duration.ofSeconds(10)).until(() -> !reaper.lookSet());
     }
 
     @Test
