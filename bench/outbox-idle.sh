@@ -4,8 +4,9 @@
 # postgres database so the reads do not count), BEFORE (a git ref: the relay that polled every 500 ms) and
 # AFTER (default HEAD: the relay woken by LISTEN/NOTIFY). Each side is packaged from its commit (build_service,
 # git archive of the ref) and started on a fresh database and the same broker; nothing calls it meanwhile.
-# What remains when idle is one look per grants.relay.poll-interval and the expiry reaper's pass every
-# grants.expiry-interval (5 s). Prints both figures and after/before.
+# What remains when idle (2026-12-07): the relay's look per grants.relay.poll-interval (60 s) and the snapshot
+# re-publisher's look (every minute); the expiry reaper reads nothing while no grant expires, and autovacuum's
+# own transactions on the fresh database count too. Prints both figures and after/before.
 # Env: BEFORE (default: the parent of the commit that added the outbox's NOTIFY trigger), AFTER (HEAD),
 # WINDOW seconds (60), SETTLE seconds after ready before the window opens (15), ROUNDS (3; before and after
 # alternate). About 3 minutes per round once both sides are packaged.
