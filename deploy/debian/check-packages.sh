@@ -118,6 +118,12 @@ if command -v man >/dev/null; then
   grep -q -- '--install-nvidia-toolkit' <<<"$rendered" || fail "man rdc-machine-setup does not render its options"
 fi
 /usr/lib/rediacc-gpu-node/bin/node-agent --help >/dev/null 2>&1 || fail "node-agent --help"
+# the jars both applications carry are shipped once (node/shared-jars.sh): each app's lib/main links to them
+apps=/usr/share/rediacc-gpu-node
+[ "$(find "$apps/node-agent/lib/main" "$apps/docker-gate/lib/main" -type l | wc -l)" -gt 0 ] \
+  || fail "no jar of $apps/{node-agent,docker-gate}/lib/main links to $apps/lib/main"
+broken=$(find "$apps" -xtype l)
+[ -z "$broken" ] || fail "links that lead nowhere: $broken"
 
 step "upgrade keeps the operator's configuration"
 echo "AGENT_MACHINE=check-packages" >> /etc/rediacc/gpu/node-agent.env
