@@ -7,6 +7,7 @@ import io.rediacc.gpu.contracts.events.Topics;
 import io.rediacc.gpu.grants.config.GrantsConfig;
 import io.rediacc.gpu.grants.repository.GrantWrites;
 import io.rediacc.gpu.grants.repository.OutboxSignal;
+import io.rediacc.gpu.grants.service.ExpiryReaper;
 import io.rediacc.gpu.grants.testing.TopicReader;
 import io.rediacc.gpu.testsupport.KafkaTestResource;
 import io.rediacc.gpu.testsupport.PostgresTestResource;
@@ -55,6 +56,8 @@ class OutboxWakeupsTest {
     GrantWrites writes;
     @Inject
     OutboxSignal signal;
+    @Inject
+    ExpiryReaper reaper;
 
     @BeforeEach
     void relayIsIdleAndListening() {
@@ -67,6 +70,7 @@ class OutboxWakeupsTest {
     @Test
     void aRowAnotherReplicaCommitsIsPublishedByItsNotificationWellBeforeThePoll() throws Exception {
         double notified = counter("grants.outbox.notifications");
+        long reaperLooks = reaper.looks();
         String key = "notified-" + UUID.randomUUID();
         Instant committed = Instant.now();
         insertOutboxRow(key);
@@ -77,6 +81,8 @@ class OutboxWakeupsTest {
         assertThat(new String(published.get(0).value(), StandardCharsets.UTF_8)).contains(key);
         assertThat(Duration.between(committed, Instant.now())).isLessThan(IN_TIME);
         assertThat(counter("grants.outbox.notifications")).isGreaterThan(notified);
+        // the same bell tells the expiry reaper: a grant with an expiry committed on another replica is watched here
+        await("the notification made the expiry reaper look").atMost(IN_TIME).until(() -> reaper.looks() > reaperLooks);
         awaitEmptyOutbox(key);
     }
 
