@@ -58,8 +58,8 @@ import java.util.concurrent.TimeoutException;
  * and holds it until its transaction ends. It runs on its own thread, woken by {@link OutboxSignal},
  * which this replica's commits and every replica's outbox NOTIFY ({@link OutboxWakeups}) ring. Idle, it
  * reads nothing but one cheap look per {@code grants.relay.poll-interval} (60 s) for a wake-up that was
- * lost (a replica that died between its commit and its NOTIFY); only while there is a backlog or after a failure does it look again every
- * {@code grants.relay.retry-interval} (500 ms, doubled per failure in a row).
+ * lost (a replica that died between its commit and its NOTIFY); only while there is a backlog or after a
+ * failure does it look again every {@code grants.relay.retry-interval} (500 ms, doubled per failure in a row).
  * Delivery is at least once: a record acknowledged but not yet deleted when a pass fails is sent
  * again, with the same {@code ce_id}, and snapshots carry their version.
  * <p>

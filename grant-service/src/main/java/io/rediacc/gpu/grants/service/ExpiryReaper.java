@@ -27,8 +27,8 @@ import java.util.Optional;
  * {@code grants.expiry-interval} away, so a wall-clock step is caught within it). With no grant that
  * expires it sets none: an idle service reads nothing for expiry. A change committed on any replica (this
  * one's commits and the others', announced through the outbox's NOTIFY: {@link OutboxSignal}) may have
- * brought the next expiry forward, so it makes the reaper look again, the changes of one
- * {@link #CHANGES_FOLDED} folded into one look.
+ * brought the next expiry forward, so it makes the reaper look again, the changes of one second
+ * ({@link #CHANGES_FOLDED}) folded into one look.
  * <p>
  * Every replica looks; each due grant is revoked in a transaction of its own under its machine's lock, and
  * one that another replica revoked first (or that was granted again with a later expiry) is left alone, so
@@ -69,7 +69,12 @@ public class ExpiryReaper {
         this.changes = changes;
     }
 
+    /** Refuses to start with settings that would make it look without pause (or never revoke anything). */
     void onStart(@Observes StartupEvent event) {
+        List<String> problems = problems(config.expiryInterval(), config.expiryBatch());
+        if (!problems.isEmpty()) {
+            throw new IllegalStateException(String.join("; ", problems));
+        }
         synchronized (this) {
             running = true;
         }
@@ -152,6 +157,18 @@ public class ExpiryReaper {
             next = Optional.of(next.filter(d -> d.compareTo(folded()) < 0).orElse(folded()));
         }
         next.ifPresent(this::lookIn);
+    }
+
+    /** What is wrong with the reaper's settings; empty when nothing is. */
+    static List<String> problems(Duration longestWait, int batch) {
+        List<String> problems = new ArrayList<>();
+        if (longestWait.isNegative() || longestWait.isZero()) {
+            problems.add("grants.expiry-interval must be positive (is " + longestWait + "), e.g. 60s");
+        }
+        if (batch < 1) {
+            problems.add("grants.expiry-batch must be at least 1 (is " + batch + ")");
+        }
+        return problems;
     }
 
     /**

@@ -35,4 +35,14 @@ class ExpiryReaperTest {
         assertThat(ExpiryReaper.nextLook(NOW, Optional.of(NOW.minusSeconds(5)), LONGEST)).contains(Duration.ZERO);
         assertThat(ExpiryReaper.nextLook(NOW, Optional.of(NOW), LONGEST)).contains(Duration.ofMillis(1));
     }
+
+    @Test
+    void settingsThatWouldLookWithoutPauseOrNeverRevokeAreRefusedByName() {
+        assertThat(ExpiryReaper.problems(LONGEST, 100)).isEmpty();
+        assertThat(ExpiryReaper.problems(Duration.ZERO, 100))
+                .containsExactly("grants.expiry-interval must be positive (is PT0S), e.g. 60s");
+        assertThat(ExpiryReaper.problems(Duration.ofSeconds(-1), 0)).containsExactly(
+                "grants.expiry-interval must be positive (is PT-1S), e.g. 60s",
+                "grants.expiry-batch must be at least 1 (is 0)");
+    }
 }
