@@ -42,9 +42,15 @@ lintian --fail-on error --tag-display-limit 0 "$node" "$cli" || fail "lintian re
 
 # (/run/rediacc-dockerd: the exec roots of test fleets' real Docker daemons, which may start meanwhile; /run/mount:
 # libmount's own state, made by the first mount(8) after boot, e.g. a test's pins or daemons meanwhile)
+# Pruned: package managers' and logs' own state, and the state of the other services this machine runs (PostgreSQL,
+# MariaDB, Redis, RabbitMQ, Mosquitto, NATS, Prometheus), which they write on their own schedule: Mosquitto saving
+# mosquitto.db during a check made it fail once. Our packages write none of these.
 snapshot() {
   find /etc /usr /lib /var /run /opt -xdev \
-    \( -path /var/lib/dpkg -o -path /var/lib/apt -o -path /var/cache/apt -o -path /var/log -o -path /var/tmp \
+    \( -path /var/lib/mosquitto -o -path /var/lib/redis -o -path /var/lib/rabbitmq -o -path /var/lib/mysql \
+       -o -path /var/lib/nats-server -o -path /var/lib/prometheus -o -path /run/mosquitto -o -path /run/mysqld \
+       -o -path /run/redis.pid \
+       -o -path /var/lib/dpkg -o -path /var/lib/apt -o -path /var/cache/apt -o -path /var/log -o -path /var/tmp \
        -o -path /var/cache/man -o -path /var/lib/systemd/deb-systemd-helper-enabled -o -path /run/user \
        -o -path /var/lib/postgresql -o -path /run/postgresql -o -path /run/systemd -o -path /var/cache/debconf -o -path /var/backups \
        -o -path /run/rediacc-dockerd -o -path /run/mount \) -prune \
