@@ -40,8 +40,10 @@ dpkg --purge rediacc-gpu-node rediacc-gpu-cli >/dev/null 2>&1 || true
 step "lintian $(basename "$node") $(basename "$cli")"
 lintian --fail-on error --tag-display-limit 0 "$node" "$cli" || fail "lintian reports errors"
 
-# (/run/rediacc-dockerd: the exec roots of test fleets' real Docker daemons, which may start meanwhile; /run/mount:
-# libmount's own state, made by the first mount(8) after boot, e.g. a test's pins or daemons meanwhile)
+# (/run/rediacc-dockerd: the exec roots of test fleets' real Docker daemons, which may start meanwhile;
+# /run/containerd: their containers' shims' sockets, which containerd-shim-runc-v2 puts under /run/containerd/s/
+# whatever the daemon's roots, for as long as a test's container runs; /run/mount: libmount's own state, made by
+# the first mount(8) after boot, e.g. a test's pins or daemons meanwhile)
 # Pruned: package managers' and logs' own state, and the state of the other services this machine runs (PostgreSQL,
 # MariaDB, Redis, RabbitMQ, Mosquitto, NATS, Prometheus), which they write on their own schedule: Mosquitto saving
 # mosquitto.db during a check made it fail once. Our packages write none of these.
@@ -53,7 +55,7 @@ snapshot() {
        -o -path /var/lib/dpkg -o -path /var/lib/apt -o -path /var/cache/apt -o -path /var/log -o -path /var/tmp \
        -o -path /var/cache/man -o -path /var/lib/systemd/deb-systemd-helper-enabled -o -path /run/user \
        -o -path /var/lib/postgresql -o -path /run/postgresql -o -path /run/systemd -o -path /var/cache/debconf -o -path /var/backups \
-       -o -path /run/rediacc-dockerd -o -path /run/mount \) -prune \
+       -o -path /run/rediacc-dockerd -o -path /run/containerd -o -path /run/mount \) -prune \
     -o -print 2>/dev/null | sort
 }
 before=$(mktemp)
