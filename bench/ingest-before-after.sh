@@ -17,6 +17,7 @@
 #      AFTER_OPTS='-Dmp.messaging.incoming."gpu.inventory.v1".concurrency=4' compares a setting on one commit),
 #      ROUNDS (3), MACHINES (10000), WARM_MACHINES (500), JFR (1: a JFR recording of each service over the measured
 #      rounds only, started after the warm-up: inventory-<side>.jfr in the run dir; summarise with bench/lib/jfr-top.sh).
+# Also each side's RSS (and peak) and its collector's counts after the rounds, in the summary.
 source "$(dirname "$0")/lib/common.sh"
 MACHINES="${MACHINES:-10000}"; WARM_MACHINES="${WARM_MACHINES:-500}"
 AFTER="$(git -C "$REPO_ROOT" rev-parse "${AFTER:-HEAD}^{commit}")" # fixed now: a commit made meanwhile is not measured
@@ -106,6 +107,14 @@ for side in "${SIDES[@]}"; do
   [ "${JFR:-0}" = 1 ] && jcmd "${PID_OF[$side]}" JFR.dump name=ingest filename="$RUN_DIR/inventory-$side.jfr" >/dev/null
 done
 
+# memory and collections of each side after its rounds (a heap flag compared on one commit shows in both)
+declare -A MEM_OF
+for side in "${SIDES[@]}"; do
+  pid="${PID_OF[$side]}"
+  MEM_OF[$side]="$(awk '$1=="VmRSS:" {r=$2} $1=="VmHWM:" {h=$2} END {printf "RSS %.1f MiB (peak %.1f)", r/1024, h/1024}' "/proc/$pid/status"); $(jstat -gc "$pid" 2>/dev/null \
+    | awk 'NR==1 {for (i=1;i<=NF;i++) c[$i]=i} NR==2 {printf "%d young collections (%.2f s), %d full (%.2f s) since start", $c["YGC"], $c["YGCT"], $c["FGC"], $c["FGCT"]}')"
+done
+
 col() { awk -v c="$1" '{print $c}' "$RUN_DIR/rounds.txt" | median; }
 per_round() { awk -v a="$1" -v b="$2" '$b > 0 {printf "%.3f\n", $a/$b}' "$RUN_DIR/rounds.txt" | median; }
 short() { git -C "$REPO_ROOT" rev-parse --short "$1"; }
@@ -116,6 +125,7 @@ short() { git -C "$REPO_ROOT" rev-parse --short "$1"; }
   printf '| ingest / plain consumer (%s records/s) | %s | %s | |\n' "$(col 4)" "$(per_round 2 4)" "$(per_round 3 4)"
   printf '| inventory-service CPU, µs per record | %s | %s | %s |\n' "$(col 5)" "$(col 6)" "$(per_round 6 5)"
   printf '| PostgreSQL CPU, µs per record | %s | %s | %s |\n' "$(col 7)" "$(col 8)" "$(per_round 8 7)"
+  printf '| memory after the rounds | %s | %s | |\n' "${MEM_OF[before]}" "${MEM_OF[after]}"
   echo
   echo "per round: round before_rate after_rate anchor_rate before_svc_us after_svc_us before_pg_us after_pg_us anchor_records load1"
   sed 's/^/    /' "$RUN_DIR/rounds.txt"
