@@ -12,7 +12,10 @@
 # Env: ROUNDS (3), INGEST_ROUNDS (ROUNDS), MACHINES (10000), WARM_MACHINES (500: the warm-up's own machines),
 #      DURATION (8s), JFR (1: record the services with JFR),
 #      INV_JAVA_OPTS (inventory-service's JVM flags; unset: those its Dockerfile ships, empty: JVM defaults),
-#      INV_MALLOC_ARENA_MAX (unset: its Dockerfile's MALLOC_ARENA_MAX, empty: glibc's default).
+#      INV_MALLOC_ARENA_MAX (unset: its Dockerfile's MALLOC_ARENA_MAX, empty: glibc's default),
+#      READ_BEFORE (a commit: after the ingest, an inventory-service packaged from it joins on the same database and
+#      consumer group, with the same JVM flags, and b)'s reads alternate between the two in every round: the
+#      summary adds its p99s and after/before per round), SKIP_GATE (1: leave c) out).
 source "$(dirname "$0")/lib/common.sh"
 MACHINES="${MACHINES:-10000}"; WARM_MACHINES="${WARM_MACHINES:-500}"; DURATION="${DURATION:-8s}"
 RESULTS="$RUN_DIR/results.txt"; : >"$RESULTS"
@@ -66,6 +69,23 @@ for r in $(seq 1 "$INGEST_ROUNDS"); do
 done
 
 # --- b) read p99 at that size ------------------------------------------------------------------------
+READ_SIDES=(after); declare -A READ_URL=([after]="$INV")
+if [ -n "${READ_BEFORE:-}" ]; then
+  after_jar="$INVENTORY_SERVICE_JAR"
+  BENCH_REF="$READ_BEFORE" build_service inventory-service
+  before_jar="$INVENTORY_SERVICE_JAR"; INVENTORY_SERVICE_JAR="$after_jar"
+  before_signing=(); BENCH_REF="$READ_BEFORE" signed_ref && before_signing=(-Dinventory.signing.service-key="$BENCH_GRANTS_PUB")
+  before_port="$(free_port)"
+  # the same database and consumer group: it reads what the ingest wrote and has nothing left to consume
+  INVENTORY_DB_URL="postgresql://$PGHOST:$PGPORT/$DB" INVENTORY_DB_USER="$PGUSER" INVENTORY_DB_PASSWORD="$PGPASSWORD" \
+    KAFKA_BOOTSTRAP_SERVERS="$KAFKA" INVENTORY_CONSUMER_GROUP="bench-$RUN_ID" \
+    start_bg inventory-service-before env ${INV_MALLOC_ARENA_MAX:+MALLOC_ARENA_MAX=$INV_MALLOC_ARENA_MAX} java ${INV_JAVA_OPTS:-} $(jfr_opt inventory-service-before) -Dquarkus.http.port="$before_port" -Dquarkus.management.port="$(free_port)" \
+      -Dapi.auth.tokens.bench.token="$BENCH_TOKEN" -Dapi.auth.tokens.bench.roles=viewer \
+      -Dapi.rate-limit.enabled=false "${before_signing[@]}" -jar "$before_jar"
+  BEFORE_PID=$LAST_PID; JFR_PIDS+=("$BEFORE_PID"); READ_URL[before]="http://127.0.0.1:$before_port"; READ_SIDES+=(before)
+  wait_http "${READ_URL[before]}/q/health/ready" 180 || { tail -30 "$RUN_DIR/inventory-service-before.log" >&2; exit 1; }
+  log "inventory-service of $READ_BEFORE at ${READ_URL[before]}"
+fi
 cat >"$RUN_DIR/machine.lua" <<LUA
 math.randomseed(os.time())
 request = function()
@@ -78,20 +98,39 @@ request = function()
   return wrk.format("GET", string.format("/api/v1/gpus?page=%d&size=50", math.random(0, 1500)), {["Authorization"] = "Bearer $BENCH_TOKEN"})
 end
 LUA
-wrk_run warm-machine "$INV/" 3s 4 "$RUN_DIR/machine.lua" >/dev/null
-wrk_run warm-gpus "$INV/" 3s 4 "$RUN_DIR/gpus.lua" >/dev/null
+for side in "${READ_SIDES[@]}"; do
+  wrk_run "warm-machine-$side" "${READ_URL[$side]}/" 3s 4 "$RUN_DIR/machine.lua" >/dev/null
+  wrk_run "warm-gpus-$side" "${READ_URL[$side]}/" 3s 4 "$RUN_DIR/gpus.lua" >/dev/null
+done
 for r in $(seq 1 "$ROUNDS"); do
-  read -r m_rps m_p50 m_p99 m_bad < <(wrk_run "$r-machine" "$INV/" "$DURATION" 4 "$RUN_DIR/machine.lua")
-  read -r g_rps g_p50 g_p99 g_bad < <(wrk_run "$r-gpus" "$INV/" "$DURATION" 4 "$RUN_DIR/gpus.lua")
-  read -r h_rps h_p50 h_p99 h_bad < <(wrk_run "$r-live" "$INV/q/health/live" "$DURATION" 4)
-  echo "$r $m_rps $m_p50 $m_p99 $m_bad $g_rps $g_p50 $g_p99 $g_bad $h_rps $h_p50 $h_p99" >>"$RUN_DIR/read-rounds.txt"
-  log "read round $r: machine p99 ${m_p99}ms ($m_rps/s, non-2xx $m_bad), gpus p99 ${g_p99}ms ($g_rps/s, non-2xx $g_bad), live p99 ${h_p99}ms; load $(load_now)"
+  order=("${READ_SIDES[@]}"); [ "${#READ_SIDES[@]}" = 2 ] && [ $((r % 2)) = 0 ] && order=(before after)
+  for side in "${order[@]}"; do
+    url="${READ_URL[$side]}"; tag="$r"; [ "$side" = after ] || tag="$r-$side"
+    read -r m_rps m_p50 m_p99 m_bad < <(wrk_run "$tag-machine" "$url/" "$DURATION" 4 "$RUN_DIR/machine.lua")
+    read -r g_rps g_p50 g_p99 g_bad < <(wrk_run "$tag-gpus" "$url/" "$DURATION" 4 "$RUN_DIR/gpus.lua")
+    if [ "$side" = after ]; then
+      read -r h_rps h_p50 h_p99 h_bad < <(wrk_run "$r-live" "$INV/q/health/live" "$DURATION" 4)
+      echo "$r $m_rps $m_p50 $m_p99 $m_bad $g_rps $g_p50 $g_p99 $g_bad $h_rps $h_p50 $h_p99" >>"$RUN_DIR/read-rounds.txt"
+    else
+      echo "$r $m_rps $m_p50 $m_p99 $m_bad $g_rps $g_p50 $g_p99 $g_bad" >>"$RUN_DIR/read-rounds-before.txt"
+    fi
+    log "read round $r ($side): machine p99 ${m_p99}ms ($m_rps/s, non-2xx $m_bad), gpus p99 ${g_p99}ms ($g_rps/s, non-2xx $g_bad)$([ "$side" = after ] && echo ", live p99 ${h_p99}ms"); load $(load_now)"
+  done
 done
 INV_RSS="$(rss_mib "$INV_PID")"
+if [ -n "${READ_BEFORE:-}" ]; then
+  BEFORE_RSS="$(rss_mib "$BEFORE_PID")"
+  stop_pid "$BEFORE_PID"
+  # after/before of each round: machine p99, gpus p99, machine req/s, gpus req/s
+  paste -d' ' "$RUN_DIR/read-rounds.txt" "$RUN_DIR/read-rounds-before.txt" \
+    | awk '{printf "%s %.3f %.3f %.3f %.3f\n", $1, $4/$16, $8/$20, $2/$14, $6/$18}' >"$RUN_DIR/read-ratios.txt"
+fi
 assert_no_drops inventory-service "$INV_METRICS"
 stop_pid "$INV_PID"
 
 # --- c) a new gate catching up on the grants topic --------------------------------------------
+: >>"$RUN_DIR/gate-rounds.txt"
+[ "${SKIP_GATE:-0}" = 1 ] || {
 driver FleetSim grants "$KAFKA" "fm-%05d" 0 "$MACHINES" 8 >&2
 NGX_PORT=1  # the gate never connects to a daemon here
 GATE_MACHINE="$(printf 'fm-%05d' $(( MACHINES / 2 )))"
@@ -122,6 +161,7 @@ YAML
   echo "$r $((t_sync - t_launch)) $((t_sync - t_end)) $((t_started - t_launch)) $cold_ms $cold_records $((t_sync - t_serves))" >>"$RUN_DIR/gate-rounds.txt"
   log "gate round $r: launch→in-sync $((t_sync - t_launch)) ms, feed read $((t_sync - t_end)) ms, launch→started $((t_started - t_launch)) ms; plain consumer $cold_ms ms ($cold_records records); load $(load_now)"
 done
+}
 
 col() { awk -v c="$2" '{print $c}' "$RUN_DIR/$1" | median; }
 {
@@ -135,8 +175,18 @@ col() { awk -v c="$2" '{print $c}' "$RUN_DIR/$1" | median; }
   printf '| gate catch-up: feed read (end offsets → in sync), ms | %s | plain consumer, fresh JVM, reading gpu.grants.v1 to its end: %s ms | < 2,000 |\n' "$(col gate-rounds.txt 3)" "$(col gate-rounds.txt 5)"
   echo
   echo "inventory-service RSS after the reads: $INV_RSS MiB (JVM flags: '${INV_JAVA_OPTS:-defaults}', MALLOC_ARENA_MAX: ${INV_MALLOC_ARENA_MAX:-default})"
+  if [ -n "${READ_BEFORE:-}" ]; then
+    echo
+    printf '| reads, %s (after) vs %s (before), same rounds | after | before | after/before, median of the rounds |\n|---|---|---|---|\n' \
+      "$(git -C "$REPO_ROOT" rev-parse --short=12 "$BENCH_REF")" "$READ_BEFORE"
+    printf '| GET /api/v1/machines/{m} p99 ms | %s | %s | %s |\n' "$(col read-rounds.txt 4)" "$(col read-rounds-before.txt 4)" "$(col read-ratios.txt 2)"
+    printf '| GET /api/v1/gpus?size=50 p99 ms | %s | %s | %s |\n' "$(col read-rounds.txt 8)" "$(col read-rounds-before.txt 8)" "$(col read-ratios.txt 3)"
+    printf '| GET /api/v1/machines/{m} req/s | %s | %s | %s |\n' "$(col read-rounds.txt 2)" "$(col read-rounds-before.txt 2)" "$(col read-ratios.txt 4)"
+    printf '| GET /api/v1/gpus?size=50 req/s | %s | %s | %s |\n' "$(col read-rounds.txt 6)" "$(col read-rounds-before.txt 6)" "$(col read-ratios.txt 5)"
+    echo "before's RSS after the reads: $BEFORE_RSS MiB; read-ratios (round machine_p99 gpus_p99 machine_rps gpus_rps, after/before)"
+  fi
   echo "per-round data: ingest (round rate anchor_rate anchor_records anchor_ms), read (round m_rps m_p50 m_p99 bad g_rps g_p50 g_p99 bad live_rps live_p50 live_p99), gate (round launch_sync feed_read launch_started cold_ms records serves_sync)"
-  for f in ingest-rounds read-rounds gate-rounds; do echo "$f:"; sed 's/^/    /' "$RUN_DIR/$f.txt"; done
+  for f in ingest-rounds read-rounds ${READ_BEFORE:+read-rounds-before read-ratios} gate-rounds; do echo "$f:"; sed 's/^/    /' "$RUN_DIR/$f.txt"; done
 } | tee "$RUN_DIR/summary.md"
 # issue 21's figures, machine-readable (bench/run-all.sh collects them)
 figure "inventory ingest, $MACHINES machines × 8 GPUs, machines/s" "$(col ingest-rounds.txt 2)" \

@@ -3,6 +3,7 @@ package io.rediacc.gpu.inventory.service;
 import io.quarkus.hibernate.reactive.panache.common.WithSession;
 import io.rediacc.gpu.contracts.events.MachineInventory;
 import io.rediacc.gpu.contracts.api.CdiDeviceView;
+import io.rediacc.gpu.contracts.api.OrphanedDevice;
 import io.rediacc.gpu.inventory.api.GpuPage;
 import io.rediacc.gpu.contracts.api.Holder;
 import io.rediacc.gpu.inventory.api.Page;
@@ -26,7 +27,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 
 /** Answers the fleet queries from the read model. */
 @ApplicationScoped
@@ -137,39 +141,73 @@ public class FleetQueryService {
 
 
     private MachineDetail detail(MachineDetailQuery.Found m, Instant now) {
-        Map<String, List<MachineDetailQuery.LiveGrant>> grantsByDevice = m.liveGrants().stream()
-                .collect(Collectors.groupingBy(MachineDetailQuery.LiveGrant::device, LinkedHashMap::new, Collectors.toList()));
-        List<CdiDeviceView> devices = m.devices().stream()
-                .map(d -> new CdiDeviceView(d.name(), d.deviceNodes(), d.specFile(), d.specDigest(),
-                        holders(grantsByDevice.getOrDefault(d.name(), List.of()))))
-                .toList();
+        MachineDetailQuery.Parts parts = m.parts();
+        Map<String, List<MachineDetailQuery.LiveGrant>> grantsByDevice = byDevice(parts.liveGrants());
+        List<CdiDeviceView> devices = new ArrayList<>(parts.devices().size());
+        for (MachineDetailQuery.Device d : parts.devices()) {
+            devices.add(new CdiDeviceView(d.name(), d.deviceNodes(), d.specFile(), d.specDigest(),
+                    holders(grantsByDevice.get(d.name()))));
+        }
         return new MachineDetail(m.name(), m.platform(), m.generatedAt(), ageSeconds(m.generatedAt(), now),
-                stale(m.generatedAt(), now), m.agentVersion(), m.gpus(), devices, m.repos(), m.gates(),
-                JsonText.toolkit(m.toolkitJson()), m.persistencedSocket(), JsonText.strings(m.specProblemsJson()),
-                orphaned(m, grantsByDevice));
+                stale(m.generatedAt(), now), m.agentVersion(), parts.gpus(), devices, parts.repos(), parts.gates(),
+                parts.toolkit(), m.persistencedSocket(), parts.specProblems(), orphaned(parts.devices(), grantsByDevice));
+    }
+
+    // The detail is the fleet's hottest read: these helpers are plain loops that allocate nothing when a
+    // machine's live gates hold no grant (most machines, most of the time), where streams built their
+    // collectors for every device anyway.
+
+    /** The live grants by device, in the order the query gave (device, repo). */
+    private static Map<String, List<MachineDetailQuery.LiveGrant>> byDevice(List<MachineDetailQuery.LiveGrant> grants) {
+        if (grants.isEmpty()) {
+            return Map.of();
+        }
+        Map<String, List<MachineDetailQuery.LiveGrant>> byDevice = new LinkedHashMap<>();
+        for (MachineDetailQuery.LiveGrant g : grants) {
+            byDevice.computeIfAbsent(g.device(), k -> new ArrayList<>()).add(g);
+        }
+        return byDevice;
     }
 
     /** Names the live gates hold grants for that the inventory no longer defines (a setup removed them). */
-    private static List<io.rediacc.gpu.contracts.api.OrphanedDevice> orphaned(MachineDetailQuery.Found m,
-            Map<String, List<MachineDetailQuery.LiveGrant>> grantsByDevice) {
-        java.util.Set<String> defined = m.devices().stream().map(d -> d.name()).collect(Collectors.toSet());
-        return grantsByDevice.entrySet().stream().filter(e -> !defined.contains(e.getKey()))
-                .sorted(Map.Entry.comparingByKey())
-                .map(e -> new io.rediacc.gpu.contracts.api.OrphanedDevice(e.getKey(), holders(e.getValue()))).toList();
+    private static List<OrphanedDevice> orphaned(List<MachineDetailQuery.Device> devices,
+                                                 Map<String, List<MachineDetailQuery.LiveGrant>> grantsByDevice) {
+        if (grantsByDevice.isEmpty()) {
+            return List.of();
+        }
+        Set<String> defined = new HashSet<>();
+        for (MachineDetailQuery.Device d : devices) {
+            defined.add(d.name());
+        }
+        List<OrphanedDevice> orphaned = new ArrayList<>();
+        new TreeMap<>(grantsByDevice).forEach((device, grants) -> {
+            if (!defined.contains(device)) {
+                orphaned.add(new OrphanedDevice(device, holders(grants)));
+            }
+        });
+        return orphaned;
     }
 
     /** One holder per repo, merging the reports of several live gates of the machine. */
     private static List<Holder> holders(List<MachineDetailQuery.LiveGrant> grants) {
-        Map<String, List<MachineDetailQuery.LiveGrant>> byRepo = grants.stream()
-                .collect(Collectors.groupingBy(g -> g.repoGuid() != null ? g.repoGuid() : "name:" + g.repoName(),
-                        LinkedHashMap::new, Collectors.toList()));
-        List<Holder> holders = new ArrayList<>();
-        byRepo.values().forEach(rows -> {
+        if (grants == null || grants.isEmpty()) {
+            return List.of();
+        }
+        Map<String, List<MachineDetailQuery.LiveGrant>> byRepo = new LinkedHashMap<>();
+        for (MachineDetailQuery.LiveGrant g : grants) {
+            byRepo.computeIfAbsent(g.repoGuid() != null ? g.repoGuid() : "name:" + g.repoName(), k -> new ArrayList<>()).add(g);
+        }
+        List<Holder> holders = new ArrayList<>(byRepo.size());
+        for (List<MachineDetailQuery.LiveGrant> rows : byRepo.values()) {
             MachineDetailQuery.LiveGrant first = rows.get(0);
-            boolean exclusive = rows.stream().anyMatch(MachineDetailQuery.LiveGrant::exclusive);
-            List<String> gateIds = rows.stream().map(MachineDetailQuery.LiveGrant::gateId).distinct().sorted().toList();
-            holders.add(new Holder(first.repoName(), first.repoGuid(), exclusive, Holder.SOURCE_GATE, gateIds));
-        });
+            boolean exclusive = false;
+            Set<String> gateIds = new TreeSet<>();
+            for (MachineDetailQuery.LiveGrant row : rows) {
+                exclusive |= row.exclusive();
+                gateIds.add(row.gateId());
+            }
+            holders.add(new Holder(first.repoName(), first.repoGuid(), exclusive, Holder.SOURCE_GATE, List.copyOf(gateIds)));
+        }
         return holders;
     }
 

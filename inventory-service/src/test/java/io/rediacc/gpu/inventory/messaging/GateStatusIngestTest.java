@@ -56,6 +56,41 @@ class GateStatusIngestTest {
                 .body("cdiDevices.find { it.name == 'nvidia.com/gpu=1' }.holders", empty());
     }
 
+    /**
+     * Two live gates of one machine: a repo both report is one holder naming both gates (sorted, exclusive when
+     * either says so); a name they hold that the inventory does not define is listed as orphaned, by name.
+     */
+    @Test
+    void twoGatesReportsMergeAndUndefinedNamesAreOrphaned() {
+        String machine = Inventories.uniqueMachine("orphaned");
+        FleetTopics.inventory(Inventories.nvidiaHost(machine, Inventories.now()));
+        FleetTopics.gateStatus(gate(machine, "gate-2", 3, Inventories.now(),
+                grant("gpu-a", GPU_A_GUID, "nvidia.com/gpu=0", false),
+                grant("gpu-a", GPU_A_GUID, "nvidia.com/gpu=9", true)));
+        FleetTopics.gateStatus(gate(machine, "gate-1", 5, Inventories.now(),
+                grant("gpu-a", GPU_A_GUID, "nvidia.com/gpu=0", true),
+                grant("gpu-b", GPU_B_GUID, "nvidia.com/gpu=9", false),
+                grant("gpu-b", GPU_B_GUID, "nvidia.com/gpu=7", false)));
+
+        awaitMachine(machine);
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> machine(machine).body("gates", hasSize(2)));
+        machine(machine)
+                .body("gates.gateId", contains("gate-1", "gate-2"))
+                .body("cdiDevices.find { it.name == 'nvidia.com/gpu=0' }.holders", hasSize(1))
+                .body("cdiDevices.find { it.name == 'nvidia.com/gpu=0' }.holders[0].repo", equalTo("gpu-a"))
+                .body("cdiDevices.find { it.name == 'nvidia.com/gpu=0' }.holders[0].exclusive", equalTo(true))
+                .body("cdiDevices.find { it.name == 'nvidia.com/gpu=0' }.holders[0].gates", contains("gate-1", "gate-2"))
+                .body("cdiDevices.find { it.name == 'nvidia.com/gpu=1' }.holders", empty())
+                .body("orphaned.name", contains("nvidia.com/gpu=7", "nvidia.com/gpu=9"))
+                .body("orphaned[0].holders.repo", contains("gpu-b"))
+                .body("orphaned[1].holders.repo", contains("gpu-a", "gpu-b"))
+                .body("orphaned[1].holders[0].exclusive", equalTo(true))
+                .body("orphaned[1].holders[0].gates", contains("gate-2"))
+                .body("orphaned[1].holders[1].gates", contains("gate-1"))
+                .body("toolkit.state", equalTo("installed"))
+                .body("specProblems", empty());
+    }
+
     @Test
     void aGateSilentForThreeHeartbeatsNoLongerCountsAsHolding() {
         String machine = Inventories.uniqueMachine("silent");
