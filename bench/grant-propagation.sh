@@ -11,9 +11,9 @@
 #      BEFORE (a commit: a second grant-service and gate packaged from it serve a machine of their own, "before",
 #      on the same broker and PostgreSQL server, measured in the same rounds, the order of the two alternating;
 #      the summary adds after/before ratios),
-#      PROBE_EVERY_US (1000: the probe sends a create every millisecond until the answer flips, so a flip is seen at
-#      most ~1 ms late; 0: one create after another, flat out, as every run before 2026-12-07 14:00 did, which took a
-#      core of the two from the path it measured while the Kafka anchor ran without it).
+#      PROBE_EVERY_US (0: the probe sends one create after another until the answer flips; N: one every N µs, a flip
+#      then seen up to N µs late. 1000 measured the same as 0 on 2026-12-07: the busy probe is not what slows the
+#      path it measures).
 ROUNDS="${ROUNDS:-5}"; OPS="${OPS:-200}"; KAFKA_BYTES="${KAFKA_BYTES:-1024}"
 source "$(dirname "$0")/lib/common.sh"
 RESULTS="$RUN_DIR/results.txt"; : >"$RESULTS"

@@ -23,8 +23,9 @@ import org.apache.kafka.common.header.Header;
  * Grant → enforced: alternately grants and revokes DEVICE for REPO through grant-service and, from
  * the moment the API call starts, probes the gate with a container create naming DEVICE until the
  * gate's answer flips (admitted after a grant, refused after a revoke). The figure is call start →
- * first flipped answer, the probe paced at one create per PROBE_EVERY_US (default 1000; 0: flat out, as before
- * 2026-12-07). The API call uses ?wait=5s (enforced-ack), so its own answer time is
+ * first flipped answer, one create after another (PROBE_EVERY_US: one create per that many microseconds instead;
+ * at 1000 the figure and its stages came out the same on 2026-12-07, so the probe's own CPU is not what slows the
+ * path it measures). The API call uses ?wait=5s (enforced-ack), so its own answer time is
  * reported too.
  *
  * <pre>GrantEnforced GRANT_URL GATE_URL MACHINE REPO DEVICE OPS [BOOTSTRAP STAGES_FILE]</pre>
@@ -117,9 +118,9 @@ public class GrantEnforced {
 
     /**
      * The probe's pace: the next create leaves PROBE_EVERY_NANOS after the previous one left (at once when that one
-     * took longer). Flat out (0), the probe loop — this JVM, the gate and the bench daemon, one create after another —
-     * takes a core of the two from every stage it measures, and the Kafka anchor runs without it; at 1 ms a flip is
-     * seen at most ~1 ms late (counted against us) and the loop costs a fraction of a core.
+     * took longer; 0: no wait). Flat out, the probe loop (this JVM, the gate and the bench daemon) is busy the whole
+     * time; paced at 1 ms, a flip is seen at most ~1 ms late (counted against us) and the loop costs a fraction of a
+     * core. Both measured the same on 2026-12-07 (docs/BENCHMARKS-LOG.md).
      */
     static void pace(long sent) {
         long next = sent + PROBE_EVERY_NANOS;
@@ -128,7 +129,7 @@ public class GrantEnforced {
         }
     }
 
-    static final long PROBE_EVERY_NANOS = Long.parseLong(System.getenv().getOrDefault("PROBE_EVERY_US", "1000")) * 1000;
+    static final long PROBE_EVERY_NANOS = Long.parseLong(System.getenv().getOrDefault("PROBE_EVERY_US", "0")) * 1000;
 
     static CompletableFuture<HttpResponse<String>> call(String grantUrl, String machine, String repo, String device, boolean grant) {
         HttpRequest req;
