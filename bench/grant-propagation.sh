@@ -11,6 +11,11 @@
 #      BEFORE (a commit: a second grant-service and gate packaged from it serve a machine of their own, "before",
 #      on the same broker and PostgreSQL server, measured in the same rounds, the order of the two alternating;
 #      the summary adds after/before ratios),
+#      FLEET_MACHINES (0: machines of a simulated fleet, "fleet-00000"…, 8 GPUs each, registered and published to
+#      the after side's grant-service before the rounds, so that the measured machine is one of a fleet),
+#      RDC_OPS (0: after the rounds, that many `rdc repo gpu grant --wait 5s` and `revoke --wait 5s` of
+#      nvidia.com/gpu=1 on the measured machine, wall time of the CLI, alternating with `rdc --version`; RDC names
+#      the rdc, default the working tree's cli/rdc, built when missing),
 #      PROBE_EVERY_US (0: the probe sends one create after another until the answer flips; N: one every N µs, a flip
 #      then seen up to N µs late. 1000 measured the same as 0 on 2026-12-07: the busy probe is not what slows the
 #      path it measures).
@@ -48,6 +53,15 @@ BENCH_REF="$AFTER_REF"
 for side in "${SIDES[@]}"; do
   for m in "${SIDES[@]}"; do BENCH_REF="${REF[$side]}" register_keys "${GSURL[$side]}" - "${MACHINE[$m]}" 0 1; done
 done
+FLEET_MACHINES="${FLEET_MACHINES:-0}"
+if [ "$FLEET_MACHINES" -gt 0 ]; then
+  register_keys "${GSURL[after]}" - "fleet-%05d" 0 "$FLEET_MACHINES" 32
+  driver FleetSim inventory "$KAFKA" "fleet-%05d" 0 "$FLEET_MACHINES" 8 2 >&2
+  # the last one published known by grant-service: the fleet is in
+  last="$(printf 'fleet-%05d' $((FLEET_MACHINES - 1)))"
+  driver GrantLoad ready "${GSURL[after]}" "$last" repo-0 || { assert_no_drops "grant-service (after)" "${GSMET[after]}"; exit 1; }
+  log "a fleet of $FLEET_MACHINES simulated machines known to grant-service; load $(load_now)"
+fi
 for side in "${SIDES[@]}"; do
   m="${MACHINE[$side]}"
   driver FleetSim keyfile "$m" "$RUN_DIR/gate-$side-machine-key.pem"
@@ -99,6 +113,25 @@ for r in $(seq 1 "$ROUNDS"); do
   echo "$r $(g "$RUN_DIR/enforced-$r.txt" flip_p50_ms) $(g "$RUN_DIR/enforced-$r.txt" flip_p99_ms) $(g "$RUN_DIR/kafka-$r.txt" p50_ms) $(g "$RUN_DIR/kafka-$r.txt" p99_ms) $pglat $(g "$RUN_DIR/enforced-$r.txt" api_p50_ms) $(g "$RUN_DIR/enforced-$r.txt" api_p99_ms)" >>"$RUN_DIR/rounds.txt"
   log "round $r: $(tail -1 "$RUN_DIR/rounds.txt") (round flip50 flip99 kafka50 kafka99 pg api50 api99)${BEFORE:+; before: $(tail -1 "$RUN_DIR/rounds-before.txt") (round flip50 flip99 api50 api99)}; load $(load_now)"
 done
+RDC_OPS="${RDC_OPS:-0}"
+if [ "$RDC_OPS" -gt 0 ]; then
+  RDC="${RDC:-$REPO_ROOT/cli/rdc}"
+  if [ "$RDC" = "$REPO_ROOT/cli/rdc" ] && [ ! -f "$REPO_ROOT/cli/target/rdc.jar" ]; then
+    log "building cli (mvn -pl cli -am package)"; mvn -B -q -o -f "$REPO_ROOT/pom.xml" -pl cli -am -DskipTests package >&2
+  fi
+  rdc_one() {   # rdc_one grant|revoke|version: one call's wall ms appended to rdc-<what>.txt
+    local t0; t0="$(date +%s%N)"
+    case "$1" in
+      grant) "$RDC" repo gpu grant "repo-0@${MACHINE[after]}" --device nvidia.com/gpu=1 --wait 5s --grant-server "${GSURL[after]}" >/dev/null ;;
+      revoke) "$RDC" repo gpu revoke "repo-0@${MACHINE[after]}" --device nvidia.com/gpu=1 --wait 5s --grant-server "${GSURL[after]}" >/dev/null ;;
+      version) "$RDC" --version >/dev/null ;;
+    esac || { log "FAILED: rdc $1"; exit 1; }
+    echo $(( ($(date +%s%N) - t0) / 1000000 )) >>"$RUN_DIR/rdc-$1.txt"
+  }
+  rdc_one version; rdc_one grant; rdc_one revoke
+  : >"$RUN_DIR/rdc-version.txt"; : >"$RUN_DIR/rdc-grant.txt"; : >"$RUN_DIR/rdc-revoke.txt"
+  for _ in $(seq 1 "$RDC_OPS"); do rdc_one version; rdc_one grant; rdc_one revoke; done
+fi
 for side in "${SIDES[@]}"; do
   assert_no_drops "grant-service ($side)" "${GSMET[$side]}"
   assert_no_drops "gate ($side)" "${GATEMET[$side]}"
@@ -123,6 +156,16 @@ done
       "$(awk '{print $2}' "$RUN_DIR/rounds-before.txt" | median)" "$(awk '{print $3}' "$RUN_DIR/rounds-before.txt" | median)" \
       "$(awk '{print $2}' "$RUN_DIR/rounds.txt" | median)" "$(awk '{print $3}' "$RUN_DIR/rounds.txt" | median)" \
       "$(paste -d' ' "$RUN_DIR/rounds-before.txt" "$RUN_DIR/rounds.txt" | awk '{printf "%.3f\n", $8/$3}' | median)"
+  fi
+  if [ "$RDC_OPS" -gt 0 ]; then
+    echo
+    echo "### rdc, wall time of the CLI (call → the machine's gate enforces it → rdc's answer), $RDC_OPS each, alternating$([ "$FLEET_MACHINES" -gt 0 ] && echo "; a fleet of $FLEET_MACHINES simulated machines besides the measured one")"
+    printf '| command | p50 ms | p99 ms | min ms | max ms |\n|---|---|---|---|---|\n'
+    for what in grant revoke version; do
+      label="rdc repo gpu $what --wait 5s"; [ "$what" = version ] && label="rdc --version (the CLI's start alone)"
+      f="$RUN_DIR/rdc-$what.txt"
+      printf '| %s | %s | %s | %s | %s |\n' "$label" "$(percentile 50 <"$f")" "$(percentile 99 <"$f")" "$(sort -n "$f" | head -1)" "$(sort -n "$f" | tail -1)"
+    done
   fi
   if [ "${STAGES:-0}" = 1 ]; then
     echo
