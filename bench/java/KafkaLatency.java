@@ -19,7 +19,10 @@ import java.util.Properties;
  * time (send, wait until the consumer has it, next), with the outbox relay's producer settings
  * (acks=all, idempotent, linger 0) and a ~1 KiB value (a grant snapshot's size).
  *
- * <pre>KafkaLatency BOOTSTRAP N [VALUE_BYTES]</pre> (VALUE_BYTES 1024 unless given) prints p50_ms, p99_ms, n.
+ * <pre>KafkaLatency BOOTSTRAP N [VALUE_BYTES [BYSTANDERS]]</pre> (VALUE_BYTES 1024 unless given) prints p50_ms, p99_ms, n.
+ * BYSTANDERS (0): that many more consumers of the same partition, each on its own thread polling as a gate does,
+ * so that every record wakes that many fetches at once, as a grant's snapshot wakes the gates, inventory-service and
+ * grant-service's own readers.
  */
 public class KafkaLatency {
     public static void main(String[] args) throws Exception {
@@ -40,6 +43,20 @@ public class KafkaLatency {
         cp.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         byte[] value = new byte[args.length > 2 ? Integer.parseInt(args[2]) : 1024];
         TopicPartition tp = new TopicPartition("bench.latency", 0);
+        int bystanders = args.length > 3 ? Integer.parseInt(args[3]) : 0;
+        for (int i = 0; i < bystanders; i++) {
+            Thread t = new Thread(() -> {
+                try (KafkaConsumer<String, byte[]> c = new KafkaConsumer<>(cp)) {
+                    c.assign(List.of(tp));
+                    c.seekToEnd(List.of(tp));
+                    while (true) {
+                        c.poll(Duration.ofMillis(1000));
+                    }
+                }
+            }, "bystander-" + i);
+            t.setDaemon(true);
+            t.start();
+        }
         try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(pp);
              KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(cp)) {
             consumer.assign(List.of(tp));
