@@ -17,7 +17,7 @@ import java.util.Properties;
 /**
  * The anchor of grant propagation: raw produce→consume latency on the same broker, one record at a
  * time (send, wait until the consumer has it, next), with the outbox relay's producer settings
- * (acks=all, idempotent, linger 0) and a ~1 KiB value (a grant snapshot's size).
+ * (acks=all, idempotent, linger 0, gzip) and a ~1 KiB value (a grant snapshot's size).
  *
  * <pre>KafkaLatency BOOTSTRAP N [VALUE_BYTES [BYSTANDERS]]</pre> (VALUE_BYTES 1024 unless given) prints p50_ms, p99_ms, n.
  * BYSTANDERS (0): that many more consumers of the same partition, each on its own thread polling as a gate does,
@@ -33,6 +33,9 @@ public class KafkaLatency {
         pp.put(ProducerConfig.ACKS_CONFIG, "all");
         pp.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         pp.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+        // the relay compresses (grants.relay.compression, gzip by default): the same here (COMPRESSION=none: without;
+        // 2026-12-07, 4 alternating rounds: the same within noise, p50 3.1-5.1 ms with gzip, 2.8-5.4 without)
+        pp.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, System.getenv().getOrDefault("COMPRESSION", "gzip"));
         pp.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         pp.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         Properties cp = new Properties();
