@@ -72,6 +72,9 @@ public class KafkaLatency {
             long[] lat = new long[n];
             for (int i = 0; i < n; i++) {
                 lat[i] = roundTrip(producer, consumer, value, "k" + i);
+                if (PAUSE_MS > 0) {
+                    Thread.sleep(PAUSE_MS); // idle between records, as the grant path is between its ops
+                }
             }
             double[] ms = Bench.sortedMillis(lat, n);
             System.out.println("p50_ms " + Bench.fmt(Bench.percentile(ms, 50)));
@@ -79,6 +82,9 @@ public class KafkaLatency {
             System.out.println("n " + n);
         }
     }
+
+    /** PAUSE_MS (0): idle this long after each record, so that producer, broker and consumer wake from idle for the next. */
+    static final long PAUSE_MS = Long.parseLong(System.getenv().getOrDefault("PAUSE_MS", "0"));
 
     private static long roundTrip(KafkaProducer<String, byte[]> producer, KafkaConsumer<String, byte[]> consumer,
                                   byte[] value, String key) {
