@@ -16,6 +16,8 @@
 #      RDC_OPS (0: after the rounds, that many `rdc repo gpu grant --wait 5s` and `revoke --wait 5s` of
 #      nvidia.com/gpu=1 on the measured machine, wall time of the CLI, alternating with `rdc --version`; RDC names
 #      the rdc, default the working tree's cli/rdc, built when missing),
+#      OWN_JVM_BYSTANDER (1: a second bystander, KafkaBystander, in a JVM of its own reads the same records; compare
+#      the two with lib/bystanders.py "RUN_DIR/enforced-[0-9]*-stages.txt" "RUN_DIR/enforced-[0-9]*-own-jvm.txt"),
 #      PROBE_EVERY_US (0: the probe sends one create after another until the answer flips; N: one every N µs, a flip
 #      then seen up to N µs late. 1000 measured the same as 0 on 2026-12-07: the busy probe is not what slows the
 #      path it measures).
@@ -91,10 +93,20 @@ log "grant-service, gate and inventory ready (${SIDES[*]}); load $(load_now)"
 
 # enforced side file : one A leg of a round for a side; its figures in file, its timelines beside it with STAGES=1
 enforced() {
-  local side="$1" out="$2" stages=()
+  local side="$1" out="$2" stages=() other=""
   [ "${STAGES:-0}" = 1 ] && stages=("$KAFKA" "${out%.txt}-stages.txt")
+  if [ "${OWN_JVM_BYSTANDER:-0}" = 1 ]; then
+    # a second bystander in a JVM of its own reads the same records (lib/bystanders.py compares the two)
+    # env execs java: $! is the JVM itself, which writes its file on SIGTERM (a background job ignores SIGINT, and a
+    # function's subshell would not pass the signal on)
+    env -u JDK_JAVA_OPTIONS java -Xmx256m -XX:+UseSerialGC -Dlog4j2.level=WARN -cp "$DRIVER_CP" KafkaBystander "$KAFKA" \
+      "${MACHINE[$side]}" 600 "${out%.txt}-own-jvm.txt" >"${out%.txt}-own-jvm.log" 2>&1 &
+    other=$!
+    until grep -q ready "${out%.txt}-own-jvm.log" 2>/dev/null; do sleep 0.1; done
+  fi
   driver GrantEnforced "${GSURL[$side]}" "${GATEURL[$side]}" "${MACHINE[$side]}" repo-0 nvidia.com/gpu=0 "$OPS" "${stages[@]}" \
     >"$out" 2>&1 || { cat "$out" >&2; exit 1; }
+  if [ -n "$other" ]; then kill "$other" 2>/dev/null; wait "$other" 2>/dev/null || true; fi
 }
 for r in $(seq 1 "$ROUNDS"); do
   # with BEFORE, the order of the two sides alternates by round (neither always follows the other)
