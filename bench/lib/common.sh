@@ -272,9 +272,9 @@ create_db() {
   echo "$name"
 }
 
-# median of the numbers on stdin (one per line)
 # percentile P: the nearest-rank P-th percentile of the numbers on stdin ("nan" for none)
 percentile() { sort -g | awk -v p="$1" '{v[NR]=$1} END {if (NR==0) {print "nan"; exit} i=int(NR*p/100+0.999); if (i<1) i=1; print v[i]}'; }
+# median of the numbers on stdin (one per line)
 median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) {print "nan"} else if (NR%2) {print a[(NR+1)/2]} else {printf "%.4g\n", (a[NR/2]+a[NR/2+1])/2}}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b+0 == 0) print "nan"; else printf "%.2f\n", a/b }'; }
 
