@@ -433,6 +433,12 @@ http {
     }
     location ~ ^(/v[0-9.]+)?/containers/json\$ { default_type application/json; return 200 '[]\n'; }
     location ~ ^(/v[0-9.]+)?/volumes\$ { default_type application/json; return 200 '{"Volumes":[],"Warnings":[]}\n'; }
+    # the named volume the create body mounts (hf-cache), answered as dockerd answers an existing local volume
+    # (before 2026-12-07 it answered 404, a volume the daemon would make: the gate read it on every create all the same)
+    location ~ ^(/v[0-9.]+)?/volumes/hf-cache\$ {
+      default_type application/json;
+      return 200 '{"CreatedAt":"2026-12-01T00:00:00Z","Driver":"local","Labels":null,"Mountpoint":"/var/lib/docker/volumes/hf-cache/_data","Name":"hf-cache","Options":null,"Scope":"local"}\n';
+    }
     location ~ ^(/v[0-9.]+)?/events\$ { proxy_pass http://127.0.0.1:$events; proxy_buffering off; proxy_read_timeout 1h; }
     location / { default_type application/json; return 404 '{"message":"page not found"}\n'; }
   }

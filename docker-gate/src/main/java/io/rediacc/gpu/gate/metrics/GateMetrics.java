@@ -1,8 +1,10 @@
 package io.rediacc.gpu.gate.metrics;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.rediacc.gpu.gate.daemon.VolumeAnswers;
 import io.rediacc.gpu.gate.grants.GrantStore;
 import io.rediacc.gpu.gate.grants.GrantsFeed;
 
@@ -36,6 +38,23 @@ public final class GateMetrics {
     public void watch(GrantsFeed feed) {
         Gauge.builder("gate.grants.feed.lag.records", feed, GrantsFeed::lagRecords)
                 .description("Records of gpu.grants.v1 this gate has not read yet (its consumer lag); above 0 for long: the gate lags the latest grant version")
+                .register(registry);
+    }
+
+    /**
+     * {@code gate_volume_reads_total{answer}}: the named volumes creates mount, read to judge how they are
+     * backed: {@code kept} (an answer the daemon's event stream vouches for) or {@code daemon} (asked);
+     * {@code gate_volume_answers_kept}: answers held now.
+     */
+    public void watch(VolumeAnswers answers) {
+        FunctionCounter.builder("gate.volume.reads", answers, VolumeAnswers::answeredKept)
+                .description("Named volumes read to judge a create: answered from a kept answer (answer=kept) or by the daemon (answer=daemon)")
+                .tag("answer", "kept").register(registry);
+        FunctionCounter.builder("gate.volume.reads", answers, VolumeAnswers::answeredByDaemon)
+                .description("Named volumes read to judge a create: answered from a kept answer (answer=kept) or by the daemon (answer=daemon)")
+                .tag("answer", "daemon").register(registry);
+        Gauge.builder("gate.volume.answers.kept", answers, VolumeAnswers::size)
+                .description("Daemons' volume answers held while their event streams vouch for them")
                 .register(registry);
     }
 

@@ -6,6 +6,7 @@ import io.rediacc.gpu.contracts.manifest.RepoEntry;
 import io.rediacc.gpu.contracts.manifest.ReposManifest;
 import io.rediacc.gpu.contracts.manifest.SocketEndpoint;
 import io.rediacc.gpu.gate.daemon.GateUserAgent;
+import io.rediacc.gpu.gate.daemon.VolumeAnswers;
 import io.rediacc.gpu.gate.policy.BindPins;
 import io.rediacc.gpu.gate.policy.RepoIdentity;
 import org.jboss.logging.Logger;
@@ -56,6 +57,9 @@ import java.util.function.Function;
  * answered it, so a removal after the sweep listed is in the stream. dockerd sends the stream's head
  * before it subscribes (moby's {@code getEvents}), so the request also carries {@code since} a second
  * before it was sent: the daemon replays the destroys of that gap from its event log.
+ * <p>
+ * The same streams vouch for the volume answers the data plane keeps ({@link VolumeAnswers}): a daemon's
+ * answers are kept only while one of its streams is live, and a volume's is forgotten at its destroy.
  */
 public final class PinWatch implements AutoCloseable {
 
@@ -89,6 +93,8 @@ public final class PinWatch implements AutoCloseable {
 
     private final Pins pins;
     private final Function<RepoEntry, RepoIdentity> identity;
+    /** Told which daemons' volume destroys are followed now, and of each destroy (see {@link VolumeAnswers}). */
+    private final VolumeAnswers volumes;
     private final Selector selector;
     private final Thread thread;
     /** Work handed to the watch thread by other threads ({@link #serve}). */
@@ -107,8 +113,14 @@ public final class PinWatch implements AutoCloseable {
     private final byte[] chunk = new byte[16 * 1024];
 
     public PinWatch(Pins pins, Function<RepoEntry, RepoIdentity> identity) {
+        this(pins, identity, new VolumeAnswers());
+    }
+
+    /** @param volumes kept answers of the daemons' volumes, which this watcher's streams vouch for */
+    public PinWatch(Pins pins, Function<RepoEntry, RepoIdentity> identity, VolumeAnswers volumes) {
         this.pins = pins;
         this.identity = identity;
+        this.volumes = volumes;
         try {
             this.selector = Selector.open();
         } catch (IOException e) {
@@ -229,6 +241,8 @@ public final class PinWatch implements AutoCloseable {
         final SocketEndpoint daemon;
         boolean stopped;
         Exchange stream;
+        /** The stream answered and {@link #volumes} counts it live; cleared with {@link #streamGone}. */
+        boolean vouching;
         long connectedAt;
         long retryAt = NONE;
         long backoffMillis = RETRY.toMillis();
@@ -274,6 +288,8 @@ public final class PinWatch implements AutoCloseable {
                 throw new IOException("GET /events answered " + status);
             }
             r.warned = false;
+            r.vouching = true;
+            volumes.streamLive(r.daemon);
             // quiet is normal now: the daemon ends the stream at `until`
             x.lateAfterNanos = SWEEP_INTERVAL.plus(STREAM_GRACE).toNanos();
             requestSweep(r);
@@ -294,6 +310,7 @@ public final class PinWatch implements AutoCloseable {
                         overlong = false;
                         if (cut) {
                             requestSweep(r); // cannot be read whole: sweeping costs less than missing a destroy
+                            volumes.forgetAll(r.daemon);
                         } else {
                             line(whole, 0, whole.length);
                         }
@@ -322,8 +339,19 @@ public final class PinWatch implements AutoCloseable {
         }
 
         private void line(byte[] b, int off, int len) {
-            if (isDestroy(b, off, len)) {
-                requestSweep(r);
+            DestroyEvent event = DestroyEvent.read(b, off, len);
+            if (event == null) {
+                volumes.forgetAll(r.daemon); // unreadable: it may have been a volume's destroy
+                return;
+            }
+            if (!event.destroy()) {
+                return;
+            }
+            requestSweep(r);
+            if (event.volume() != null) {
+                volumes.destroyed(r.daemon, event.volume());
+            } else if (!event.container()) {
+                volumes.forgetAll(r.daemon); // a destroy of a volume without its name, or of something else
             }
         }
 
@@ -333,6 +361,7 @@ public final class PinWatch implements AutoCloseable {
                 return;
             }
             r.stream = null;
+            streamGone(r);
             if (System.nanoTime() - r.connectedAt > SWEEP_INTERVAL.toNanos() / 2) {
                 r.backoffMillis = RETRY.toMillis();
                 connect(r); // the daemon ended the stream at `until`, as asked
@@ -347,6 +376,7 @@ public final class PinWatch implements AutoCloseable {
                 return;
             }
             r.stream = null;
+            streamGone(r);
             if (!r.warned) {
                 LOG.warnf("pins of repo %s: following its daemon %s failed (%s); retrying after %d s, then less often"
                         + " (at most every %d min)", r.repo.name(), r.daemon, e.getMessage(), r.backoffMillis / 1000,
@@ -366,9 +396,18 @@ public final class PinWatch implements AutoCloseable {
         r.backoffMillis = Math.min(r.backoffMillis * 2, SWEEP_INTERVAL.toMillis());
     }
 
+    /** The repo's stream stopped vouching for its daemon's volumes (once per {@code streamLive}). */
+    private void streamGone(Repo r) {
+        if (r.vouching) {
+            r.vouching = false;
+            volumes.streamGone(r.daemon);
+        }
+    }
+
     private void stop(Repo r) {
         r.stopped = true;
         r.retryAt = NONE;
+        streamGone(r);
         if (r.stream != null) {
             r.stream.close();
             r.stream = null;
@@ -383,13 +422,28 @@ public final class PinWatch implements AutoCloseable {
         }
     }
 
-    /** A {@code destroy} event of a container or volume (the daemon filters; the gate checks again). */
-    private static boolean isDestroy(byte[] b, int off, int len) {
-        try {
-            JsonNode event = JSON.readTree(b, off, len);
-            return event != null && "destroy".equals(event.path("Action").asText(event.path("status").asText()));
-        } catch (IOException | RuntimeException e) {
-            return false;
+    /**
+     * One line of the event stream: whether it is a {@code destroy} (the daemon filters; the gate checks again),
+     * whether of a container, and the volume's name when of a volume ({@code Actor.ID}).
+     */
+    record DestroyEvent(boolean destroy, boolean container, String volume) {
+
+        /** The event, or null when the line is not a JSON object. */
+        static DestroyEvent read(byte[] b, int off, int len) {
+            JsonNode event;
+            try {
+                event = JSON.readTree(b, off, len);
+            } catch (IOException | RuntimeException e) {
+                return null;
+            }
+            if (event == null || !event.isObject()) {
+                return null;
+            }
+            boolean destroy = "destroy".equals(event.path("Action").asText(event.path("status").asText()));
+            String type = event.path("Type").asText("");
+            JsonNode id = event.path("Actor").path("ID");
+            String volume = "volume".equals(type) && id.isTextual() && !id.asText().isEmpty() ? id.asText() : null;
+            return new DestroyEvent(destroy, "container".equals(type), volume);
         }
     }
 

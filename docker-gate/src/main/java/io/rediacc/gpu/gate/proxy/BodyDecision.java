@@ -6,6 +6,7 @@ import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.rediacc.gpu.contracts.manifest.SocketEndpoint;
+import io.rediacc.gpu.gate.daemon.VolumeAnswers;
 import io.rediacc.gpu.gate.policy.GatePolicy;
 import io.rediacc.gpu.gate.policy.StoredVolume;
 import io.rediacc.gpu.gate.policy.Verdict;
@@ -26,12 +27,14 @@ final class BodyDecision {
 
     private final ClientConnection conn;
     private final DaemonLookups lookups;
+    private final VolumeAnswers volumeAnswers;
     private final SocketEndpoint daemonEndpoint;
     private DaemonLookups.Pool lookupPool;
 
-    BodyDecision(ClientConnection conn, DaemonLookups lookups, SocketEndpoint daemonEndpoint) {
+    BodyDecision(ClientConnection conn, DaemonLookups lookups, VolumeAnswers volumeAnswers, SocketEndpoint daemonEndpoint) {
         this.conn = conn;
         this.lookups = lookups;
+        this.volumeAnswers = volumeAnswers;
         this.daemonEndpoint = daemonEndpoint;
     }
 
@@ -165,7 +168,9 @@ final class BodyDecision {
 
     /**
      * Reads the named volumes a request uses from the daemon, one after the other, then lets the
-     * policy judge how they are backed; the request goes on only if that allows it.
+     * policy judge how they are backed; the request goes on only if that allows it. A volume's answer
+     * the daemon's event stream still vouches for is not read again ({@link VolumeAnswers}); the policy
+     * judges it all the same.
      */
     private void inspectVolumes(Exchange decided, List<String> names, int next, List<StoredVolume> read,
                                 GatePolicy.Body body) {
@@ -180,6 +185,13 @@ final class BodyDecision {
             return;
         }
         String name = names.get(next);
+        byte[] kept = volumeAnswers.answer(daemonEndpoint, name);
+        if (kept != null) {
+            read.add(new StoredVolume(name, 200, kept));
+            inspectVolumes(decided, names, next + 1, read, body);
+            return;
+        }
+        long token = volumeAnswers.beforeLookup(daemonEndpoint);
         StoredContainerReader.readVolume(lookupPool(), name).addListener(done -> {
             if (conn.closing() || conn.exchanges.current() != decided) {
                 return;
@@ -191,6 +203,9 @@ final class BodyDecision {
                 return;
             }
             DaemonLookups.Answer answer = (DaemonLookups.Answer) done.getNow();
+            if (answer.status() == 200) {
+                volumeAnswers.keep(daemonEndpoint, name, answer.body(), token);
+            }
             read.add(new StoredVolume(name, answer.status(), answer.body()));
             inspectVolumes(decided, names, next + 1, read, body);
         });

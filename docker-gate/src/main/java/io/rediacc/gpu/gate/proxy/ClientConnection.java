@@ -12,6 +12,7 @@ import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.util.ReferenceCountUtil;
 import io.rediacc.gpu.contracts.manifest.SocketEndpoint;
+import io.rediacc.gpu.gate.daemon.VolumeAnswers;
 import io.rediacc.gpu.gate.policy.RepoIdentity;
 import org.jboss.logging.Logger;
 
@@ -51,12 +52,12 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     private boolean clientFlushPending;
 
     ClientConnection(DataPlane plane, RepoIdentity repo, SocketEndpoint daemonEndpoint, DaemonLookups lookups,
-                     Budget repoBudget, Budget gateBudget) {
+                     VolumeAnswers volumeAnswers, Budget repoBudget, Budget gateBudget) {
         this.plane = plane;
         this.repo = repo;
         this.budget = new ConnectionBudget(this, plane.limits(), repoBudget, gateBudget);
         this.daemon = new DaemonLink(this, daemonEndpoint);
-        BodyDecision decision = new BodyDecision(this, lookups, daemonEndpoint);
+        BodyDecision decision = new BodyDecision(this, lookups, volumeAnswers, daemonEndpoint);
         this.exchanges = new HttpExchanges(this, decision, new UploadRelay(this, decision));
     }
 

@@ -10,6 +10,7 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import io.rediacc.gpu.contracts.manifest.RepoEntry;
 import io.rediacc.gpu.contracts.manifest.ReposManifest;
 import io.rediacc.gpu.contracts.manifest.SocketEndpoint;
+import io.rediacc.gpu.gate.daemon.VolumeAnswers;
 import io.rediacc.gpu.gate.policy.RepoIdentity;
 import org.jboss.logging.Logger;
 
@@ -38,6 +39,8 @@ public final class GateServer implements AutoCloseable {
     private final DataPlane plane;
     /** The gate's own reads of stored containers and volumes, on pooled daemon connections. */
     private final DaemonLookups lookups;
+    /** The daemons' volume answers, kept while the pin watcher follows their destroys. */
+    private final VolumeAnswers volumeAnswers;
     private final Map<String, Listener> listeners = new HashMap<>();
     private String machine;
     /** Connections and held bytes of all repos together. */
@@ -45,8 +48,9 @@ public final class GateServer implements AutoCloseable {
     /** Connections being turned away (answered, then closed): bounded too, so refusing costs nothing unbounded. */
     private final Budget turningAway;
 
-    public GateServer(DataPlane plane) {
+    public GateServer(DataPlane plane, VolumeAnswers volumeAnswers) {
         this.plane = plane;
+        this.volumeAnswers = volumeAnswers;
         this.lookups = new DaemonLookups(plane.transport(), plane.daemonConnectTimeout(), plane.daemonInspectTimeout());
         this.total = new Budget(plane.limits().maxTotal(), plane.limits().maxPendingBytes());
         this.turningAway = new Budget(plane.limits().maxTotal(), 0);
@@ -152,7 +156,8 @@ public final class GateServer implements AutoCloseable {
                             repoBudget.closed();
                             total.closed();
                         });
-                        ClientConnection connection = new ClientConnection(plane, identity, entry.daemon(), lookups, repoBudget, total);
+                        ClientConnection connection = new ClientConnection(plane, identity, entry.daemon(), lookups, volumeAnswers,
+                                repoBudget, total);
                         ch.pipeline().addLast(connection.rawReads(), ClientConnection.codec(), connection);
                     }
                 });

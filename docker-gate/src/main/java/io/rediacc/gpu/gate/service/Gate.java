@@ -89,13 +89,17 @@ public final class Gate implements AutoCloseable {
         // The policy production runs: what repos may reach on the host comes from the manifest and the gate's own paths.
         this.hostAccess = new ManifestHostAccess(config.manifest(), config.stateDir(), pinRoot, manifest);
         this.pins = new io.rediacc.gpu.gate.pinning.Pins(pinRoot, config.stateDir(), hostAccess);
-        this.pinWatch = new io.rediacc.gpu.gate.pinning.PinWatch(pins, repo -> GateServer.identity(machine, repo));
+        // the pin watcher's event streams also vouch for the volume answers the data plane keeps
+        io.rediacc.gpu.gate.daemon.VolumeAnswers volumeAnswers = new io.rediacc.gpu.gate.daemon.VolumeAnswers();
+        this.pinWatch = new io.rediacc.gpu.gate.pinning.PinWatch(pins, repo -> GateServer.identity(machine, repo),
+                volumeAnswers);
+        metrics.watch(volumeAnswers);
         DataPlane plane = new DataPlane(new GatePolicy(config.maxBodyBytes(), hostAccess, pins), verifiedGrants(grants, daemons,
                 io.rediacc.gpu.gate.grants.DefinedDevices.besideManifest(config.manifest(),
                         daemonCheck.cdiSpecDirs())),
                 new RefusalLog(gateId, metrics, decisions), transport, config.daemonConnectTimeout(),
                 config.daemonInspectTimeout(), connections);
-        this.server = new GateServer(plane);
+        this.server = new GateServer(plane, volumeAnswers);
         this.feed = new GrantsFeed(grants, kafka, clientId, config.kafkaApiTimeout(),
                 signedSnapshots);
         metrics.watch(feed);

@@ -180,6 +180,36 @@ final class EventDaemons implements AutoCloseable {
             }
         }
 
+        /** Logs a volume's destroy and tells every subscribed stream. */
+        void destroyVolume(String name) {
+            run(() -> {
+                volumes.remove(name);
+                log.add(new long[] {System.currentTimeMillis() / 1000});
+                writeToStreams(("{\"Type\":\"volume\",\"Action\":\"destroy\",\"Actor\":{\"ID\":\"" + name
+                        + "\",\"Attributes\":{\"driver\":\"local\"}},\"scope\":\"local\",\"time\":"
+                        + System.currentTimeMillis() / 1000 + "}\n").getBytes(StandardCharsets.UTF_8));
+            });
+        }
+
+        /** Sends {@code line} as it is to every subscribed stream. */
+        void sendLine(String line) {
+            run(() -> writeToStreams((line + "\n").getBytes(StandardCharsets.UTF_8)));
+        }
+
+        /** Closes the streams' connections (the daemon keeps listening): the watcher sees them fail. */
+        void dropStreams() {
+            run(() -> {
+                streams.forEach(c -> closeQuietly(c.ch));
+                streams.clear();
+            });
+        }
+
+        private void writeToStreams(byte[] line) {
+            for (Conn c : List.copyOf(streams)) {
+                c.write(line);
+            }
+        }
+
         /** Streams requested from now on get their head but are subscribed only at {@link #releaseSubscriptions}. */
         void holdSubscriptions() {
             run(() -> holding = true);

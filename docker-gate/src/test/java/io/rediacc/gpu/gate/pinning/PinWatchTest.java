@@ -168,6 +168,54 @@ class PinWatchTest extends OneRepoPins {
         await("pins removed").atMost(WAIT).until(() -> pins.pins(repo).isEmpty());
     }
 
+    /**
+     * The streams vouch for the data plane's kept volume answers (issue 34): nothing is kept before a stream of the
+     * daemon answered, a volume's answer goes at its destroy, all go at a line the watcher cannot read and when the
+     * stream fails, and an answer read before any of that is not kept. A container's destroy leaves them.
+     */
+    @Test
+    void volumeAnswersAreKeptOnlyWhileTheDaemonsStreamVouchesForThem() {
+        byte[] plain = "{\"Name\":\"v\",\"Driver\":\"local\",\"Options\":null}".getBytes(StandardCharsets.UTF_8);
+        io.rediacc.gpu.contracts.manifest.SocketEndpoint daemon = thisRepo().repos().get(0).daemon();
+        io.rediacc.gpu.gate.daemon.VolumeAnswers answers = new io.rediacc.gpu.gate.daemon.VolumeAnswers();
+        long beforeAnyStream = answers.beforeLookup(daemon);
+        answers.keep(daemon, "early", plain, beforeAnyStream);
+        assertThat(beforeAnyStream).isEqualTo(io.rediacc.gpu.gate.daemon.VolumeAnswers.DO_NOT_KEEP);
+        assertThat(answers.answer(daemon, "early")).isNull();
+
+        EventDaemons.Daemon d = oneDaemon();
+        Pins pins = pins();
+        watch = new PinWatch(pins, r -> new RepoIdentity(r.name(), r.guid(), repo.machine(), false), answers);
+        watch.serve(thisRepo());
+        await("the stream answered").atMost(WAIT).until(() -> answers.beforeLookup(daemon) != io.rediacc.gpu.gate.daemon.VolumeAnswers.DO_NOT_KEEP);
+
+        answers.keep(daemon, "cache", plain, answers.beforeLookup(daemon));
+        answers.keep(daemon, "other", plain, answers.beforeLookup(daemon));
+        assertThat(answers.answer(daemon, "cache")).isEqualTo(plain);
+        long readBeforeTheDestroy = answers.beforeLookup(daemon);
+
+        d.destroyVolume("cache");
+        await("the destroyed volume's answer forgotten").atMost(WAIT).until(() -> answers.answer(daemon, "cache") == null);
+        assertThat(answers.answer(daemon, "other")).as("another volume's answer stays").isEqualTo(plain);
+        answers.keep(daemon, "cache", plain, readBeforeTheDestroy);
+        assertThat(answers.answer(daemon, "cache")).as("an answer read before the destroy is not kept").isNull();
+
+        int lists = d.containerLists.get();
+        d.addContainer("c1", "token");
+        d.destroyContainer("c1");
+        await("the container's destroy swept").atMost(WAIT).until(() -> d.containerLists.get() > lists);
+        assertThat(answers.answer(daemon, "other")).as("a container's destroy leaves volume answers").isEqualTo(plain);
+
+        d.sendLine("{not json");
+        await("all forgotten at an unreadable line").atMost(WAIT).until(() -> answers.answer(daemon, "other") == null);
+
+        answers.keep(daemon, "third", plain, answers.beforeLookup(daemon));
+        assertThat(answers.answer(daemon, "third")).isEqualTo(plain);
+        d.dropStreams();
+        await("all forgotten when the stream fails").atMost(WAIT).until(() -> answers.answer(daemon, "third") == null);
+        assertThat(answers.size()).isZero();
+    }
+
     @Test
     void aRepoRemovedFromTheManifestIsNoLongerFollowed() {
         EventDaemons.Daemon d = oneDaemon();

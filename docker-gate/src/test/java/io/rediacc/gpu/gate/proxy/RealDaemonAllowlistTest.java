@@ -48,6 +48,8 @@ class RealDaemonAllowlistTest {
     private static Gate gate;
     private static DockerCli viaGate;
     private static DockerCli direct;
+    private static final io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+            new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
 
     @BeforeAll
     static void start() throws IOException {
@@ -65,7 +67,7 @@ class RealDaemonAllowlistTest {
                     daemonDataRoot: %s
                 """.formatted(GUID, docker.daemon().host(), mount, docker.daemon().dir()));
         gates = new StandaloneGates();
-        gate = gates.start(manifest, dir.resolve("state"), "gate-real", docker.cdiDir());
+        gate = gates.start(manifest, dir.resolve("state"), "gate-real", registry, docker.cdiDir());
         InetSocketAddress address = (InetSocketAddress) gate.boundAddress("real").orElseThrow();
         viaGate = new DockerCli("tcp://127.0.0.1:" + address.getPort());
         direct = new DockerCli(docker.daemon().host());
@@ -166,6 +168,57 @@ class RealDaemonAllowlistTest {
         assertThat(gated.ok()).as(gated.toString()).isFalse();
         assertThat(gated.stderr()).contains("volume hostetc already exists").contains("/etc");
         assertThat(gated.stdout()).isEmpty();
+    }
+
+    /** {@code gate_volume_reads_total{answer}} so far. */
+    private static double volumeReads(String answer) {
+        return registry.get("gate.volume.reads").tag("answer", answer).functionCounter().count();
+    }
+
+    /**
+     * Issue 34: while the daemon's events vouch for it, the gate keeps a volume's answer, so the next create
+     * naming the volume (and its start) is judged without reading it from the daemon again; a volume replaced on the daemon
+     * directly by a bind of the host's /etc is read again at once (its destroy reached the gate) and refused.
+     */
+    @Test
+    void aKeptVolumeAnswerServesUntilTheVolumeIsReplacedOnTheDaemon() throws IOException {
+        String name = "kept-" + UUID.randomUUID().toString().substring(0, 8);
+        assertThat(direct.run("volume", "create", name).ok()).isTrue();
+        try {
+            // The first create reads it and keeps the answer, once the gate follows the daemon's events (a test that
+            // restarted the daemon may have left the pin watcher waiting to reconnect).
+            Await.until("a create of the volume kept its answer", Duration.ofSeconds(120), () -> {
+                double before = volumeReads("kept");
+                DockerCli.Result run = viaGate.run("run", "--rm", "--network", "none", "-v", name + ":/v", BaseImage.TAG, "true");
+                assertThat(run.ok()).as(run.toString()).isTrue();
+                DockerCli.Result again = viaGate.run("run", "--rm", "--network", "none", "-v", name + ":/v", BaseImage.TAG, "true");
+                assertThat(again.ok()).as(again.toString()).isTrue();
+                return volumeReads("kept") > before;
+            });
+            double asked = volumeReads("daemon");
+            double kept = volumeReads("kept");
+
+            DockerCli.Result second = viaGate.run("run", "--rm", "--network", "none", "-v", name + ":/v", BaseImage.TAG, "true");
+
+            assertThat(second.ok()).as(second.toString()).isTrue();
+            // the create and the start (which judges the stored container again) judged the kept answer
+            assertThat(volumeReads("kept")).as("the run judged the kept answer").isGreaterThanOrEqualTo(kept + 1);
+            assertThat(volumeReads("daemon")).as("and did not ask the daemon").isEqualTo(asked);
+
+            assertThat(direct.run("volume", "rm", name).ok()).isTrue();
+            DockerCli.Result made = direct.run("volume", "create", "--opt", "type=none", "--opt", "o=bind", "--opt", "device=/etc", name);
+            assertThat(made.ok()).as(made.toString()).isTrue();
+
+            DockerCli.Result replaced = viaGate.run("run", "--rm", "--network", "none", "-v", name + ":/e:ro", BaseImage.TAG,
+                    "cat", "/e/hostname");
+
+            assertThat(replaced.ok()).as(replaced.toString()).isFalse();
+            assertThat(replaced.stderr()).contains("volume " + name + " already exists").contains("/etc");
+            assertThat(replaced.stdout()).isEmpty();
+            assertThat(volumeReads("daemon")).as("the replaced volume was read from the daemon").isGreaterThan(asked);
+        } finally {
+            direct.run("volume", "rm", "-f", name);
+        }
     }
 
     @Test

@@ -1,0 +1,172 @@
+package io.rediacc.gpu.gate.daemon;
+
+import io.rediacc.gpu.contracts.manifest.SocketEndpoint;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The daemons' answers to {@code GET /volumes/{name}}, kept only while the gate follows that daemon's
+ * {@code destroy} events.
+ *
+ * <p>Why: before it forwards a create that mounts a named volume, the gate reads the volume from the
+ * daemon to judge how it is backed (a local volume's {@code device} can be a bind of any host path).
+ * That round trip on every such create was a fifth of the gate's CPU per create (issue 34). A volume's
+ * driver and options never change while it exists (the daemon has no update for them), and another
+ * volume can take its name only after its {@code destroy} event. So an answer stays true until that
+ * event, and the pin watcher, which follows every repo daemon's {@code destroy} events of containers
+ * and volumes, forgets the answer then ({@link #destroyed}).
+ *
+ * <p>It fails closed:
+ * <ul>
+ *   <li>nothing is kept or given for a daemon whose event stream is not live (before its head, after it
+ *       ended or failed), and all of a daemon's answers are forgotten whenever a stream of it starts or
+ *       stops, or sends a line the watcher cannot read;</li>
+ *   <li>an answer read while any of that happened is not kept: {@link #beforeLookup} is taken before the
+ *       request is sent and {@link #keep} drops the answer if the daemon's generation moved since;</li>
+ *   <li>only a found volume's answer (200) is kept: a missing one may be made next;</li>
+ *   <li>the verdict is never kept: every create judges the kept answer against its repo's rules of that
+ *       moment, so a narrowed {@code hostPaths} applies at once.</li>
+ * </ul>
+ * What is left is the window the round trip had too: between the gate's read and the daemon's create,
+ * the volume can be replaced (only through the gate, which judges the new one, or as root on the host).
+ *
+ * <p>Bounded: {@link #MAX_ANSWERS} answers of at most {@link #MAX_ANSWER_BYTES} bytes, all daemons together;
+ * past that the gate reads from the daemon as before.
+ */
+public final class VolumeAnswers {
+
+    /** Answers kept at once, all daemons together (a volume's answer is ~0.3–1 KiB). */
+    public static final int MAX_ANSWERS = 4096;
+    /** A larger answer (many labels) is read from the daemon every time. */
+    public static final int MAX_ANSWER_BYTES = 8 * 1024;
+    /** What {@link #beforeLookup} gives when nothing read now may be kept. */
+    public static final long DO_NOT_KEEP = -1;
+
+    private final Map<SocketEndpoint, Daemon> daemons = new ConcurrentHashMap<>();
+    private final AtomicInteger held = new AtomicInteger();
+    private final LongAdder answeredKept = new LongAdder();
+    private final LongAdder answeredByDaemon = new LongAdder();
+
+    /** One daemon's answers; guarded by itself (event-loop threads read, the pin watcher's thread forgets). */
+    private static final class Daemon {
+        int liveStreams;
+        long generation;
+        final Map<String, byte[]> answers = new HashMap<>();
+    }
+
+    /** The kept answer for {@code volume} on {@code daemon}, or null when the daemon must be asked. */
+    public byte[] answer(SocketEndpoint daemon, String volume) {
+        byte[] kept = null;
+        Daemon d = daemons.get(daemon);
+        if (d != null) {
+            synchronized (d) {
+                kept = d.liveStreams > 0 ? d.answers.get(volume) : null;
+            }
+        }
+        (kept == null ? answeredByDaemon : answeredKept).increment();
+        return kept;
+    }
+
+    /** Taken before a lookup is sent, given back to {@link #keep} with its answer. */
+    public long beforeLookup(SocketEndpoint daemon) {
+        Daemon d = daemons.get(daemon);
+        if (d == null) {
+            return DO_NOT_KEEP;
+        }
+        synchronized (d) {
+            return d.liveStreams > 0 ? d.generation : DO_NOT_KEEP;
+        }
+    }
+
+    /** Keeps the daemon's answer (status 200) for {@code volume}, unless anything changed since {@code token}. */
+    public void keep(SocketEndpoint daemon, String volume, byte[] answer, long token) {
+        if (token == DO_NOT_KEEP || answer == null || answer.length == 0 || answer.length > MAX_ANSWER_BYTES) {
+            return;
+        }
+        Daemon d = daemons.get(daemon);
+        if (d == null) {
+            return;
+        }
+        synchronized (d) {
+            if (d.liveStreams == 0 || d.generation != token || d.answers.containsKey(volume)) {
+                return;
+            }
+            if (held.incrementAndGet() > MAX_ANSWERS) {
+                held.decrementAndGet();
+                return;
+            }
+            d.answers.put(volume, answer);
+        }
+    }
+
+    /** A stream of {@code daemon}'s events answered: from now on its destroys reach {@link #destroyed}. */
+    public void streamLive(SocketEndpoint daemon) {
+        Daemon d = daemons.computeIfAbsent(daemon, k -> new Daemon());
+        synchronized (d) {
+            forgetAll(d);
+            d.liveStreams++;
+        }
+    }
+
+    /** A stream that was live ended, failed or was stopped: destroys may go unseen. */
+    public void streamGone(SocketEndpoint daemon) {
+        Daemon d = daemons.get(daemon);
+        if (d == null) {
+            return;
+        }
+        synchronized (d) {
+            forgetAll(d);
+            d.liveStreams = Math.max(0, d.liveStreams - 1);
+        }
+    }
+
+    /** The daemon destroyed {@code volume}: another may take its name. */
+    public void destroyed(SocketEndpoint daemon, String volume) {
+        Daemon d = daemons.get(daemon);
+        if (d == null) {
+            return;
+        }
+        synchronized (d) {
+            d.generation++;
+            if (d.answers.remove(volume) != null) {
+                held.decrementAndGet();
+            }
+        }
+    }
+
+    /** Something of {@code daemon}'s stream could not be read: it may have been a destroy. */
+    public void forgetAll(SocketEndpoint daemon) {
+        Daemon d = daemons.get(daemon);
+        if (d == null) {
+            return;
+        }
+        synchronized (d) {
+            forgetAll(d);
+        }
+    }
+
+    private void forgetAll(Daemon d) {
+        d.generation++;
+        held.addAndGet(-d.answers.size());
+        d.answers.clear();
+    }
+
+    /** Answers kept now, all daemons together. */
+    public int size() {
+        return held.get();
+    }
+
+    /** Volume reads {@link #answer} served from a kept answer, since start. */
+    public long answeredKept() {
+        return answeredKept.sum();
+    }
+
+    /** Volume reads {@link #answer} left to the daemon, since start. */
+    public long answeredByDaemon() {
+        return answeredByDaemon.sum();
+    }
+}
