@@ -142,6 +142,11 @@ for t in "${ORDER[@]}"; do
   done
 done
 
+# volume_reads metrics-url: the gate's named-volume reads so far, kept answers and the daemon's
+# (gate_volume_reads_total, since 2026-12-07; nothing for a gate without it)
+volume_reads() {
+  curl -fsS "$1" 2>/dev/null | awk '/^gate_volume_reads_total\{/ {a=$1; sub(/.*answer="/, "", a); sub(/".*/, "", a); printf "%s=%d ", a, $NF}' | sed 's/ $//'
+}
 RSS_MAX=0
 sample_rss() { # background sampler of the gate's RSS while it is under load
   while kill -0 "$GATE_PID" 2>/dev/null; do rss_mib "$GATE_PID"; sleep 0.5; done >"$RUN_DIR/rss-$1.txt"
@@ -162,7 +167,9 @@ for r in $(seq 1 "$ROUNDS"); do
       [ -n "$sampler" ] && { kill "$sampler" 2>/dev/null || true; wait "$sampler" 2>/dev/null || true; }
       [ "$bad" = 0 ] || log "WARNING: $t $endpoint had $bad non-2xx answers (see $RUN_DIR/wrk-$r-$endpoint-$t.txt)"
       echo "$r $endpoint $t $rps $p50 $p99 $bad $cpu_us" >>"$RUN_DIR/rounds.txt"
-      log "round $r $endpoint $t: $rps req/s p50 ${p50}ms p99 ${p99}ms CPU ${cpu_us} µs/req (load $(load_now))"
+      reads=""
+      case "$t" in gate) reads="$(volume_reads "$MAIN_GATE_METRICS")" ;; gate-before) reads="$(volume_reads "$BEFORE_METRICS")" ;; esac
+      log "round $r $endpoint $t: $rps req/s p50 ${p50}ms p99 ${p99}ms CPU ${cpu_us} µs/req${reads:+; volume reads so far $reads} (load $(load_now))"
     done
   done
 done

@@ -11,7 +11,12 @@
 # A label may hold capitals (the simulated machine's name is its lower-case form).
 # Env: BIG_GRANTS (1000), DURATION (8s), CONNS (32), REPEAT (1: each case this many times, alternating),
 #      GATE_BEFORE (a commit: each case also for the gate packaged from it, as "<label>-before", measured just
-#      before BENCH_REF's in the same run, with that commit's unit flags).
+#      before BENCH_REF's in the same run, with that commit's unit flags),
+#      FLOOR (1: after each round of cases, the floor of the gate's stack under the unit's flags, NMT off:
+#      bench/floor/FloorApp.java packaged with docker-gate's pom at BENCH_REF and none of the gate's code, idle
+#      ("floor-bare") and with a Kafka consumer on gpu.grants.v1 and a connected producer, as the gate has
+#      ("floor-kafka"); RSS idle and under 8 s of wrk on its /q/health/live, classes, threads; FLOOR_NMT=summary
+#      for NMT's breakdown, which costs ~4 MiB of RSS itself).
 source "$(dirname "$0")/lib/common.sh"
 DURATION="${DURATION:-8s}"; CONNS="${CONNS:-32}"; BIG_GRANTS="${BIG_GRANTS:-1000}"; REPEAT="${REPEAT:-1}"
 unit_env() { # unit_env ref : the unit's Environment= assignments at that commit, one a line
@@ -80,7 +85,63 @@ PY
   echo "$label $n idle=$idle loaded=$loaded [$kinds] threads=$threads pin_watch_threads=$pin_threads live_heap_MB=$live classes=$classes ping_rps=$rps nmt[$committed] ref=$ref flags[$*]" | tee -a "$RUN_DIR/results.txt" >&2
   stop_pid "$pid"
 }
+# build_floor: bench/floor/FloorApp.java as a module "gate-floor" with docker-gate's pom, in an archive of BENCH_REF;
+# sets FLOOR_JAR.
+build_floor() {
+  local commit key dir
+  commit="$(git -C "$REPO_ROOT" rev-parse "$BENCH_REF^{commit}")"
+  key="$( (git -C "$REPO_ROOT" ls-tree "$commit" docker-gate/pom.xml pom.xml; cat "$REPO_ROOT/bench/floor/FloorApp.java") | md5sum | cut -c1-12)"
+  dir="$WORK/build/gate-floor-$key"
+  if [ ! -f "$dir/gate-floor/target/quarkus-app/quarkus-run.jar" ]; then
+    log "packaging the gate's floor app (docker-gate's pom at ${commit:0:12})"
+    rm -rf "$dir"; mkdir -p "$dir/gate-floor/src/main/java/io/rediacc/gpu/floor" "$dir/gate-floor/src/main/resources"
+    git -C "$REPO_ROOT" archive "$commit" | tar -x -C "$dir"
+    sed '0,/<artifactId>docker-gate<\/artifactId>/s//<artifactId>gate-floor<\/artifactId>/' "$dir/docker-gate/pom.xml" >"$dir/gate-floor/pom.xml"
+    sed -i 's|<module>docker-gate</module>|<module>docker-gate</module><module>gate-floor</module>|' "$dir/pom.xml"
+    cp "$REPO_ROOT/bench/floor/FloorApp.java" "$dir/gate-floor/src/main/java/io/rediacc/gpu/floor/"
+    { grep '^quarkus\.' "$dir/docker-gate/src/main/resources/application.properties"; echo 'quarkus.application.name=gate-floor'; } \
+      >"$dir/gate-floor/src/main/resources/application.properties"
+    mvn -B -q -o -DskipTests -f "$dir/pom.xml" -pl gate-floor -am package >"$dir/build.log" 2>&1 \
+      || { tail -40 "$dir/build.log" >&2; return 1; }
+  fi
+  FLOOR_JAR="$dir/gate-floor/target/quarkus-app/quarkus-run.jar"
+}
+# measure_floor label n kafka(true|false): the floor app under the unit's environment at BENCH_REF (NMT off unless FLOOR_NMT)
+measure_floor() {
+  local label="$1" n="$2" kafka="$3" dir="$RUN_DIR/$1-$2" unit kv port
+  mkdir -p "$dir"; port="$(free_port)"
+  mapfile -t unit < <(unit_env "$BENCH_REF")
+  for kv in "${unit[@]}"; do export "${kv?}"; done
+  start_bg "$label-$n" java -XX:NativeMemoryTracking="${FLOOR_NMT:-off}" -Dquarkus.http.port="$port" -Dkafka.bootstrap.servers="$KAFKA" \
+    -Dfloor.kafka="$kafka" -jar "$FLOOR_JAR"
+  for kv in "${unit[@]}"; do unset "${kv%%=*}"; done
+  local pid=$LAST_PID i
+  for i in $(seq 1 300); do
+    curl -fsS "http://127.0.0.1:$port/q/health/live" >/dev/null 2>&1 && break
+    kill -0 "$pid" 2>/dev/null || break; sleep 0.2
+  done
+  [ "$kafka" != true ] || sleep 5 # the consumer joined its group and read the topic to its end
+  sleep 5
+  local idle; idle="$(rss_mib "$pid")"
+  ( while kill -0 "$pid" 2>/dev/null; do rss_mib "$pid"; sleep 0.5; done >"$dir/rss.txt" ) & local s=$!
+  wrk -t2 -c"$CONNS" -d"$DURATION" "http://127.0.0.1:$port/q/health/live" >"$dir/wrk.txt" 2>&1 || true
+  kill "$s" 2>/dev/null || true; wait "$s" 2>/dev/null || true
+  local loaded; loaded="$(sort -g "$dir/rss.txt" | tail -1)"
+  grep -E 'Rss(Anon|File|Shmem)' "/proc/$pid/status" >"$dir/rss-kinds.txt"
+  jcmd "$pid" VM.native_memory summary >"$dir/nmt.txt" 2>&1 || true
+  local threads; threads="$(awk '/^Threads:/ {print $2}' "/proc/$pid/status")"
+  local classes; classes="$(jcmd "$pid" PerfCounter.print 2>/dev/null | awk -F= '/java.cls.loadedClasses=/ {l=$2} /java.cls.unloadedClasses=/ {u=$2} END {print l-u}')"
+  local kinds; kinds="$(awk '{printf "%s%.1f ", $1, $2/1024}' "$dir/rss-kinds.txt")"
+  echo "$label $n idle=$idle loaded=$loaded [$kinds] threads=$threads classes=$classes kafka=$kafka ref=$BENCH_REF nmt=${FLOOR_NMT:-off}" \
+    | tee -a "$RUN_DIR/results.txt" >&2
+  stop_pid "$pid"
+}
+[ "${FLOOR:-0}" != 1 ] || build_floor
 for n in $(seq 1 "$REPEAT"); do
+  if [ "${FLOOR:-0}" = 1 ]; then
+    measure_floor floor-bare "$n" false
+    measure_floor floor-kafka "$n" true
+  fi
   for c in "$@"; do
     # shellcheck disable=SC2086
     [ -n "${GATE_BEFORE:-}" ] && measure "${c%%=*}-before" "$n" "$BEFORE_JAR" "$GATE_BEFORE" ${c#*=}

@@ -34,20 +34,26 @@ import java.util.concurrent.atomic.LongAdder;
  * What is left is the window the round trip had too: between the gate's read and the daemon's create,
  * the volume can be replaced (only through the gate, which judges the new one, or as root on the host).
  *
- * <p>Bounded: {@link #MAX_ANSWERS} answers of at most {@link #MAX_ANSWER_BYTES} bytes, all daemons together;
- * past that the gate reads from the daemon as before.
+ * <p>Bounded by bytes, since a tenant chooses how many volumes it makes and how many labels each carries: at
+ * most {@link #MAX_BYTES_PER_DAEMON} per daemon and {@link #MAX_BYTES} in all (a plain volume's answer is ~250 B,
+ * so ~4,000 volumes; the gate's heap is 26 MiB), answers of at most {@link #MAX_ANSWER_BYTES}; past that the gate
+ * reads from the daemon as before. One repo filling its share costs the others nothing.
  */
 public final class VolumeAnswers {
 
-    /** Answers kept at once, all daemons together (a volume's answer is ~0.3–1 KiB). */
-    public static final int MAX_ANSWERS = 4096;
+    /** Bytes of answers kept at once, all daemons together. */
+    public static final int MAX_BYTES = 1024 * 1024;
+    /** Bytes of answers kept for one daemon (one repo's share). */
+    public static final int MAX_BYTES_PER_DAEMON = 64 * 1024;
     /** A larger answer (many labels) is read from the daemon every time. */
-    public static final int MAX_ANSWER_BYTES = 8 * 1024;
+    public static final int MAX_ANSWER_BYTES = 4 * 1024;
     /** What {@link #beforeLookup} gives when nothing read now may be kept. */
     public static final long DO_NOT_KEEP = -1;
 
     private final Map<SocketEndpoint, Daemon> daemons = new ConcurrentHashMap<>();
+    /** Bytes of answers kept, all daemons together. */
     private final AtomicInteger held = new AtomicInteger();
+    private final AtomicInteger count = new AtomicInteger();
     private final LongAdder answeredKept = new LongAdder();
     private final LongAdder answeredByDaemon = new LongAdder();
 
@@ -55,6 +61,7 @@ public final class VolumeAnswers {
     private static final class Daemon {
         int liveStreams;
         long generation;
+        int bytes;
         final Map<String, byte[]> answers = new HashMap<>();
     }
 
@@ -92,13 +99,16 @@ public final class VolumeAnswers {
             return;
         }
         synchronized (d) {
-            if (d.liveStreams == 0 || d.generation != token || d.answers.containsKey(volume)) {
+            if (d.liveStreams == 0 || d.generation != token || d.answers.containsKey(volume)
+                    || d.bytes + answer.length > MAX_BYTES_PER_DAEMON) {
                 return;
             }
-            if (held.incrementAndGet() > MAX_ANSWERS) {
-                held.decrementAndGet();
+            if (held.addAndGet(answer.length) > MAX_BYTES) {
+                held.addAndGet(-answer.length);
                 return;
             }
+            d.bytes += answer.length;
+            count.incrementAndGet();
             d.answers.put(volume, answer);
         }
     }
@@ -132,8 +142,11 @@ public final class VolumeAnswers {
         }
         synchronized (d) {
             d.generation++;
-            if (d.answers.remove(volume) != null) {
-                held.decrementAndGet();
+            byte[] gone = d.answers.remove(volume);
+            if (gone != null) {
+                d.bytes -= gone.length;
+                held.addAndGet(-gone.length);
+                count.decrementAndGet();
             }
         }
     }
@@ -151,12 +164,19 @@ public final class VolumeAnswers {
 
     private void forgetAll(Daemon d) {
         d.generation++;
-        held.addAndGet(-d.answers.size());
+        held.addAndGet(-d.bytes);
+        count.addAndGet(-d.answers.size());
+        d.bytes = 0;
         d.answers.clear();
     }
 
     /** Answers kept now, all daemons together. */
     public int size() {
+        return count.get();
+    }
+
+    /** Bytes of the answers kept now, all daemons together. */
+    public int bytes() {
         return held.get();
     }
 

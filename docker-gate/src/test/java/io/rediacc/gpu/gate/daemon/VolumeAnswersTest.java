@@ -60,21 +60,39 @@ class VolumeAnswersTest {
     }
 
     @Test
-    void largeAnswersAndAnswersPastTheBoundAreNotKept() {
+    void largeAnswersAndAnswersPastADaemonsShareOrTheWholeBoundAreNotKept() {
         answers.streamLive(a);
         answers.keep(a, "big", new byte[VolumeAnswers.MAX_ANSWER_BYTES + 1], answers.beforeLookup(a));
         assertThat(answers.answer(a, "big")).isNull();
 
-        for (int i = 0; i < VolumeAnswers.MAX_ANSWERS + 10; i++) {
-            answers.keep(a, "v" + i, PLAIN, answers.beforeLookup(a));
+        byte[] answer = new byte[1024];
+        int share = VolumeAnswers.MAX_BYTES_PER_DAEMON / answer.length;
+        for (int i = 0; i < share + 10; i++) {
+            answers.keep(a, "v" + i, answer, answers.beforeLookup(a));
         }
-        assertThat(answers.size()).isEqualTo(VolumeAnswers.MAX_ANSWERS);
-        assertThat(answers.answer(a, "v" + (VolumeAnswers.MAX_ANSWERS + 5))).isNull();
+        assertThat(answers.size()).as("one daemon keeps its share only").isEqualTo(share);
+        assertThat(answers.bytes()).isEqualTo(VolumeAnswers.MAX_BYTES_PER_DAEMON);
+        assertThat(answers.answer(a, "v" + (share + 5))).isNull();
+        answers.streamLive(b);
+        answers.keep(b, "v0", answer, answers.beforeLookup(b));
+        assertThat(answers.answer(b, "v0")).as("a full daemon costs another nothing").isEqualTo(answer);
 
         answers.destroyed(a, "v0");
-        answers.keep(a, "late", PLAIN, answers.beforeLookup(a));
-        assertThat(answers.answer(a, "late")).as("room again after a destroy").isEqualTo(PLAIN);
+        answers.keep(a, "late", answer, answers.beforeLookup(a));
+        assertThat(answers.answer(a, "late")).as("room again after a destroy").isEqualTo(answer);
         answers.forgetAll(a);
+        answers.forgetAll(b);
         assertThat(answers.size()).isZero();
+        assertThat(answers.bytes()).isZero();
+
+        int daemons = VolumeAnswers.MAX_BYTES / VolumeAnswers.MAX_BYTES_PER_DAEMON + 2;
+        for (int k = 0; k < daemons; k++) {
+            SocketEndpoint d = SocketEndpoint.unix(Path.of("/run/d" + k + ".sock"));
+            answers.streamLive(d);
+            for (int i = 0; i < share; i++) {
+                answers.keep(d, "v" + i, answer, answers.beforeLookup(d));
+            }
+        }
+        assertThat(answers.bytes()).as("all daemons together keep at most the whole bound").isEqualTo(VolumeAnswers.MAX_BYTES);
     }
 }
