@@ -5,6 +5,9 @@
 # settings) and one PostgreSQL transaction (pgbench, the grant's write transaction, 1 client),
 # measured in the same run, rounds alternating A (grant→enforced) / B (Kafka) / C (PostgreSQL).
 # Target: p99 <= 2 x Kafka p99 + one PostgreSQL transaction.
+# Each round also logs the relay's mean send -> broker acknowledgement (grant-service's
+# grants_outbox_acknowledgement_seconds, its deltas over the round) beside the anchor's (KafkaLatency's ack_p50_ms,
+# ack_mean_ms), into RUN_DIR/acks.txt: whether the Kafka leg's time is spent before the broker has the record.
 # Env: ROUNDS (5), OPS per round (200), KAFKA_BYTES (the Kafka anchor's value size, 1024: a snapshot is smaller),
 #      STAGES (1: a bystander consumer on the grants topic times each op's stages — HTTP in, transaction + relay,
 #      Kafka, gate + probe — and lib/prop-stages.py prints their p50/p99; the figures' own measurement is unchanged),
@@ -108,7 +111,12 @@ enforced() {
     >"$out" 2>&1 || { cat "$out" >&2; exit 1; }
   if [ -n "$other" ]; then kill "$other" 2>/dev/null; wait "$other" 2>/dev/null || true; fi
 }
+# relay_ack metrics-url: grant-service's grants_outbox_acknowledgement_seconds "sum count" (nothing before 2026-12-07)
+relay_ack() {
+  curl -fsS "$1" 2>/dev/null | awk '/^grants_outbox_acknowledgement_seconds_sum/ {s=$NF} /^grants_outbox_acknowledgement_seconds_count/ {c=$NF} END {if (c != "") print s, c}'
+}
 for r in $(seq 1 "$ROUNDS"); do
+  ack0="$(relay_ack "${GSMET[after]}")"
   # with BEFORE, the order of the two sides alternates by round (neither always follows the other)
   order=("${SIDES[@]}"); [ "${#SIDES[@]}" = 2 ] && [ $((r % 2)) = 0 ] && order=(after before)
   for side in "${order[@]}"; do
@@ -122,6 +130,13 @@ for r in $(seq 1 "$ROUNDS"); do
   driver KafkaLatency "$KAFKA" "$OPS" "$KAFKA_BYTES" >"$RUN_DIR/kafka-$r.txt" 2>&1 || { cat "$RUN_DIR/kafka-$r.txt" >&2; exit 1; }
   read -r _tps pglat < <(pgbench_run "$DB" 1 "t$OPS")
   g() { awk -v k="$2" '$1==k {print $2}' "$1"; }
+  # the relay's mean send -> acknowledgement in the round (its Timer's deltas) beside the anchor's, the same broker
+  ack1="$(relay_ack "${GSMET[after]}")"
+  if [ -n "$ack0" ] && [ -n "$ack1" ]; then
+    relay_ack_ms="$(awk -v a="$ack0" -v b="$ack1" 'BEGIN {split(a, x, " "); split(b, y, " "); n = y[2] - x[2]; if (n > 0) printf "%.3f", (y[1] - x[1]) / n * 1000; else print "-"}')"
+    echo "$r $relay_ack_ms $(g "$RUN_DIR/kafka-$r.txt" ack_p50_ms) $(g "$RUN_DIR/kafka-$r.txt" ack_mean_ms)" >>"$RUN_DIR/acks.txt"
+    log "round $r acknowledgement (send -> broker's ack): relay mean $relay_ack_ms ms; anchor p50 $(g "$RUN_DIR/kafka-$r.txt" ack_p50_ms) mean $(g "$RUN_DIR/kafka-$r.txt" ack_mean_ms) ms"
+  fi
   echo "$r $(g "$RUN_DIR/enforced-$r.txt" flip_p50_ms) $(g "$RUN_DIR/enforced-$r.txt" flip_p99_ms) $(g "$RUN_DIR/kafka-$r.txt" p50_ms) $(g "$RUN_DIR/kafka-$r.txt" p99_ms) $pglat $(g "$RUN_DIR/enforced-$r.txt" api_p50_ms) $(g "$RUN_DIR/enforced-$r.txt" api_p99_ms)" >>"$RUN_DIR/rounds.txt"
   log "round $r: $(tail -1 "$RUN_DIR/rounds.txt") (round flip50 flip99 kafka50 kafka99 pg api50 api99)${BEFORE:+; before: $(tail -1 "$RUN_DIR/rounds-before.txt") (round flip50 flip99 api50 api99)}; load $(load_now)"
 done

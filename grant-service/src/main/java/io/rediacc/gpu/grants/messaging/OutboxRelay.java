@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.rediacc.gpu.contracts.events.EventJson;
@@ -107,6 +108,7 @@ public class OutboxRelay {
     private final Map<String, Object> kafkaConfig;
     private final Counter published;
     private final Counter parkedRecords;
+    private final Timer acknowledgement;
     private volatile Producer<String, byte[]> producer;
     private volatile Thread thread;
     private volatile boolean running;
@@ -138,6 +140,10 @@ public class OutboxRelay {
                 .register(metrics);
         this.parkedRecords = Counter.builder("grants.outbox.parked.records")
                 .description("Outbox records the relay parked because Kafka refused them for good")
+                .register(metrics);
+        // The Kafka half of a grant's way to the gates, apart from the transaction and the relay's own work.
+        this.acknowledgement = Timer.builder("grants.outbox.acknowledgement")
+                .description("From a record handed to the Kafka producer to the broker's acknowledgement (acks=all)")
                 .register(metrics);
         Gauge.builder("grants.outbox.parked", this, relay -> relay.state.parked())
                 .description("Rows in outbox_parked now; the machine's later records wait behind them until an operator acts")
@@ -365,7 +371,12 @@ public class OutboxRelay {
                     continue;
                 }
                 try {
-                    Future<RecordMetadata> ack = producer.send(toRecord(row));
+                    long handedOver = System.nanoTime();
+                    Future<RecordMetadata> ack = producer.send(toRecord(row), (metadata, error) -> {
+                        if (error == null) {
+                            acknowledgement.record(System.nanoTime() - handedOver, TimeUnit.NANOSECONDS);
+                        }
+                    });
                     String refused = refusal(ack);
                     if (refused != null) { // refused before it left (over max.request.size): later rows not sent
                         hold(row, refused);

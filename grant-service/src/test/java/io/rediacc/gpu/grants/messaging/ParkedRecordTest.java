@@ -86,7 +86,12 @@ class ParkedRecordTest {
         Response ready = RestAssured.given().get("/q/health/ready");
         assertThat(ready.statusCode()).isEqualTo(503);
         assertThat(ready.asString()).contains("parked").contains(a.name).contains("/api/v1/outbox/parked");
-        assertThat(RestAssured.given().get(metricsUrl).asString()).containsPattern("grants_outbox_parked(_records_total)? [1-9]");
+        String scrape = RestAssured.given().get(metricsUrl).asString();
+        assertThat(scrape).containsPattern("grants_outbox_parked(_records_total)? [1-9]");
+        // B's records were acknowledged by the broker, each timed from the producer's hands to the acknowledgement
+        assertThat(scrape).contains("# HELP grants_outbox_acknowledgement_seconds From a record handed to the Kafka producer")
+                .containsPattern("grants_outbox_acknowledgement_seconds_count(\\{[^}]*\\})? [1-9]")
+                .containsPattern("grants_outbox_acknowledgement_seconds_sum(\\{[^}]*\\})? [0-9.E-]*[1-9]");
         // operators only; a viewer may not even look
         assertThat(api.as(GrantApi.VIEWER_TOKEN).request().get("/api/v1/outbox/parked").statusCode()).isEqualTo(403);
         assertThat(api.request().get("/api/v1/outbox/parked/" + oversized).asString()).startsWith("{\"padding\"");
