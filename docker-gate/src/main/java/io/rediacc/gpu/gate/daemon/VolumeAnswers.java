@@ -2,11 +2,13 @@ package io.rediacc.gpu.gate.daemon;
 
 import io.rediacc.gpu.contracts.manifest.SocketEndpoint;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 
 /**
  * The daemons' answers to {@code GET /volumes/{name}}, kept only while the gate follows that daemon's
@@ -28,11 +30,17 @@ import java.util.concurrent.atomic.LongAdder;
  *   <li>an answer read while any of that happened is not kept: {@link #beforeLookup} is taken before the
  *       request is sent and {@link #keep} drops the answer if the daemon's generation moved since;</li>
  *   <li>only a found volume's answer (200) is kept: a missing one may be made next;</li>
- *   <li>the verdict is never kept: every create judges the kept answer against its repo's rules of that
- *       moment, so a narrowed {@code hostPaths} applies at once.</li>
+ *   <li>a removal the gate itself passes forgets before the daemon acts ({@link #destroyed} for
+ *       {@code DELETE /volumes/{name}}, {@link #forgetAll} for a prune or a container's removal, which may take
+ *       its anonymous volumes), so a create pipelined behind a delete is not judged on the deleted volume;</li>
+ *   <li>an answer is kept at most {@link #MAX_AGE}: dockerd drops events for a subscriber that falls behind
+ *       (its queue full for 100 ms), so a lost {@code destroy} leaves an answer stale that long at most;</li>
+ *   <li>the verdict is never kept: every request judges the kept answer with its repo's rules of that moment,
+ *       as it judges an answer just read.</li>
  * </ul>
  * What is left is the window the round trip had too: between the gate's read and the daemon's create,
- * the volume can be replaced (only through the gate, which judges the new one, or as root on the host).
+ * the volume can be replaced (only through the gate, which judges the new one, or as root on the host),
+ * and a removal through another connection is seen when its {@code destroy} event arrives.
  *
  * <p>Bounded by bytes, since a tenant chooses how many volumes it makes and how many labels each carries: at
  * most {@link #MAX_BYTES_PER_DAEMON} per daemon and {@link #MAX_BYTES} in all (a plain volume's answer is ~250 B,
@@ -49,6 +57,8 @@ public final class VolumeAnswers {
     public static final int MAX_ANSWER_BYTES = 4 * 1024;
     /** What {@link #beforeLookup} gives when nothing read now may be kept. */
     public static final long DO_NOT_KEEP = -1;
+    /** The longest an answer is kept, whatever the events say (a bound on a lost event). */
+    public static final Duration MAX_AGE = Duration.ofSeconds(30);
 
     private final Map<SocketEndpoint, Daemon> daemons = new ConcurrentHashMap<>();
     /** Bytes of answers kept, all daemons together. */
@@ -56,13 +66,26 @@ public final class VolumeAnswers {
     private final AtomicInteger count = new AtomicInteger();
     private final LongAdder answeredKept = new LongAdder();
     private final LongAdder answeredByDaemon = new LongAdder();
+    private final LongSupplier nanoClock;
+
+    public VolumeAnswers() {
+        this(System::nanoTime);
+    }
+
+    /** @param nanoClock {@link System#nanoTime} but in tests */
+    VolumeAnswers(LongSupplier nanoClock) {
+        this.nanoClock = nanoClock;
+    }
 
     /** One daemon's answers; guarded by itself (event-loop threads read, the pin watcher's thread forgets). */
     private static final class Daemon {
         int liveStreams;
         long generation;
         int bytes;
-        final Map<String, byte[]> answers = new HashMap<>();
+        final Map<String, Kept> answers = new HashMap<>();
+    }
+
+    private record Kept(byte[] answer, long keptAt) {
     }
 
     /** The kept answer for {@code volume} on {@code daemon}, or null when the daemon must be asked. */
@@ -71,7 +94,12 @@ public final class VolumeAnswers {
         Daemon d = daemons.get(daemon);
         if (d != null) {
             synchronized (d) {
-                kept = d.liveStreams > 0 ? d.answers.get(volume) : null;
+                Kept k = d.liveStreams > 0 ? d.answers.get(volume) : null;
+                if (k != null && nanoClock.getAsLong() - k.keptAt() > MAX_AGE.toNanos()) {
+                    forget(d, volume); // read again from the daemon, and kept again from then
+                } else if (k != null) {
+                    kept = k.answer();
+                }
             }
         }
         (kept == null ? answeredByDaemon : answeredKept).increment();
@@ -109,7 +137,7 @@ public final class VolumeAnswers {
             }
             d.bytes += answer.length;
             count.incrementAndGet();
-            d.answers.put(volume, answer);
+            d.answers.put(volume, new Kept(answer, nanoClock.getAsLong()));
         }
     }
 
@@ -142,12 +170,7 @@ public final class VolumeAnswers {
         }
         synchronized (d) {
             d.generation++;
-            byte[] gone = d.answers.remove(volume);
-            if (gone != null) {
-                d.bytes -= gone.length;
-                held.addAndGet(-gone.length);
-                count.decrementAndGet();
-            }
+            forget(d, volume);
         }
     }
 
@@ -159,6 +182,15 @@ public final class VolumeAnswers {
         }
         synchronized (d) {
             forgetAll(d);
+        }
+    }
+
+    private void forget(Daemon d, String volume) {
+        Kept gone = d.answers.remove(volume);
+        if (gone != null) {
+            d.bytes -= gone.answer().length;
+            held.addAndGet(-gone.answer().length);
+            count.decrementAndGet();
         }
     }
 

@@ -264,6 +264,32 @@ public final class GatePolicy {
         }
     }
 
+    /** {@link #removesVolumes}: any of the daemon's volumes (no volume is named so: names begin with a letter or digit). */
+    public static final String ALL_VOLUMES = "*";
+
+    /**
+     * Which of the daemon's volumes a request may remove, so the data plane forgets their kept answers before the
+     * daemon acts (issue 34): the name for {@code DELETE /volumes/{name}}, {@link #ALL_VOLUMES} for a prune and for a
+     * container's removal (it may take the container's anonymous volumes) or a target that cannot be read, else null.
+     */
+    public String removesVolumes(RequestHead head) {
+        DockerRoute route;
+        try {
+            route = DockerRoute.classify(head.method(), head.uri());
+        } catch (RuntimeException unreadable) {
+            return ALL_VOLUMES;
+        }
+        String path = route.path();
+        if ("DELETE".equals(head.method()) && path.startsWith("/volumes/") && path.length() > "/volumes/".length()) {
+            return path.substring("/volumes/".length());
+        }
+        if (("POST".equals(head.method()) && path.equals("/volumes/prune"))
+                || ("DELETE".equals(head.method()) && path.startsWith("/containers/"))) {
+            return ALL_VOLUMES;
+        }
+        return null;
+    }
+
     /**
      * Whether an update body {@link #onBody} admitted sets a restart policy: the daemon will then
      * start the container by itself, so the container is judged like a start ({@link #onStoredContainer}).

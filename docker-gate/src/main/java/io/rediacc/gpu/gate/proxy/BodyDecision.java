@@ -211,6 +211,21 @@ final class BodyDecision {
         });
     }
 
+    /**
+     * A request the gate passes may remove volumes ({@link GatePolicy#removesVolumes}): their kept answers are
+     * forgotten before the daemon acts, so a request behind it is judged on what the daemon says then.
+     */
+    void volumesMayGo(String removal) {
+        if (removal == null) {
+            return;
+        }
+        if (removal.equals(GatePolicy.ALL_VOLUMES)) {
+            volumeAnswers.forgetAll(daemonEndpoint);
+        } else {
+            volumeAnswers.destroyed(daemonEndpoint, removal);
+        }
+    }
+
     /** This connection's lookups on its daemon: on its event loop, from the gate's pool. */
     private DaemonLookups.Pool lookupPool() {
         if (lookupPool == null) {

@@ -148,6 +148,7 @@ final class HttpExchanges {
             verdict = new HeadVerdict.Refuse(policyFailure(e));
         }
         if (verdict instanceof HeadVerdict.Pass) {
+            decision.volumesMayGo(conn.plane.policy().removesVolumes(ex.head));
             ex.mode = Exchange.Mode.STREAM;
             answerExpectContinue(request);
             conn.daemon.send(request);

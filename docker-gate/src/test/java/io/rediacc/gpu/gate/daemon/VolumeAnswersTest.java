@@ -48,6 +48,22 @@ class VolumeAnswersTest {
     }
 
     @Test
+    void anAnswerIsKeptAtMostMaxAgeWhateverTheEventsSay() {
+        long[] now = {0};
+        VolumeAnswers aging = new VolumeAnswers(() -> now[0]);
+        aging.streamLive(a);
+        aging.keep(a, "v", PLAIN, aging.beforeLookup(a));
+
+        now[0] = VolumeAnswers.MAX_AGE.toNanos();
+        assertThat(aging.answer(a, "v")).as("at its age").isEqualTo(PLAIN);
+        now[0]++;
+        assertThat(aging.answer(a, "v")).as("past it: asked again (a lost destroy event)").isNull();
+        assertThat(aging.size()).isZero();
+        aging.keep(a, "v", PLAIN, aging.beforeLookup(a));
+        assertThat(aging.answer(a, "v")).as("kept again from the new read").isEqualTo(PLAIN);
+    }
+
+    @Test
     void aStreamStartingAgainForgetsWhatWasReadBeforeIt() {
         answers.streamLive(a);
         long token = answers.beforeLookup(a);

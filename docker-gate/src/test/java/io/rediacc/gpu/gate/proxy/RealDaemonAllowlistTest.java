@@ -221,6 +221,43 @@ class RealDaemonAllowlistTest {
         }
     }
 
+    /**
+     * Issue 34, found by a red team: a create pipelined right behind a {@code DELETE /volumes/{name}} on one
+     * connection was judged on the deleted volume's kept answer about half the time (the destroy event not read
+     * yet). The gate now forgets the answer when it passes the delete, so the create asks the daemon, every time.
+     */
+    @Test
+    void aCreatePipelinedBehindTheVolumesDeleteIsJudgedOnWhatTheDaemonSaysThen() {
+        String max = direct.run("version", "--format", "{{.Server.APIVersion}}").stdout().strip();
+        java.net.SocketAddress address = gate.boundAddress("real").orElseThrow();
+        for (int i = 0; i < 8; i++) {
+            String name = "piped-" + UUID.randomUUID().toString().substring(0, 8);
+            assertThat(direct.run("volume", "create", name).ok()).isTrue();
+            try {
+                Await.until("a run of the volume judged a kept answer", Duration.ofSeconds(120), () -> {
+                    double before = volumeReads("kept");
+                    DockerCli.Result run = viaGate.run("run", "--rm", "--network", "none", "-v", name + ":/v", BaseImage.TAG, "true");
+                    assertThat(run.ok()).as(run.toString()).isTrue();
+                    return volumeReads("kept") > before;
+                });
+                double kept = volumeReads("kept");
+                double asked = volumeReads("daemon");
+                String body = "{\"Image\":\"" + BaseImage.TAG + "\",\"Cmd\":[\"true\"],\"HostConfig\":{\"Binds\":[\"" + name + ":/v\"]}}";
+                String raw = RawHttp.exchange(address, "DELETE /v" + max + "/volumes/" + name + " HTTP/1.1\r\nHost: docker\r\n\r\n"
+                        + "POST /v" + max + "/containers/create HTTP/1.1\r\nHost: docker\r\nConnection: close\r\n"
+                        + "Content-Type: application/json\r\nContent-Length: " + body.length() + "\r\n\r\n" + body);
+
+                assertThat(RawHttp.statuses(raw)).as(raw).containsExactly(204, 201);
+                assertThat(volumeReads("kept")).as("round %d: the create was not judged on the deleted volume's answer", i)
+                        .isEqualTo(kept);
+                assertThat(volumeReads("daemon")).as("round %d: it asked the daemon", i).isEqualTo(asked + 1);
+            } finally {
+                direct.run("container", "prune", "-f");
+                direct.run("volume", "rm", "-f", name);
+            }
+        }
+    }
+
     @Test
     void aVolumeBoundUnderHostPathsThroughTheGateServesTheRepoFiles() throws IOException {
         Files.createDirectories(mount.resolve("share"));
