@@ -16,7 +16,7 @@ import java.util.function.LongSupplier;
  *
  * <p>Why: before it forwards a create that mounts a named volume, the gate reads the volume from the
  * daemon to judge how it is backed (a local volume's {@code device} can be a bind of any host path).
- * That round trip on every such create was a fifth of the gate's CPU per create (issue 34). A volume's
+ * That round trip on every such create was a quarter of the gate's samples per create (issue 34). A volume's
  * driver and options never change while it exists (the daemon has no update for them), and another
  * volume can take its name only after its {@code destroy} event. So an answer stays true until that
  * event, and the pin watcher, which follows every repo daemon's {@code destroy} events of containers
