@@ -282,13 +282,12 @@ public final class Pins implements BindPins {
         List<String> roots = access.allowance(repo).hostPaths();
         for (PinRecord r : recorded) {
             Path target = dir.resolve(r.id());
-            if (BindPinner.holds(target, r.dev(), r.ino())) {
+            boolean rootStillListed = rootListed(roots, r.root());
+            if (rootStillListed && BindPinner.holds(target, r.dev(), r.ino())) {
                 kept.put(r.id(), r);
                 continue;
             }
             unpinQuietly(target);
-            boolean rootStillListed = roots.stream().anyMatch(root -> Path.of(root).normalize().toString().equals(r.root()))
-                    || roots.stream().anyMatch(root -> access.realPath(root).map(real -> real.equals(r.root())).orElse(false));
             try {
                 Files.createDirectories(dir);
                 if (rootStillListed && BindPinner.repin(Path.of(r.root()), r.rel(), r.dev(), r.ino(), target)) {
@@ -346,6 +345,42 @@ public final class Pins implements BindPins {
                         + ": a repo could reach other repos' pins; choose a pin root outside every hostPaths root");
             }
         }
+    }
+
+    /**
+     * Drops the repo's pins whose root is no longer one of its {@code hostPaths} (the manifest narrowed them, read
+     * through this gate's {@link HostAccess}): the daemon's next start of their owner finds no source and fails,
+     * rather than mount what the repo may no longer reach. A running container keeps what it mounted until it
+     * stops, as a revoked device's does. Returns how many went.
+     */
+    public int dropOutsideHostPaths(RepoIdentity repo) {
+        List<String> roots = access.allowance(repo).hostPaths();
+        List<PinRecord> gone = new ArrayList<>();
+        synchronized (this) {
+            RepoPins pins = pins(repo.guid());
+            for (PinRecord r : List.copyOf(pins.byId.values())) {
+                if (!rootListed(roots, r.root())) {
+                    gone.add(r);
+                }
+            }
+            if (gone.isEmpty()) {
+                return 0;
+            }
+            gone.forEach(r -> pins.remove(r.id()));
+        }
+        saveLater(repo.guid());
+        for (PinRecord r : gone) {
+            LOG.warnf("the root %s of bind source %s left the hostPaths of repo %s: its pin is dropped and the container or"
+                    + " volume using it will not start until it is recreated", r.root(), r.requested(), repo.name());
+            unpinLater(pinRoot.resolve(repo.guid()).resolve(r.id()));
+        }
+        return gone.size();
+    }
+
+    /** Whether a pin's recorded root is one of {@code roots}, as written (normalised) or as it resolves now. */
+    private boolean rootListed(List<String> roots, String pinRootOfRecord) {
+        return roots.stream().anyMatch(root -> Path.of(root).normalize().toString().equals(pinRootOfRecord))
+                || roots.stream().anyMatch(root -> access.realPath(root).map(real -> real.equals(pinRootOfRecord)).orElse(false));
     }
 
     private void releaseToken(String guid, String token) {

@@ -174,8 +174,15 @@ public final class Gate implements AutoCloseable {
                 pins.restore(GateServer.identity(next.machine(), repo));
             }
         }
+        ReposManifest before = manifest;
         manifest = next;
         hostAccess.update(next);
+        for (RepoEntry repo : next.repos()) {
+            if (before.repos().stream().anyMatch(r -> r.guid().equals(repo.guid()))) {
+                // a narrowed hostPaths takes back what earlier creates pinned, not only what new ones may bind
+                pins.dropOutsideHostPaths(GateServer.identity(next.machine(), repo));
+            }
+        }
         daemons.serve(next);
         pinWatch.serve(next);
         try {

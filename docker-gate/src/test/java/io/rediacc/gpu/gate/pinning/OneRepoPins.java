@@ -54,6 +54,22 @@ abstract class OneRepoPins {
         access = new ManifestHostAccess(manifest, state, pinRoot, ManifestLoader.load(manifest));
     }
 
+    /** The manifest changed: the repo's hostPaths are now {@code roots} (none when empty), as a reload reads them. */
+    void hostPathsNow(Path... roots) throws IOException {
+        Path manifest = dir.resolve("etc/repos.yaml");
+        Files.writeString(manifest, """
+                machine: %s
+                repos:
+                  - name: %s
+                    guid: %s
+                    listen: tcp://127.0.0.1:0
+                    daemon: tcp://127.0.0.1:1
+                    hostPaths: [%s]
+                """.formatted(repo.machine(), repo.name(), guid,
+                String.join(", ", java.util.Arrays.stream(roots).map(Path::toString).toList())));
+        access.update(ManifestLoader.load(manifest));
+    }
+
     @AfterEach
     void tearDown() throws IOException {
         BindPinner.unmountAll(dir);
