@@ -4,9 +4,9 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.rediacc.gpu.gate.daemon.VolumeAnswers;
 import io.rediacc.gpu.gate.grants.GrantStore;
 import io.rediacc.gpu.gate.grants.GrantsFeed;
+import io.rediacc.gpu.gate.policy.VolumeAnswers;
 
 /** The gate's Micrometer meters (exported by Prometheus as {@code gate_*}). */
 public final class GateMetrics {

@@ -6,10 +6,10 @@ import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.rediacc.gpu.contracts.manifest.SocketEndpoint;
-import io.rediacc.gpu.gate.daemon.VolumeAnswers;
 import io.rediacc.gpu.gate.policy.GatePolicy;
 import io.rediacc.gpu.gate.policy.StoredVolume;
 import io.rediacc.gpu.gate.policy.Verdict;
+import io.rediacc.gpu.gate.policy.VolumeAnswers;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -12,8 +12,8 @@ import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.util.ReferenceCountUtil;
 import io.rediacc.gpu.contracts.manifest.SocketEndpoint;
-import io.rediacc.gpu.gate.daemon.VolumeAnswers;
 import io.rediacc.gpu.gate.policy.RepoIdentity;
+import io.rediacc.gpu.gate.policy.VolumeAnswers;
 import org.jboss.logging.Logger;
 
 /**

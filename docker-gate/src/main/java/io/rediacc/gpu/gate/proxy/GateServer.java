@@ -10,8 +10,8 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import io.rediacc.gpu.contracts.manifest.RepoEntry;
 import io.rediacc.gpu.contracts.manifest.ReposManifest;
 import io.rediacc.gpu.contracts.manifest.SocketEndpoint;
-import io.rediacc.gpu.gate.daemon.VolumeAnswers;
 import io.rediacc.gpu.gate.policy.RepoIdentity;
+import io.rediacc.gpu.gate.policy.VolumeAnswers;
 import org.jboss.logging.Logger;
 
 import java.io.IOException;

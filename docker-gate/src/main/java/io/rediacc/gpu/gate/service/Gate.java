@@ -90,7 +90,7 @@ public final class Gate implements AutoCloseable {
         this.hostAccess = new ManifestHostAccess(config.manifest(), config.stateDir(), pinRoot, manifest);
         this.pins = new io.rediacc.gpu.gate.pinning.Pins(pinRoot, config.stateDir(), hostAccess);
         // the pin watcher's event streams also vouch for the volume answers the data plane keeps
-        io.rediacc.gpu.gate.daemon.VolumeAnswers volumeAnswers = new io.rediacc.gpu.gate.daemon.VolumeAnswers();
+        io.rediacc.gpu.gate.policy.VolumeAnswers volumeAnswers = new io.rediacc.gpu.gate.policy.VolumeAnswers();
         this.pinWatch = new io.rediacc.gpu.gate.pinning.PinWatch(pins, repo -> GateServer.identity(machine, repo),
                 volumeAnswers);
         metrics.watch(volumeAnswers);

@@ -177,17 +177,17 @@ class PinWatchTest extends OneRepoPins {
     void volumeAnswersAreKeptOnlyWhileTheDaemonsStreamVouchesForThem() {
         byte[] plain = "{\"Name\":\"v\",\"Driver\":\"local\",\"Options\":null}".getBytes(StandardCharsets.UTF_8);
         io.rediacc.gpu.contracts.manifest.SocketEndpoint daemon = thisRepo().repos().get(0).daemon();
-        io.rediacc.gpu.gate.daemon.VolumeAnswers answers = new io.rediacc.gpu.gate.daemon.VolumeAnswers();
+        io.rediacc.gpu.gate.policy.VolumeAnswers answers = new io.rediacc.gpu.gate.policy.VolumeAnswers();
         long beforeAnyStream = answers.beforeLookup(daemon);
         answers.keep(daemon, "early", plain, beforeAnyStream);
-        assertThat(beforeAnyStream).isEqualTo(io.rediacc.gpu.gate.daemon.VolumeAnswers.DO_NOT_KEEP);
+        assertThat(beforeAnyStream).isEqualTo(io.rediacc.gpu.gate.policy.VolumeAnswers.DO_NOT_KEEP);
         assertThat(answers.answer(daemon, "early")).isNull();
 
         EventDaemons.Daemon d = oneDaemon();
         Pins pins = pins();
         watch = new PinWatch(pins, r -> new RepoIdentity(r.name(), r.guid(), repo.machine(), false), answers);
         watch.serve(thisRepo());
-        await("the stream answered").atMost(WAIT).until(() -> answers.beforeLookup(daemon) != io.rediacc.gpu.gate.daemon.VolumeAnswers.DO_NOT_KEEP);
+        await("the stream answered").atMost(WAIT).until(() -> answers.beforeLookup(daemon) != io.rediacc.gpu.gate.policy.VolumeAnswers.DO_NOT_KEEP);
 
         answers.keep(daemon, "cache", plain, answers.beforeLookup(daemon));
         answers.keep(daemon, "other", plain, answers.beforeLookup(daemon));

@@ -1,4 +1,4 @@
-package io.rediacc.gpu.gate.daemon;
+package io.rediacc.gpu.gate.policy;
 
 import io.rediacc.gpu.contracts.manifest.SocketEndpoint;
 import org.junit.jupiter.api.Test;
