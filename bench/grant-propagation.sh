@@ -21,6 +21,9 @@
 #      the rdc, default the working tree's cli/rdc, built when missing),
 #      OWN_JVM_BYSTANDER (1: a second bystander, KafkaBystander, in a JVM of its own reads the same records; compare
 #      the two with lib/bystanders.py "RUN_DIR/enforced-[0-9]*-stages.txt" "RUN_DIR/enforced-[0-9]*-own-jvm.txt"),
+#      GRANTS_SHAPED_ANCHOR (1: each round also runs the Kafka anchor on bench.latency.grants, shaped as gpu.grants.v1 —
+#      4 partitions, its cleanup policy, a subscribed consumer — into RUN_DIR/kafka-grants-N.txt, logged beside the
+#      plain one; the figure's budget keeps the plain anchor),
 #      PROBE_EVERY_US (0: the probe sends one create after another until the answer flips; N: one every N µs, a flip
 #      then seen up to N µs late. 1000 measured the same as 0 on 2026-12-07: the busy probe is not what slows the
 #      path it measures).
@@ -128,6 +131,10 @@ for r in $(seq 1 "$ROUNDS"); do
     echo "$r $(g "$RUN_DIR/enforced-before-$r.txt" flip_p50_ms) $(g "$RUN_DIR/enforced-before-$r.txt" flip_p99_ms) $(g "$RUN_DIR/enforced-before-$r.txt" api_p50_ms) $(g "$RUN_DIR/enforced-before-$r.txt" api_p99_ms)" >>"$RUN_DIR/rounds-before.txt"
   fi
   driver KafkaLatency "$KAFKA" "$OPS" "$KAFKA_BYTES" >"$RUN_DIR/kafka-$r.txt" 2>&1 || { cat "$RUN_DIR/kafka-$r.txt" >&2; exit 1; }
+  if [ "${GRANTS_SHAPED_ANCHOR:-0}" = 1 ]; then # the anchor again on a topic shaped as gpu.grants.v1, for comparison only
+    SHAPE=grants driver KafkaLatency "$KAFKA" "$OPS" "$KAFKA_BYTES" >"$RUN_DIR/kafka-grants-$r.txt" 2>&1 || { cat "$RUN_DIR/kafka-grants-$r.txt" >&2; exit 1; }
+    log "round $r anchor shaped as gpu.grants.v1 (4 partitions, subscribed): p50 $(awk '$1=="p50_ms" {print $2}' "$RUN_DIR/kafka-grants-$r.txt") p99 $(awk '$1=="p99_ms" {print $2}' "$RUN_DIR/kafka-grants-$r.txt") ack mean $(awk '$1=="ack_mean_ms" {print $2}' "$RUN_DIR/kafka-grants-$r.txt") ms; plain: p50 $(awk '$1=="p50_ms" {print $2}' "$RUN_DIR/kafka-$r.txt") p99 $(awk '$1=="p99_ms" {print $2}' "$RUN_DIR/kafka-$r.txt")"
+  fi
   read -r _tps pglat < <(pgbench_run "$DB" 1 "t$OPS")
   g() { awk -v k="$2" '$1==k {print $2}' "$1"; }
   # the relay's mean send -> acknowledgement in the round (its Timer's deltas) beside the anchor's, the same broker

@@ -27,6 +27,9 @@ public class BenchTopics {
                 }
                 // the anchor of grant propagation: plain records on the same broker
                 topics.add(new NewTopic("bench.latency", 1, (short) 1).configs(Map.of("cleanup.policy", "delete")));
+                // the same anchor on a topic shaped as gpu.grants.v1 (KafkaLatency SHAPE=grants): 4 partitions, its policy
+                topics.add(new NewTopic("bench.latency.grants", 4, (short) 1).configs(Map.of("cleanup.policy",
+                        Topics.ALL.stream().filter(t -> t.name().equals(Topics.GRANTS)).findFirst().orElseThrow().cleanupPolicy())));
                 for (var f : admin.createTopics(topics).values().values()) {
                     try {
                         f.get(10, TimeUnit.SECONDS);

@@ -23,6 +23,10 @@ import java.util.Properties;
  * BYSTANDERS (0): that many more consumers of the same partition, each on its own thread polling as a gate does,
  * so that every record wakes that many fetches at once, as a grant's snapshot wakes the gates, inventory-service and
  * grant-service's own readers.
+ * SHAPE=grants: the records go to bench.latency.grants, shaped as gpu.grants.v1 (4 partitions, its cleanup policy;
+ * each record to one partition, as one machine's snapshots), and the consumer subscribes with a group of its own as
+ * the gates do, instead of being assigned the one partition: whether the topic's shape explains the grant path's
+ * Kafka leg after the broker's acknowledgement.
  */
 public class KafkaLatency {
     public static void main(String[] args) throws Exception {
@@ -45,7 +49,13 @@ public class KafkaLatency {
         cp.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         cp.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         byte[] value = new byte[args.length > 2 ? Integer.parseInt(args[2]) : 1024];
-        TopicPartition tp = new TopicPartition("bench.latency", 0);
+        boolean grantsShape = "grants".equals(System.getenv().getOrDefault("SHAPE", "plain"));
+        TOPIC = grantsShape ? "bench.latency.grants" : "bench.latency";
+        PARTITION = grantsShape ? 1 : 0;
+        TopicPartition tp = new TopicPartition(TOPIC, PARTITION);
+        if (grantsShape) {
+            cp.put(ConsumerConfig.GROUP_ID_CONFIG, "bench-latency-" + java.util.UUID.randomUUID());
+        }
         int bystanders = args.length > 3 ? Integer.parseInt(args[3]) : 0;
         for (int i = 0; i < bystanders; i++) {
             Thread t = new Thread(() -> {
@@ -62,9 +72,19 @@ public class KafkaLatency {
         }
         try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(pp);
              KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(cp)) {
-            consumer.assign(List.of(tp));
-            consumer.seekToEnd(List.of(tp));
-            consumer.position(tp);
+            if (grantsShape) {
+                consumer.subscribe(List.of(TOPIC));
+                long until = System.nanoTime() + 30_000_000_000L;
+                while (consumer.assignment().size() < 4 && System.nanoTime() < until) {
+                    consumer.poll(Duration.ofMillis(100));
+                }
+                consumer.seekToEnd(consumer.assignment());
+                consumer.assignment().forEach(consumer::position);
+            } else {
+                consumer.assign(List.of(tp));
+                consumer.seekToEnd(List.of(tp));
+                consumer.position(tp);
+            }
             // warm up: connections, metadata, JIT
             for (int i = 0; i < 50; i++) {
                 roundTrip(producer, consumer, value, "w" + i, null, 0);
@@ -94,13 +114,16 @@ public class KafkaLatency {
         }
     }
 
+    private static String TOPIC = "bench.latency";
+    private static int PARTITION = 0;
+
     /** PAUSE_MS (0): idle this long after each record, so that producer, broker and consumer wake from idle for the next. */
     static final long PAUSE_MS = Long.parseLong(System.getenv().getOrDefault("PAUSE_MS", "0"));
 
     private static long roundTrip(KafkaProducer<String, byte[]> producer, KafkaConsumer<String, byte[]> consumer,
                                   byte[] value, String key, long[] ack, int index) {
         long t0 = System.nanoTime();
-        producer.send(new ProducerRecord<>("bench.latency", key, value), (metadata, error) -> {
+        producer.send(new ProducerRecord<>(TOPIC, PARTITION, key, value), (metadata, error) -> {
             if (ack != null) {
                 ack[index] = System.nanoTime() - t0;
             }
