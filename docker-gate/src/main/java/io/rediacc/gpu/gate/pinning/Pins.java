@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -279,10 +280,10 @@ public final class Pins implements BindPins {
         Path dir = pinRoot.resolve(guid);
         List<PinRecord> recorded = store.load(guid);
         LinkedHashMap<String, PinRecord> kept = new LinkedHashMap<>();
-        List<String> roots = access.allowance(repo).hostPaths();
+        Set<String> roots = listedRoots(repo);
         for (PinRecord r : recorded) {
             Path target = dir.resolve(r.id());
-            boolean rootStillListed = rootListed(roots, r.root());
+            boolean rootStillListed = roots.contains(r.root());
             if (rootStillListed && BindPinner.holds(target, r.dev(), r.ino())) {
                 kept.put(r.id(), r);
                 continue;
@@ -354,12 +355,12 @@ public final class Pins implements BindPins {
      * stops, as a revoked device's does. Returns how many went.
      */
     public int dropOutsideHostPaths(RepoIdentity repo) {
-        List<String> roots = access.allowance(repo).hostPaths();
+        Set<String> roots = listedRoots(repo);
         List<PinRecord> gone = new ArrayList<>();
         synchronized (this) {
             RepoPins pins = pins(repo.guid());
             for (PinRecord r : List.copyOf(pins.byId.values())) {
-                if (!rootListed(roots, r.root())) {
+                if (!roots.contains(r.root())) {
                     gone.add(r);
                 }
             }
@@ -377,10 +378,14 @@ public final class Pins implements BindPins {
         return gone.size();
     }
 
-    /** Whether a pin's recorded root is one of {@code roots}, as written (normalised) or as it resolves now. */
-    private boolean rootListed(List<String> roots, String pinRootOfRecord) {
-        return roots.stream().anyMatch(root -> Path.of(root).normalize().toString().equals(pinRootOfRecord))
-                || roots.stream().anyMatch(root -> access.realPath(root).map(real -> real.equals(pinRootOfRecord)).orElse(false));
+    /** The repo's hostPaths roots as a pin records its root: as written (normalised) and as each resolves now. */
+    private Set<String> listedRoots(RepoIdentity repo) {
+        Set<String> listed = new HashSet<>();
+        for (String root : access.allowance(repo).hostPaths()) {
+            listed.add(Path.of(root).normalize().toString());
+            access.realPath(root).ifPresent(listed::add);
+        }
+        return listed;
     }
 
     private void releaseToken(String guid, String token) {

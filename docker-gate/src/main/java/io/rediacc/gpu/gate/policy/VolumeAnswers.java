@@ -174,7 +174,10 @@ public final class VolumeAnswers {
         }
     }
 
-    /** Something of {@code daemon}'s stream could not be read: it may have been a destroy. */
+    /**
+     * Any of {@code daemon}'s volumes may have gone: its stream sent something unreadable, or the gate passed a
+     * prune or a container's removal.
+     */
     public void forgetAll(SocketEndpoint daemon) {
         Daemon d = daemons.get(daemon);
         if (d == null) {

@@ -169,18 +169,18 @@ public final class Gate implements AutoCloseable {
             LOG.errorf("the manifest change is not applied: %s", e.getMessage());
             return;
         }
-        for (RepoEntry repo : next.repos()) {
-            if (manifest.repos().stream().noneMatch(r -> r.guid().equals(repo.guid()))) {
-                pins.restore(GateServer.identity(next.machine(), repo));
-            }
-        }
-        ReposManifest before = manifest;
+        java.util.Set<String> served = new java.util.HashSet<>();
+        manifest.repos().forEach(r -> served.add(r.guid()));
         manifest = next;
         hostAccess.update(next);
+        // Pins after the update, judged by the new hostPaths (a repo added back is judged by its own entry, not by
+        // the previous manifest, which lacks it); before the listeners, so a repo is served once its pins are back.
         for (RepoEntry repo : next.repos()) {
-            if (before.repos().stream().anyMatch(r -> r.guid().equals(repo.guid()))) {
+            if (served.contains(repo.guid())) {
                 // a narrowed hostPaths takes back what earlier creates pinned, not only what new ones may bind
                 pins.dropOutsideHostPaths(GateServer.identity(next.machine(), repo));
+            } else {
+                pins.restore(GateServer.identity(next.machine(), repo));
             }
         }
         daemons.serve(next);

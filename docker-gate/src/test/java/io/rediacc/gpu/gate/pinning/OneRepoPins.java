@@ -39,16 +39,7 @@ abstract class OneRepoPins {
         dir = Files.createTempDirectory("pins-" + repo.name());
         root = Files.createDirectories(dir.resolve("mounts/repo"));
         Files.createDirectories(root.resolve("work"));
-        Path manifest = Files.createDirectories(dir.resolve("etc")).resolve("repos.yaml");
-        Files.writeString(manifest, """
-                machine: %s
-                repos:
-                  - name: %s
-                    guid: %s
-                    listen: tcp://127.0.0.1:0
-                    daemon: tcp://127.0.0.1:1
-                    hostPaths: [%s]
-                """.formatted(repo.machine(), repo.name(), guid, root));
+        Path manifest = writeManifest(root);
         state = Files.createDirectories(dir.resolve("state"));
         pinRoot = dir.resolve("binds");
         access = new ManifestHostAccess(manifest, state, pinRoot, ManifestLoader.load(manifest));
@@ -56,7 +47,12 @@ abstract class OneRepoPins {
 
     /** The manifest changed: the repo's hostPaths are now {@code roots} (none when empty), as a reload reads them. */
     void hostPathsNow(Path... roots) throws IOException {
-        Path manifest = dir.resolve("etc/repos.yaml");
+        access.update(ManifestLoader.load(writeManifest(roots)));
+    }
+
+    /** The one repo's manifest with these hostPaths roots. */
+    private Path writeManifest(Path... roots) throws IOException {
+        Path manifest = Files.createDirectories(dir.resolve("etc")).resolve("repos.yaml");
         Files.writeString(manifest, """
                 machine: %s
                 repos:
@@ -67,7 +63,7 @@ abstract class OneRepoPins {
                     hostPaths: [%s]
                 """.formatted(repo.machine(), repo.name(), guid,
                 String.join(", ", java.util.Arrays.stream(roots).map(Path::toString).toList())));
-        access.update(ManifestLoader.load(manifest));
+        return manifest;
     }
 
     @AfterEach

@@ -55,41 +55,90 @@ class NarrowedHostPathsThroughGateTest {
         }
     }
 
-    @Test
-    void aContainerPinnedBeneathARootThatLeftHostPathsNoLongerStarts() throws IOException {
-        Path dir = Files.createTempDirectory("gate-narrow");
-        Path mount = Files.createDirectories(dir.resolve("mounts").resolve(GUID));
+    private Path dir;
+    private Path mount;
+    private Path manifest;
+    private Path state;
+
+    @org.junit.jupiter.api.BeforeEach
+    void machine() throws IOException {
+        dir = Files.createTempDirectory("gate-narrow");
+        mount = Files.createDirectories(dir.resolve("mounts").resolve(GUID));
         Files.createDirectories(mount.resolve("app"));
         Files.writeString(mount.resolve("app/hello"), "written on the host\n");
-        Path manifest = Files.createDirectories(dir.resolve("etc")).resolve("repos.yaml");
-        Path state = dir.resolve("state");
+        manifest = Files.createDirectories(dir.resolve("etc")).resolve("repos.yaml");
+        state = dir.resolve("state");
         Files.writeString(manifest, manifest(mount, docker.daemon().dir(), mount.toString()));
-        DockerCli direct = new DockerCli(docker.daemon().host());
+    }
+
+    private static DockerCli viaGate(Gate gate) {
+        return new DockerCli("tcp://127.0.0.1:" + ((InetSocketAddress) gate.boundAddress("narrow").orElseThrow()).getPort());
+    }
+
+    /** A container through the gate binding the repo's file; its first start prints it. */
+    private String createdAndStartedOnce(Gate gate) throws IOException {
         String name = "narrow-" + UUID.randomUUID().toString().substring(0, 8);
+        DockerCli.Result made = viaGate(gate).run("create", "--name", name, "--network", "none", "-v", mount + "/app:/app:ro",
+                BaseImage.TAG, "cat", "/app/hello");
+        assertThat(made.ok()).as(made.toString()).isTrue();
+        DockerCli.Result first = viaGate(gate).run("start", "-a", name);
+        assertThat(first.stdout()).as(first.toString()).isEqualTo("written on the host\n");
+        assertThat(pinEntries(state)).isEqualTo(1);
+        return name;
+    }
+
+    private void awaitPins(String what, long count) {
+        Await.until(what, Duration.ofSeconds(30), () -> {
+            try {
+                return pinEntries(state) == count;
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+    }
+
+    @Test
+    void aContainerPinnedBeneathARootThatLeftHostPathsNoLongerStarts() throws IOException {
+        DockerCli direct = new DockerCli(docker.daemon().host());
+        String name = null;
         try (StandaloneGates gates = new StandaloneGates();
              Gate gate = gates.start(manifest, state, "gate-narrow", docker.cdiDir())) {
-            DockerCli viaGate = new DockerCli("tcp://127.0.0.1:" + ((InetSocketAddress) gate.boundAddress("narrow").orElseThrow()).getPort());
-            DockerCli.Result made = viaGate.run("create", "--name", name, "--network", "none", "-v", mount + "/app:/app:ro",
-                    BaseImage.TAG, "cat", "/app/hello");
-            assertThat(made.ok()).as(made.toString()).isTrue();
-            DockerCli.Result first = viaGate.run("start", "-a", name);
-            assertThat(first.stdout()).as(first.toString()).isEqualTo("written on the host\n");
-            assertThat(pinEntries(state)).isEqualTo(1);
+            name = createdAndStartedOnce(gate);
 
             Files.writeString(manifest, manifest(mount, docker.daemon().dir(), ""));
-            Await.until("the pin of the root that left hostPaths dropped", Duration.ofSeconds(30), () -> {
-                try {
-                    return pinEntries(state) == 0;
-                } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            });
-            DockerCli.Result again = viaGate.run("start", "-a", name);
+            awaitPins("the pin of the root that left hostPaths dropped", 0);
+            DockerCli.Result again = viaGate(gate).run("start", "-a", name);
 
             assertThat(again.ok()).as(again.toString()).isFalse();
             assertThat(again.stdout()).doesNotContain("written on the host");
         } finally {
-            direct.run("rm", "-f", name);
+            if (name != null) {
+                direct.run("rm", "-f", name);
+            }
+        }
+    }
+
+    /** A repo taken out of the manifest and put back is judged by its own entry then: its pins stay, its container starts. */
+    @Test
+    void aRepoPutBackInTheManifestKeepsThePinsOfItsListedRoots() throws IOException {
+        DockerCli direct = new DockerCli(docker.daemon().host());
+        String name = null;
+        try (StandaloneGates gates = new StandaloneGates();
+             Gate gate = gates.start(manifest, state, "gate-narrow-back", docker.cdiDir())) {
+            name = createdAndStartedOnce(gate);
+
+            Files.writeString(manifest, "machine: m-narrow\nrepos: []\n");
+            Await.until("the repo no longer served", Duration.ofSeconds(30), () -> gate.boundAddress("narrow").isEmpty());
+            Files.writeString(manifest, manifest(mount, docker.daemon().dir(), mount.toString()));
+            Await.until("the repo served again", Duration.ofSeconds(30), () -> gate.boundAddress("narrow").isPresent());
+            DockerCli.Result again = viaGate(gate).run("start", "-a", name);
+
+            assertThat(again.stdout()).as(again.toString()).isEqualTo("written on the host\n");
+            assertThat(pinEntries(state)).isEqualTo(1);
+        } finally {
+            if (name != null) {
+                direct.run("rm", "-f", name);
+            }
         }
     }
 }

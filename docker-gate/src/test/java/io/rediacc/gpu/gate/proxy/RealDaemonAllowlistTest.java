@@ -176,6 +176,20 @@ class RealDaemonAllowlistTest {
     }
 
     /**
+     * Runs a container of {@code name} through the gate until one run was judged on a kept answer: the create reads
+     * the volume and keeps it, the start judges the kept one, once the gate follows the daemon's events (a test that
+     * restarted the daemon may have left the pin watcher waiting to reconnect).
+     */
+    private static void keptAnswerOf(String name) {
+        Await.until("a run of volume " + name + " judged a kept answer", Duration.ofSeconds(120), () -> {
+            double before = volumeReads("kept");
+            DockerCli.Result run = viaGate.run("run", "--rm", "--network", "none", "-v", name + ":/v", BaseImage.TAG, "true");
+            assertThat(run.ok()).as(run.toString()).isTrue();
+            return volumeReads("kept") > before;
+        });
+    }
+
+    /**
      * Issue 34: while the daemon's events vouch for it, the gate keeps a volume's answer, so the next create
      * naming the volume (and its start) is judged without reading it from the daemon again; a volume replaced on the daemon
      * directly by a bind of the host's /etc is read again at once (its destroy reached the gate) and refused.
@@ -185,16 +199,7 @@ class RealDaemonAllowlistTest {
         String name = "kept-" + UUID.randomUUID().toString().substring(0, 8);
         assertThat(direct.run("volume", "create", name).ok()).isTrue();
         try {
-            // The first create reads it and keeps the answer, once the gate follows the daemon's events (a test that
-            // restarted the daemon may have left the pin watcher waiting to reconnect).
-            Await.until("a create of the volume kept its answer", Duration.ofSeconds(120), () -> {
-                double before = volumeReads("kept");
-                DockerCli.Result run = viaGate.run("run", "--rm", "--network", "none", "-v", name + ":/v", BaseImage.TAG, "true");
-                assertThat(run.ok()).as(run.toString()).isTrue();
-                DockerCli.Result again = viaGate.run("run", "--rm", "--network", "none", "-v", name + ":/v", BaseImage.TAG, "true");
-                assertThat(again.ok()).as(again.toString()).isTrue();
-                return volumeReads("kept") > before;
-            });
+            keptAnswerOf(name);
             double asked = volumeReads("daemon");
             double kept = volumeReads("kept");
 
@@ -234,12 +239,7 @@ class RealDaemonAllowlistTest {
             String name = "piped-" + UUID.randomUUID().toString().substring(0, 8);
             assertThat(direct.run("volume", "create", name).ok()).isTrue();
             try {
-                Await.until("a run of the volume judged a kept answer", Duration.ofSeconds(120), () -> {
-                    double before = volumeReads("kept");
-                    DockerCli.Result run = viaGate.run("run", "--rm", "--network", "none", "-v", name + ":/v", BaseImage.TAG, "true");
-                    assertThat(run.ok()).as(run.toString()).isTrue();
-                    return volumeReads("kept") > before;
-                });
+                keptAnswerOf(name);
                 double kept = volumeReads("kept");
                 double asked = volumeReads("daemon");
                 String body = "{\"Image\":\"" + BaseImage.TAG + "\",\"Cmd\":[\"true\"],\"HostConfig\":{\"Binds\":[\"" + name + ":/v\"]}}";
