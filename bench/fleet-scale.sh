@@ -13,8 +13,10 @@
 #      DURATION (8s), JFR (1: record the services with JFR),
 #      INV_JAVA_OPTS (inventory-service's JVM flags; unset: those its Dockerfile ships, empty: JVM defaults),
 #      INV_MALLOC_ARENA_MAX (unset: its Dockerfile's MALLOC_ARENA_MAX, empty: glibc's default),
+#      INV_DIAG (1: after the reads, the service's RSS broken down: smaps, heap, NMT when on, a live-heap histogram),
 #      READ_BEFORE (a commit: after the ingest, an inventory-service packaged from it joins on the same database and
-#      consumer group, with the same JVM flags, and b)'s reads alternate between the two in every round: the
+#      consumer group, with the same JVM flags unless READ_BEFORE_JAVA_OPTS gives its own (READ_BEFORE=HEAD and
+#      READ_BEFORE_JAVA_OPTS: two sets of flags on the same code, same rounds), and b)'s reads alternate between the two in every round: the
 #      summary adds its p99s and after/before per round), SKIP_GATE (1: leave c) out).
 source "$(dirname "$0")/lib/common.sh"
 MACHINES="${MACHINES:-10000}"; WARM_MACHINES="${WARM_MACHINES:-500}"; DURATION="${DURATION:-8s}"
@@ -79,7 +81,7 @@ if [ -n "${READ_BEFORE:-}" ]; then
   # the same database and consumer group: it reads what the ingest wrote and has nothing left to consume
   INVENTORY_DB_URL="postgresql://$PGHOST:$PGPORT/$DB" INVENTORY_DB_USER="$PGUSER" INVENTORY_DB_PASSWORD="$PGPASSWORD" \
     KAFKA_BOOTSTRAP_SERVERS="$KAFKA" INVENTORY_CONSUMER_GROUP="bench-$RUN_ID" \
-    start_bg inventory-service-before env ${INV_MALLOC_ARENA_MAX:+MALLOC_ARENA_MAX=$INV_MALLOC_ARENA_MAX} java ${INV_JAVA_OPTS:-} $(jfr_opt inventory-service-before) -Dquarkus.http.port="$before_port" -Dquarkus.management.port="$(free_port)" \
+    start_bg inventory-service-before env ${INV_MALLOC_ARENA_MAX:+MALLOC_ARENA_MAX=$INV_MALLOC_ARENA_MAX} java ${READ_BEFORE_JAVA_OPTS-${INV_JAVA_OPTS:-}} $(jfr_opt inventory-service-before) -Dquarkus.http.port="$before_port" -Dquarkus.management.port="$(free_port)" \
       -Dapi.auth.tokens.bench.token="$BENCH_TOKEN" -Dapi.auth.tokens.bench.roles=viewer \
       -Dapi.rate-limit.enabled=false "${before_signing[@]}" -jar "$before_jar"
   BEFORE_PID=$LAST_PID; JFR_PIDS+=("$BEFORE_PID"); READ_URL[before]="http://127.0.0.1:$before_port"; READ_SIDES+=(before)
@@ -118,6 +120,14 @@ for r in $(seq 1 "$ROUNDS"); do
   done
 done
 INV_RSS="$(rss_mib "$INV_PID")"
+# INV_DIAG=1: what the RSS is made of, after it is measured (NMT's summary when INV_JAVA_OPTS turns it on; the live
+# heap by class, which runs a full collection first; the kernel's anonymous/file split)
+if [ "${INV_DIAG:-0}" = 1 ]; then
+  { cat "/proc/$INV_PID/smaps_rollup"; jcmd "$INV_PID" GC.heap_info; jcmd "$INV_PID" VM.native_memory summary; } >"$RUN_DIR/inventory-rss.txt" 2>&1
+  jcmd "$INV_PID" GC.class_histogram 2>&1 | head -60 >"$RUN_DIR/inventory-heap-histogram.txt"
+  jcmd "$INV_PID" GC.heap_info >>"$RUN_DIR/inventory-rss.txt" 2>&1
+  log "inventory-service RSS diagnostics in $RUN_DIR/inventory-rss.txt and inventory-heap-histogram.txt"
+fi
 if [ -n "${READ_BEFORE:-}" ]; then
   BEFORE_RSS="$(rss_mib "$BEFORE_PID")"
   stop_pid "$BEFORE_PID"

@@ -85,27 +85,6 @@ PY
   echo "$label $n idle=$idle loaded=$loaded [$kinds] threads=$threads pin_watch_threads=$pin_threads live_heap_MB=$live classes=$classes ping_rps=$rps nmt[$committed] ref=$ref flags[$*]" | tee -a "$RUN_DIR/results.txt" >&2
   stop_pid "$pid"
 }
-# build_floor: bench/floor/FloorApp.java as a module "gate-floor" with docker-gate's pom, in an archive of BENCH_REF;
-# sets FLOOR_JAR.
-build_floor() {
-  local commit key dir
-  commit="$(git -C "$REPO_ROOT" rev-parse "$BENCH_REF^{commit}")"
-  key="$( (git -C "$REPO_ROOT" ls-tree "$commit" docker-gate/pom.xml pom.xml; cat "$REPO_ROOT/bench/floor/FloorApp.java") | md5sum | cut -c1-12)"
-  dir="$WORK/build/gate-floor-$key"
-  if [ ! -f "$dir/gate-floor/target/quarkus-app/quarkus-run.jar" ]; then
-    log "packaging the gate's floor app (docker-gate's pom at ${commit:0:12})"
-    rm -rf "$dir"; mkdir -p "$dir/gate-floor/src/main/java/io/rediacc/gpu/floor" "$dir/gate-floor/src/main/resources"
-    git -C "$REPO_ROOT" archive "$commit" | tar -x -C "$dir"
-    sed '0,/<artifactId>docker-gate<\/artifactId>/s//<artifactId>gate-floor<\/artifactId>/' "$dir/docker-gate/pom.xml" >"$dir/gate-floor/pom.xml"
-    sed -i 's|<module>docker-gate</module>|<module>docker-gate</module><module>gate-floor</module>|' "$dir/pom.xml"
-    cp "$REPO_ROOT/bench/floor/FloorApp.java" "$dir/gate-floor/src/main/java/io/rediacc/gpu/floor/"
-    { grep '^quarkus\.' "$dir/docker-gate/src/main/resources/application.properties"; echo 'quarkus.application.name=gate-floor'; } \
-      >"$dir/gate-floor/src/main/resources/application.properties"
-    mvn -B -q -o -DskipTests -f "$dir/pom.xml" -pl gate-floor -am package >"$dir/build.log" 2>&1 \
-      || { tail -40 "$dir/build.log" >&2; return 1; }
-  fi
-  FLOOR_JAR="$dir/gate-floor/target/quarkus-app/quarkus-run.jar"
-}
 # measure_floor label n kafka(true|false): the floor app under the unit's environment at BENCH_REF (NMT off unless FLOOR_NMT)
 measure_floor() {
   local label="$1" n="$2" kafka="$3" dir="$RUN_DIR/$1-$2" unit kv port
@@ -136,7 +115,7 @@ measure_floor() {
     | tee -a "$RUN_DIR/results.txt" >&2
   stop_pid "$pid"
 }
-[ "${FLOOR:-0}" != 1 ] || build_floor
+[ "${FLOOR:-0}" != 1 ] || build_floor docker-gate "$REPO_ROOT/bench/floor/FloorApp.java"
 for n in $(seq 1 "$REPEAT"); do
   if [ "${FLOOR:-0}" = 1 ]; then
     measure_floor floor-bare "$n" false

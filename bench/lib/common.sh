@@ -152,6 +152,34 @@ build_service() {
   log "$module: ${!var} (${BENCH_REF})"
 }
 
+# build_floor module app.java [artifactId...] : a memory floor app (bench/floor/) packaged as a module "<module>-floor"
+# with the module's own pom (its extensions and libraries at BENCH_REF; the artifactIds named are left out of it),
+# the module's quarkus.* settings, and none of its code. Sets FLOOR_JAR. gate-memory.sh FLOOR=1 and
+# inventory-memory.sh measure what such an app takes: the service cannot take less.
+build_floor() {
+  local module="$1" src="$2" floor="$1-floor" commit key dir drop; shift 2
+  commit="$(git -C "$REPO_ROOT" rev-parse "$BENCH_REF^{commit}")"
+  key="$( (git -C "$REPO_ROOT" ls-tree "$commit" "$module/pom.xml" pom.xml; cat "$src"; echo "$*") | md5sum | cut -c1-12)"
+  dir="$WORK/build/$floor-$key"
+  if [ ! -f "$dir/$floor/target/quarkus-app/quarkus-run.jar" ]; then
+    log "packaging $module's floor app ($(basename "$src"), $module's pom at ${commit:0:12}${*:+ without $*})"
+    rm -rf "$dir"; mkdir -p "$dir/$floor/src/main/java/io/rediacc/gpu/floor" "$dir/$floor/src/main/resources"
+    git -C "$REPO_ROOT" archive "$commit" | tar -x -C "$dir"
+    sed "0,/<artifactId>$module<\/artifactId>/s//<artifactId>$floor<\/artifactId>/" "$dir/$module/pom.xml" >"$dir/$floor/pom.xml"
+    for drop in "$@"; do # the <dependency> block naming that artifactId
+      perl -0pi -e "s{\\s*<dependency>(?:(?!</dependency>).)*?<artifactId>\\Q$drop\\E</artifactId>.*?</dependency>}{}s" "$dir/$floor/pom.xml"
+      ! grep -q "<artifactId>$drop</artifactId>" "$dir/$floor/pom.xml" || { log "could not leave $drop out of the floor's pom"; return 1; }
+    done
+    sed -i "s|<module>$module</module>|<module>$module</module><module>$floor</module>|" "$dir/pom.xml"
+    cp "$src" "$dir/$floor/src/main/java/io/rediacc/gpu/floor/"
+    { grep '^quarkus\.' "$dir/$module/src/main/resources/application.properties"; echo "quarkus.application.name=$floor"; } \
+      >"$dir/$floor/src/main/resources/application.properties"
+    mvn -B -q -o -DskipTests -f "$dir/pom.xml" -pl "$floor" -am package >"$dir/build.log" 2>&1 \
+      || { tail -40 "$dir/build.log" >&2; return 1; }
+  fi
+  FLOOR_JAR="$dir/$floor/target/quarkus-app/quarkus-run.jar"
+}
+
 # Whether BENCH_REF's services verify signed records (commits before contracts' signing do not: no keys to
 # register, no signing-key settings to give them).
 signed_ref() { git -C "$REPO_ROOT" cat-file -e "$BENCH_REF:contracts/src/main/java/io/rediacc/gpu/contracts/signing/RecordSigner.java" 2>/dev/null; }

@@ -2,7 +2,6 @@ package io.rediacc.gpu.inventory.metrics;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.quarkus.hibernate.reactive.panache.Panache;
 import io.quarkus.scheduler.Scheduled;
 import io.rediacc.gpu.inventory.config.InventoryConfig;
 import io.rediacc.gpu.inventory.repository.MachineRepository;
@@ -42,12 +41,12 @@ public class FleetGauges {
     @Scheduled(every = "${inventory.metrics-refresh:15s}", delayed = "1s",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     public Uni<Void> refresh() {
-        return Panache.withSession(() -> machines.count()
-                        .chain(total -> machines.countGeneratedBefore(Instant.now().minus(config.staleAfter()))
-                                .invoke(staleCount -> {
-                                    known.set(total);
-                                    stale.set(staleCount);
-                                })))
+        return machines.count()
+                .chain(total -> machines.countGeneratedBefore(Instant.now().minus(config.staleAfter()))
+                        .invoke(staleCount -> {
+                            known.set(total);
+                            stale.set(staleCount);
+                        }))
                 .onFailure().invoke(e -> LOG.warnf("cannot refresh fleet gauges: %s", e.getMessage()))
                 .onFailure().recoverWithNull()
                 .replaceWithVoid();

@@ -1,21 +1,38 @@
 package io.rediacc.gpu.inventory.repository;
 
-import io.quarkus.hibernate.reactive.panache.Panache;
-import io.quarkus.hibernate.reactive.panache.PanacheRepositoryBase;
-import io.rediacc.gpu.inventory.model.GpuRow;
+import io.rediacc.gpu.contracts.events.MachineInventory;
 import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 /** GPUs of the fleet. */
 @ApplicationScoped
-public class GpuRepository implements PanacheRepositoryBase<GpuRow, Long> {
+public class GpuRepository {
 
-    public Uni<List<GpuRow>> byMachine(String machine) {
-        return list("from GpuRow g where g.machine = ?1 order by g.gpuIndex", machine);
+    private final Pool pool;
+
+    public GpuRepository(Pool pool) {
+        this.pool = pool;
+    }
+
+    public Uni<List<MachineInventory.Gpu>> byMachine(String machine) {
+        return pool.preparedQuery("SELECT gpu_index, vendor, name, uuid, pci_bus_id, driver_version, memory_mib, render_node,"
+                        + " mig_mode FROM gpu WHERE machine = $1 ORDER BY gpu_index, id")
+                .execute(Tuple.of(machine)).map(rows -> {
+                    List<MachineInventory.Gpu> gpus = new ArrayList<>(rows.size());
+                    for (Row r : rows) {
+                        gpus.add(new MachineInventory.Gpu(r.getInteger(0), r.getString(1), r.getString(2), r.getString(3),
+                                r.getString(4), r.getString(5), r.getLong(6), r.getString(7), r.getString(8)));
+                    }
+                    return gpus;
+                });
     }
 
     /** GPU count per machine, for the machines named; machines without GPUs are absent. */
@@ -23,15 +40,11 @@ public class GpuRepository implements PanacheRepositoryBase<GpuRow, Long> {
         if (machines.isEmpty()) {
             return Uni.createFrom().item(Map.of());
         }
-        return Panache.getSession().chain(session -> session
-                .createSelectionQuery("select g.machine, count(g) from GpuRow g where g.machine in :machines group by g.machine",
-                        Object[].class)
-                .setParameter("machines", machines)
-                .getResultList())
-                .map(rows -> {
+        return pool.preparedQuery("SELECT machine, count(*) FROM gpu WHERE machine = ANY($1) GROUP BY machine")
+                .execute(Tuple.of(machines.toArray(String[]::new))).map(rows -> {
                     Map<String, Long> counts = new HashMap<>();
-                    for (Object[] row : rows) {
-                        counts.put((String) row[0], (Long) row[1]);
+                    for (Row r : rows) {
+                        counts.put(r.getString(0), r.getLong(1));
                     }
                     return counts;
                 });

@@ -1,6 +1,5 @@
 package io.rediacc.gpu.inventory.service;
 
-import io.quarkus.hibernate.reactive.panache.common.WithSession;
 import io.rediacc.gpu.contracts.events.MachineInventory;
 import io.rediacc.gpu.contracts.api.CdiDeviceView;
 import io.rediacc.gpu.contracts.api.OrphanedDevice;
@@ -10,8 +9,6 @@ import io.rediacc.gpu.inventory.api.Page;
 import io.rediacc.gpu.contracts.api.MachineDetail;
 import io.rediacc.gpu.inventory.api.MachineSummary;
 import io.rediacc.gpu.inventory.config.InventoryConfig;
-import io.rediacc.gpu.inventory.model.GpuRow;
-import io.rediacc.gpu.inventory.model.Machine;
 import io.rediacc.gpu.inventory.repository.FleetFilter;
 import io.rediacc.gpu.inventory.repository.GpuListing;
 import io.rediacc.gpu.inventory.repository.GpuRepository;
@@ -56,14 +53,12 @@ public class FleetQueryService {
         this.config = config;
     }
 
-    @WithSession
     public Uni<Page<MachineSummary>> machines(FleetFilter filter, int page, int size) {
         Instant now = clock.instant();
-        // one session runs one statement at a time: chain, never combine
         return machines.count(filter, now).chain(total -> machines.page(filter, now, page, size)
-                .chain(list -> gpus.countByMachine(list.stream().map(m -> m.name).toList())
+                .chain(list -> gpus.countByMachine(list.stream().map(MachineRepository.Listed::name).toList())
                         .map(counts -> new Page<>(list.stream()
-                                .map(m -> summary(m, counts.getOrDefault(m.name, 0L).intValue(), now))
+                                .map(m -> summary(m, counts.getOrDefault(m.name(), 0L).intValue(), now))
                                 .toList(), page, size, total))));
     }
 
@@ -77,18 +72,21 @@ public class FleetQueryService {
         });
     }
 
-    @WithSession
     public Uni<List<MachineInventory.Gpu>> gpusOf(String name) {
-        return existing(name).chain(m -> gpus.byMachine(name)).map(rows -> rows.stream().map(GpuRow::toGpu).toList());
+        return machines.exists(name).chain(known -> {
+            if (!known) {
+                throw new UnknownMachineException(name);
+            }
+            return gpus.byMachine(name);
+        });
     }
 
-    @WithSession
     public Uni<String> rawInventory(String name) {
-        return rawInventories.findById(name).map(raw -> {
+        return rawInventories.json(name).map(raw -> {
             if (raw == null) {
                 throw new UnknownMachineException(name);
             }
-            return SetupFileBytes.of(raw.json);
+            return SetupFileBytes.of(raw);
         });
     }
 
@@ -129,16 +127,6 @@ public class FleetQueryService {
             return new GpuPage(items.stream().map(GpuListing.Listed::gpu).toList(), page, size, total, next);
         });
     }
-
-    private Uni<Machine> existing(String name) {
-        return machines.findById(name).map(m -> {
-            if (m == null) {
-                throw new UnknownMachineException(name);
-            }
-            return m;
-        });
-    }
-
 
     private MachineDetail detail(MachineDetailQuery.Found m, Instant now) {
         MachineDetailQuery.Parts parts = m.parts();
@@ -211,9 +199,9 @@ public class FleetQueryService {
         return holders;
     }
 
-    private MachineSummary summary(Machine m, int gpuCount, Instant now) {
-        return new MachineSummary(m.name, m.platform, gpuCount, m.generatedAt, ageSeconds(m.generatedAt, now),
-                stale(m.generatedAt, now), m.agentVersion);
+    private MachineSummary summary(MachineRepository.Listed m, int gpuCount, Instant now) {
+        return new MachineSummary(m.name(), m.platform(), gpuCount, m.generatedAt(), ageSeconds(m.generatedAt(), now),
+                stale(m.generatedAt(), now), m.agentVersion());
     }
 
     private static long ageSeconds(Instant generatedAt, Instant now) {

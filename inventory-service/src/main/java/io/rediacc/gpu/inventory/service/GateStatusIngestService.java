@@ -1,14 +1,14 @@
 package io.rediacc.gpu.inventory.service;
 
-import io.quarkus.hibernate.reactive.panache.common.WithTransaction;
 import io.rediacc.gpu.contracts.events.GateStatus;
 import io.rediacc.gpu.contracts.events.Topics;
 import io.rediacc.gpu.inventory.config.InventoryConfig;
 import io.rediacc.gpu.inventory.model.Gate;
-import io.rediacc.gpu.inventory.model.GateGrantRow;
 import io.rediacc.gpu.inventory.repository.GateGrantRepository;
 import io.rediacc.gpu.inventory.repository.GateRepository;
 import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.SqlConnection;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.Duration;
@@ -32,20 +32,25 @@ public class GateStatusIngestService {
             .comparing((Gate g) -> g.reportedAt)
             .thenComparingLong(g -> g.appliedVersion);
 
+    private final Pool pool;
     private final GateRepository gates;
     private final GateGrantRepository grants;
     private final InventoryConfig config;
 
-    public GateStatusIngestService(GateRepository gates, GateGrantRepository grants, InventoryConfig config) {
+    public GateStatusIngestService(Pool pool, GateRepository gates, GateGrantRepository grants, InventoryConfig config) {
+        this.pool = pool;
         this.gates = gates;
         this.grants = grants;
         this.config = config;
     }
 
-    @WithTransaction
     public Uni<IngestOutcome> apply(GateStatus status, Instant recordTime) {
+        return pool.withTransaction(conn -> apply(conn, status, recordTime));
+    }
+
+    private Uni<IngestOutcome> apply(SqlConnection conn, GateStatus status, Instant recordTime) {
         Gate incoming = toGate(status, Timestamps.stored(recordTime));
-        return gates.findForUpdate(incoming.key).chain(held -> {
+        return gates.findForUpdate(conn, incoming.key).chain(held -> {
             if (held != null) {
                 int order;
                 if (incoming.epoch > 0 || held.epoch > 0) {
@@ -81,7 +86,7 @@ public class GateStatusIngestService {
                     held.daemonsJson = incoming.daemonsJson; // a daemon's state changes without a new version
                     held.epoch = incoming.epoch;
                     held.seq = incoming.seq;
-                    return Uni.createFrom().item(IngestOutcome.REFRESHED);
+                    return gates.update(conn, held).replaceWith(IngestOutcome.REFRESHED);
                 }
                 // otherwise something changed (version, or a restarted gate "loading" again): replace
             }
@@ -99,25 +104,21 @@ public class GateStatusIngestService {
                 gate.epoch = incoming.epoch;
                 gate.seq = incoming.seq;
             }
-            // A new gate row is flushed first: its grant rows reference it.
-            Uni<?> saved = held == null ? gates.persistAndFlush(gate) : Uni.createFrom().voidItem();
-            return saved
-                    .chain(() -> grants.deleteByGate(gate.key))
-                    .chain(() -> PersistAll.of(grants, status.grants().stream().map(g -> GateGrantRow.of(gate, g)).toList()))
-                    .replaceWith(IngestOutcome.APPLIED);
+            // the gate's row first: its grant rows reference it
+            Uni<Void> saved = held == null ? gates.insert(conn, gate) : gates.update(conn, gate);
+            return saved.chain(() -> grants.replace(conn, gate, status.grants())).replaceWith(IngestOutcome.APPLIED);
         });
     }
 
     /** A tombstone for one gate: it was taken down. Later than everything held, or ignored. */
-    @WithTransaction
     public Uni<IngestOutcome> remove(String key, Instant recordTime) {
         Instant at = Timestamps.stored(recordTime);
-        return gates.findForUpdate(key).chain(held -> {
+        return pool.withTransaction(conn -> gates.findForUpdate(conn, key).chain(held -> {
             if (held == null || !at.isAfter(held.lastSeenAt)) {
                 return Uni.createFrom().item(IngestOutcome.NOT_NEWER);
             }
-            return gates.delete(held).replaceWith(IngestOutcome.REMOVED);
-        });
+            return gates.delete(conn, key).replaceWith(IngestOutcome.REMOVED);
+        }));
     }
 
     private Gate toGate(GateStatus status, Instant recordTime) {
