@@ -205,6 +205,28 @@ class GateStatusIngestTest {
         org.assertj.core.api.Assertions.assertThat(grantRowIds(machine)).isEqualTo(grantRows);
     }
 
+    /** A gate taken down (its key's tombstone, signed by the removal path): its row goes, and its grants with it. */
+    @Test
+    void aGateTakenDownIsRemovedWithItsGrants() throws Exception {
+        String machine = Inventories.uniqueMachine("gate-gone");
+        FleetTopics.inventory(Inventories.nvidiaHost(machine, Inventories.now()));
+        Instant earlier = Inventories.now().minusSeconds(5);
+        FleetTopics.gateStatus(gate(machine, "gate-1", 3, earlier, grant("gpu-a", GPU_A_GUID, "nvidia.com/gpu=0", true)), earlier);
+        FleetTopics.gateStatus(gate(machine, "gate-2", 4, earlier, grant("gpu-b", GPU_B_GUID, "nvidia.com/gpu=1", false)), earlier);
+        awaitMachine(machine);
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> machine(machine).body("gates", hasSize(2)));
+        org.assertj.core.api.Assertions.assertThat(grantRowIds(machine)).hasSize(2);
+
+        FleetTopics.raw(Topics.GATE_STATUS_TOPIC, Topics.gateStatusKey(machine, "gate-1"), null);
+
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> machine(machine).body("gates", hasSize(1)));
+        machine(machine)
+                .body("gates[0].gateId", equalTo("gate-2"))
+                .body("cdiDevices.find { it.name == 'nvidia.com/gpu=0' }.holders", empty())
+                .body("cdiDevices.find { it.name == 'nvidia.com/gpu=1' }.holders.repo", contains("gpu-b"));
+        org.assertj.core.api.Assertions.assertThat(grantRowIds(machine)).as("gate-1's grant rows went with it").hasSize(1);
+    }
+
     @Test
     void eachGatesVerifiedDaemonsAreShownAndFollowAHeartbeatThatChangesThem() {
         String machine = Inventories.uniqueMachine("gate-daemons");
