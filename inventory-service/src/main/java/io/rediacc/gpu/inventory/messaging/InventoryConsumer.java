@@ -15,7 +15,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.jboss.logging.Logger;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -107,8 +106,7 @@ public class InventoryConsumer {
         }
         var inventory = RecordDecoder.inventory(record.key(), record.value(), recordTime, config.maxClockSkew());
         // the record's bytes, not a re-serialisation: GET .../inventory answers what the machine wrote
-        String raw = new String(record.value(), StandardCharsets.UTF_8);
-        return InventoryChange.of(inventory, raw, recordTime, record.partition(), record.offset());
+        return InventoryChange.of(inventory, record.value(), recordTime, record.partition(), record.offset());
     }
 
     /**
