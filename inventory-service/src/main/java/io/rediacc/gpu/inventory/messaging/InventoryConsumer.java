@@ -15,6 +15,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.jboss.logging.Logger;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -106,7 +107,8 @@ public class InventoryConsumer {
         }
         var inventory = RecordDecoder.inventory(record.key(), record.value(), recordTime, config.maxClockSkew());
         // the record's bytes, not a re-serialisation: GET .../inventory answers what the machine wrote
-        return InventoryChange.of(inventory, record.value(), recordTime, record.partition(), record.offset());
+        String raw = new String(record.value(), StandardCharsets.UTF_8);
+        return InventoryChange.of(inventory, raw, recordTime, record.partition(), record.offset());
     }
 
     /**
