@@ -131,7 +131,14 @@ class NarrowedHostPathsThroughGateTest {
             Await.until("the repo no longer served", Duration.ofSeconds(30), () -> gate.boundAddress("narrow").isEmpty());
             Files.writeString(manifest, manifest(mount, docker.daemon().dir(), mount.toString()));
             Await.until("the repo served again", Duration.ofSeconds(30), () -> gate.boundAddress("narrow").isPresent());
-            DockerCli.Result again = viaGate(gate).run("start", "-a", name);
+            // a repo served anew answers 503 until the gate has read its daemon's API versions: retry, as it says
+            DockerCli.Result[] started = new DockerCli.Result[1];
+            String container = name;
+            Await.until("an answer other than the gate's 'retry in a few seconds'", Duration.ofSeconds(30), () -> {
+                started[0] = viaGate(gate).run("start", "-a", container);
+                return started[0].ok() || !started[0].stderr().contains("cannot be checked");
+            });
+            DockerCli.Result again = started[0];
 
             assertThat(again.stdout()).as(again.toString()).isEqualTo("written on the host\n");
             assertThat(pinEntries(state)).isEqualTo(1);
