@@ -67,7 +67,7 @@ field() { grep "^$1 " "$RESULTS" | sed -n "s/.* $2=\([0-9.]*\).*/\1/p" | median;
   echo "flags: $INV_JAVA_OPTS; MALLOC_ARENA_MAX ${INV_MALLOC_ARENA_MAX:-default}; NMT ${NMT:-off}${SERVICE_BEFORE:+; before: $SERVICE_BEFORE}"
   printf '| case | RSS idle MiB | RSS after %s of /q/health/live MiB | classes |\n|---|---|---|---|\n' "$DURATION"
   for c in "${CASES[@]}"; do
-    printf '| %s | %s | %s | %s |\n' "$c" "$(field "$c" idle)" "$(field "$c" loaded)" "$(field "$c" classes)"
+    printf '| %s | %s | %s | %.0f |\n' "$c" "$(field "$c" idle)" "$(field "$c" loaded)" "$(field "$c" classes)"
   done
   echo "per case:"; sed 's/^/    /' "$RESULTS"
 } | tee "$RUN_DIR/summary.md"

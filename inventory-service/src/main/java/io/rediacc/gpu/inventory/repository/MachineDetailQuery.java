@@ -15,7 +15,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.List;
 
 /**
@@ -90,14 +89,14 @@ public class MachineDetailQuery {
 
     /** Null when the machine is unknown; gates count as live when their liveness runs past {@code now}. */
     public Uni<Found> find(String machine, Instant now) {
-        return pool.preparedQuery(SQL).execute(Tuple.of(machine, OffsetDateTime.ofInstant(now, ZoneOffset.UTC)))
+        return pool.preparedQuery(SQL).execute(Tuple.of(machine, SqlTimes.of(now)))
                 .map(rows -> {
                     var it = rows.iterator();
                     if (!it.hasNext()) {
                         return null;
                     }
                     Row r = it.next();
-                    return new Found(r.getString(0), r.getString(1), r.getOffsetDateTime(2).toInstant(), r.getString(3),
+                    return new Found(r.getString(0), r.getString(1), SqlTimes.instant(r.getOffsetDateTime(2)), r.getString(3),
                             r.getString(4), parts(r.getString(5)));
                 });
     }
