@@ -12,6 +12,10 @@
 #      the gate of BENCH_REF, for a before/after on a loaded machine; its ratios come in the same tables).
 #      BINDS (2): host-path binds of the create body; several ("0 1 8") measure a create endpoint each
 #      (create-0, create-1, create-8), in the same rounds.
+#      FLOOR (1: the data plane's floor on the gate's stack, "floor", in the same rounds: bench/floor/ProxyFloorApp.java
+#      packaged with docker-gate's pom at BENCH_REF and none of its code, under GATE_JAVA_OPTS: Netty on Quarkus'
+#      Vert.x event loops, a daemon connection per client connection, each body read whole, no judgement; its
+#      ratios to HAProxy come in the same tables, and the gate's to it: what the stack costs and what the gate adds).
 # Each round also reads the CPU time (utime+stime) of the process that answered it — the gate, HAProxy, nginx —
 # and prints CPU µs per request: what each spends, which a busy machine's scheduling waits do not inflate as much
 # as req/s and p99. The bench daemon's /events says every second that a container went (lib/destroy-events.py),
@@ -29,6 +33,7 @@ if [ -n "${GATE_BEFORE:-}" ]; then
   AFTER_REF="$BENCH_REF"; BENCH_REF="$GATE_BEFORE"; build_service docker-gate; BEFORE_JAR="$DOCKER_GATE_JAR"; BENCH_REF="$AFTER_REF"
 fi
 build_service docker-gate
+[ "${FLOOR:-0}" != 1 ] || { build_floor docker-gate "$REPO_ROOT/bench/floor/ProxyFloorApp.java"; PROXY_FLOOR_JAR="$FLOOR_JAR"; }
 log "run dir $RUN_DIR; $(machine_line); load $(load_now)"
 echo "load_start $(load_now | tr ' ' ,)" >>"$RESULTS"
 
@@ -100,6 +105,17 @@ if [ -n "${GATE_BEFORE:-}" ]; then
   GATE_PID=$MAIN_GATE_PID; GATE_METRICS=$MAIN_GATE_METRICS
 fi
 
+if [ "${FLOOR:-0}" = 1 ]; then
+  FLOOR_PORT="$(free_port)"
+  # shellcheck disable=SC2086
+  start_bg proxy-floor java $GATE_JAVA_OPTS $(jfr_opt proxy-floor) -Dquarkus.http.port="$(free_port)" -Dkafka.bootstrap.servers="$KAFKA" \
+    -Dfloor.proxy.port="$FLOOR_PORT" -Dfloor.proxy.upstream-port="$NGX_PORT" -jar "$PROXY_FLOOR_JAR"
+  FLOOR_PID=$LAST_PID; JFR_PIDS+=("$FLOOR_PID")
+  for i in $(seq 1 300); do grep -q "floor: proxy on" "$RUN_DIR/proxy-floor.log" && break; kill -0 "$FLOOR_PID" || break; sleep 0.2; done
+  grep -q "floor: proxy on" "$RUN_DIR/proxy-floor.log" || { tail -30 "$RUN_DIR/proxy-floor.log" >&2; exit 1; }
+  log "$(grep -m1 "floor: proxy on" "$RUN_DIR/proxy-floor.log")"
+fi
+
 # one create endpoint per binds count: "create" alone for one count (the figures' names), else create-<n>
 read -r -a BIND_COUNTS <<<"$BINDS"
 CREATES=()
@@ -133,6 +149,7 @@ NGINX_WORKER="$(pgrep -P "$NGINX_PID" | head -1)"
 GATE_PIDS[haproxy-ka]=$HAPROXY_PID; GATE_PIDS[haproxy-close]=$HAPROXY_PID; GATE_PIDS[direct]=$NGINX_WORKER
 ORDER=(haproxy-ka haproxy-close gate direct)
 if [ -n "${GATE_BEFORE:-}" ]; then TARGET[gate-before]=$BEFORE_PORT; ORDER=(haproxy-ka gate-before haproxy-close gate direct); fi
+if [ "${FLOOR:-0}" = 1 ]; then TARGET[floor]=$FLOOR_PORT; GATE_PIDS[floor]=$FLOOR_PID; ORDER=(floor "${ORDER[@]}"); fi
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 # warm-up (JIT, connection pools): not counted
 for t in "${ORDER[@]}"; do
@@ -176,6 +193,7 @@ done
 RSS_LOAD="$(cat "$RUN_DIR"/rss-*.txt | sort -g | tail -1)"
 assert_no_drops gate "$GATE_METRICS"
 [ -n "${GATE_BEFORE:-}" ] && { assert_no_drops gate-before "$BEFORE_METRICS"; stop_pid "${GATE_PIDS[gate-before]}"; }
+[ "${FLOOR:-0}" != 1 ] || stop_pid "$FLOOR_PID"
 
 # --- the gate's RSS with 1,000 repos and BIG_GRANTS grants ------------------------------------------
 # The grants arrive as they do in production: one snapshot signed with the grants key on gpu.grants.v1, which the
@@ -237,7 +255,8 @@ med() { awk -v e="$1" -v t="$2" -v c="$3" '$2==e && $3==t {print $c}' "$RUN_DIR/
 # ratios per round, then the median of the same-round ratios: rr endpoint column base
 rr() { awk -v e="$1" -v col="$2" -v base="$3" -v g="${4:-gate}" '$2==e && $3==g {x[$1]=$col} $2==e && $3==base {b[$1]=$col} END {for (r in x) if (b[r]>0) printf "%.3f\n", x[r]/b[r]}' "$RUN_DIR/rounds.txt" | median; }
 GATES=(gate); [ -n "${GATE_BEFORE:-}" ] && GATES=(gate-before gate)
-gname() { [ "$1" = gate-before ] && echo "gate-before ($GATE_BEFORE)" || echo "gate ($BENCH_REF)"; }
+[ "${FLOOR:-0}" != 1 ] || GATES=(floor "${GATES[@]}")
+gname() { case "$1" in gate-before) echo "gate-before ($GATE_BEFORE)" ;; floor) echo "floor (the stack's pass-through)" ;; *) echo "gate ($BENCH_REF)" ;; esac; }
 {
   echo "## gate data plane  ($(date -u +'%Y-%m-%d %H:%M UTC'); $(machine_line); load at end $(load_now); rounds $ROUNDS x $DURATION, $CONNS connections, wrk -t2)"
   printf '| endpoint | path | req/s (median) | p50 ms | p99 ms | CPU µs/req (gate, HAProxy, or nginx for direct) |\n|---|---|---|---|---|---|\n'
@@ -250,6 +269,13 @@ gname() { [ "$1" = gate-before ] && echo "gate-before ($GATE_BEFORE)" || echo "g
     printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$e" "$(gname "$g")" "$(rr $e 4 haproxy-ka "$g")" "$(rr $e 4 haproxy-close "$g")" "$(rr $e 6 haproxy-ka "$g")" "$(rr $e 6 haproxy-close "$g")" "$(rr $e 8 haproxy-ka "$g")"
   done; done
   echo
+  if [ "${FLOOR:-0}" = 1 ]; then
+    printf '\n| endpoint | gate/floor req/s | p99 gate/floor | CPU per request gate/floor |\n|---|---|---|---|\n'
+    for e in ping "${CREATES[@]}"; do
+      printf '| %s | %s | %s | %s |\n' "$e" "$(rr $e 4 floor gate)" "$(rr $e 6 floor gate)" "$(rr $e 8 floor gate)"
+    done
+    echo
+  fi
   echo "targets: gate req/s >= 1.0x HAProxy, gate p99 <= 1.5x HAProxy"
   echo "gate RSS at load (max sampled, JVM flags: '${GATE_JAVA_OPTS:-defaults}'): $RSS_LOAD MiB"
   echo "gate RSS with 1,000 repos + $BIG_GRANTS grants (snapshot $SNAP_MIB MiB on disk), JVM defaults: idle $BIG_IDLE MiB, under load $BIG_LOAD MiB"
