@@ -19,6 +19,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
+import static io.rediacc.gpu.inventory.support.FleetApi.awaitGates;
 import static io.rediacc.gpu.inventory.support.FleetApi.awaitMachine;
 import static io.rediacc.gpu.inventory.support.FleetApi.machine;
 import static io.rediacc.gpu.inventory.support.Inventories.gate;
@@ -89,7 +90,7 @@ class ForgedRecordsTest {
         rejected.awaitAtLeast(4);
 
         FleetTopics.gateStatus(gate(machine, "real", 2, now));
-        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> machine(machine).body("gates", hasSize(1)));
+        awaitGates(machine, 1);
         machine(machine).body("gates.gateId", contains("real"));
     }
 }

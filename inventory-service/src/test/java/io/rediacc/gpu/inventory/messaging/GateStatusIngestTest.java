@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.time.Instant;
 
+import static io.rediacc.gpu.inventory.support.FleetApi.awaitGates;
 import static io.rediacc.gpu.inventory.support.FleetApi.awaitMachine;
 import static io.rediacc.gpu.inventory.support.FleetApi.machine;
 import static io.rediacc.gpu.inventory.support.Inventories.GPU_A_GUID;
@@ -42,7 +43,7 @@ class GateStatusIngestTest {
                 grant("gpu-a", GPU_A_GUID, "nvidia.com/gpu=all", false)));
 
         awaitMachine(machine);
-        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> machine(machine).body("gates", hasSize(1)));
+        awaitGates(machine, 1);
         machine(machine)
                 .body("gates[0].gateId", equalTo("gate-1"))
                 .body("gates[0].appliedVersion", equalTo(7))
@@ -73,7 +74,7 @@ class GateStatusIngestTest {
                 grant("gpu-b", GPU_B_GUID, "nvidia.com/gpu=7", false)));
 
         awaitMachine(machine);
-        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> machine(machine).body("gates", hasSize(2)));
+        awaitGates(machine, 2);
         machine(machine)
                 .body("gates.gateId", contains("gate-1", "gate-2"))
                 .body("cdiDevices.find { it.name == 'nvidia.com/gpu=0' }.holders", hasSize(1))
@@ -101,7 +102,7 @@ class GateStatusIngestTest {
                 lastHeard);
 
         awaitMachine(machine);
-        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> machine(machine).body("gates", hasSize(1)));
+        awaitGates(machine, 1);
         machine(machine)
                 .body("gates[0].live", equalTo(false))
                 .body("cdiDevices.find { it.name == 'nvidia.com/gpu=0' }.holders", empty());
@@ -178,7 +179,7 @@ class GateStatusIngestTest {
         FleetTopics.withHeaders(Topics.GATE_STATUS_TOPIC, key, bytes,
                 FleetTopics.signedHeaders(Topics.GATE_STATUS_TOPIC, key, bytes, Inventories.now().minusSeconds(40)));
         awaitMachine(machine);
-        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> machine(machine).body("gates", hasSize(1)));
+        awaitGates(machine, 1);
         machine(machine)
                 .body("gates[0].live", equalTo(false))
                 .body("cdiDevices.find { it.name == 'nvidia.com/gpu=0' }.holders", empty());
@@ -191,7 +192,7 @@ class GateStatusIngestTest {
         Instant earlier = Inventories.now().minusSeconds(25);
         FleetTopics.gateStatus(gate(machine, "gate-1", 5, earlier, grant("gpu-a", GPU_A_GUID, "nvidia.com/gpu=0", true)), earlier);
         awaitMachine(machine);
-        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> machine(machine).body("gates", hasSize(1)));
+        awaitGates(machine, 1);
         java.util.List<String> grantRows = grantRowIds(machine);
 
         Instant now = Inventories.now();
@@ -214,12 +215,12 @@ class GateStatusIngestTest {
         FleetTopics.gateStatus(gate(machine, "gate-1", 3, earlier, grant("gpu-a", GPU_A_GUID, "nvidia.com/gpu=0", true)), earlier);
         FleetTopics.gateStatus(gate(machine, "gate-2", 4, earlier, grant("gpu-b", GPU_B_GUID, "nvidia.com/gpu=1", false)), earlier);
         awaitMachine(machine);
-        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> machine(machine).body("gates", hasSize(2)));
+        awaitGates(machine, 2);
         org.assertj.core.api.Assertions.assertThat(grantRowIds(machine)).hasSize(2);
 
         FleetTopics.raw(Topics.GATE_STATUS_TOPIC, Topics.gateStatusKey(machine, "gate-1"), null);
 
-        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> machine(machine).body("gates", hasSize(1)));
+        awaitGates(machine, 1);
         machine(machine)
                 .body("gates[0].gateId", equalTo("gate-2"))
                 .body("cdiDevices.find { it.name == 'nvidia.com/gpu=0' }.holders", empty())

@@ -34,6 +34,13 @@ public final class FleetApi {
         return machine(machine);
     }
 
+    /** Waits until the machine's detail lists {@code count} gates (the gate reports applied, or a removal), then answers it. */
+    public static ValidatableResponse awaitGates(String machine, int count) {
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
+                machine(machine).body("gates", org.hamcrest.Matchers.hasSize(count)));
+        return machine(machine);
+    }
+
     public static ValidatableResponse machine(String machine) {
         return asViewer().get("/api/v1/machines/{m}", machine).then().statusCode(200);
     }
