@@ -243,14 +243,9 @@ public final class GatePolicy {
                             "retry once the Docker daemon of repo " + repo.name() + " answers GET /volumes/" + volume.name()));
                 }
                 try {
-                    JsonValue json = GoJsonReader.read(volume.body(), GoJsonReader.Duplicates.REFUSE_EXACT);
-                    if (!(json instanceof JsonObject v)) {
-                        throw PolicyRefusal.badRequest(RefusalMessages.RULE_VOLUME_UNREADABLE, new RefusalText("the daemon's answer is "
-                                + json.describe(), "retry once the Docker daemon answers GET /volumes/" + volume.name() + " with a volume"));
-                    }
-                    String driver = GoJsonTypes.string(v.field("Driver", "Driver"), "Driver");
-                    mounts.volumeDriver(driver, "its Driver", reach);
-                    mounts.volumeDriverOptions(driver, v.field("Options", "Options"), "its Options", reach);
+                    VolumeBacking backing = volume.backing() != null ? volume.backing() : VolumeBacking.read(volume.name(), volume.body());
+                    mounts.volumeDriver(backing.driver(), "its Driver", reach);
+                    mounts.volumeDriverOptions(backing.driver(), backing.options(), "its Options", reach);
                 } catch (PolicyRefusal refused) {
                     Refusal r = refused.refusal();
                     return new Verdict.Deny(new Refusal(r.status() == 400 ? 502 : r.status(),

@@ -43,8 +43,8 @@ import java.util.function.LongSupplier;
  * and a removal through another connection is seen when its {@code destroy} event arrives.
  *
  * <p>Bounded by bytes, since a tenant chooses how many volumes it makes and how many labels each carries: at
- * most {@link #MAX_BYTES_PER_DAEMON} per daemon and {@link #MAX_BYTES} in all (a plain volume's answer is ~250 B,
- * so ~4,000 volumes; the gate's heap is 26 MiB), answers of at most {@link #MAX_ANSWER_BYTES}; past that the gate
+ * most {@link #MAX_BYTES_PER_DAEMON} per daemon and {@link #MAX_BYTES} in all, an answer counted with its read (a
+ * plain volume's answer is ~250 B and its read ~150 B, so ~2,500 volumes; the gate's heap is 26 MiB), answers of at most {@link #MAX_ANSWER_BYTES}; past that the gate
  * reads from the daemon as before. One repo filling its share costs the others nothing.
  */
 public final class VolumeAnswers {
@@ -85,12 +85,22 @@ public final class VolumeAnswers {
         final Map<String, Kept> answers = new HashMap<>();
     }
 
-    private record Kept(byte[] answer, long keptAt) {
+    /** An answer, its read (null when unreadable: judged from the bytes each time) and the bytes both cost. */
+    private record Kept(byte[] answer, VolumeBacking backing, int cost, long keptAt) {
     }
 
-    /** The kept answer for {@code volume} on {@code daemon}, or null when the daemon must be asked. */
+    /** The kept answer's bytes for {@code volume} on {@code daemon}, or null when the daemon must be asked. */
     public byte[] answer(SocketEndpoint daemon, String volume) {
-        byte[] kept = null;
+        StoredVolume kept = stored(daemon, volume);
+        return kept == null ? null : kept.body();
+    }
+
+    /**
+     * The kept answer for {@code volume} on {@code daemon} as a found volume with its read, or null when the
+     * daemon must be asked.
+     */
+    public StoredVolume stored(SocketEndpoint daemon, String volume) {
+        StoredVolume kept = null;
         Daemon d = daemons.get(daemon);
         if (d != null) {
             synchronized (d) {
@@ -98,7 +108,7 @@ public final class VolumeAnswers {
                 if (k != null && nanoClock.getAsLong() - k.keptAt() > MAX_AGE.toNanos()) {
                     forget(d, volume); // read again from the daemon, and kept again from then
                 } else if (k != null) {
-                    kept = k.answer();
+                    kept = new StoredVolume(volume, 200, k.answer(), k.backing());
                 }
             }
         }
@@ -117,7 +127,10 @@ public final class VolumeAnswers {
         }
     }
 
-    /** Keeps the daemon's answer (status 200) for {@code volume}, unless anything changed since {@code token}. */
+    /**
+     * Keeps the daemon's answer (status 200) for {@code volume}, read once here, unless anything changed since
+     * {@code token}. Its cost against the bounds is its bytes and its read's ({@link VolumeBacking#footprint}).
+     */
     public void keep(SocketEndpoint daemon, String volume, byte[] answer, long token) {
         if (token == DO_NOT_KEEP || answer == null || answer.length == 0 || answer.length > MAX_ANSWER_BYTES) {
             return;
@@ -126,18 +139,20 @@ public final class VolumeAnswers {
         if (d == null) {
             return;
         }
+        VolumeBacking backing = VolumeBacking.readOrNull(volume, answer);
+        int cost = answer.length + (backing == null ? 0 : backing.footprint());
         synchronized (d) {
             if (d.liveStreams == 0 || d.generation != token || d.answers.containsKey(volume)
-                    || d.bytes + answer.length > MAX_BYTES_PER_DAEMON) {
+                    || d.bytes + cost > MAX_BYTES_PER_DAEMON) {
                 return;
             }
-            if (held.addAndGet(answer.length) > MAX_BYTES) {
-                held.addAndGet(-answer.length);
+            if (held.addAndGet(cost) > MAX_BYTES) {
+                held.addAndGet(-cost);
                 return;
             }
-            d.bytes += answer.length;
+            d.bytes += cost;
             count.incrementAndGet();
-            d.answers.put(volume, new Kept(answer, nanoClock.getAsLong()));
+            d.answers.put(volume, new Kept(answer, backing, cost, nanoClock.getAsLong()));
         }
     }
 
@@ -191,8 +206,8 @@ public final class VolumeAnswers {
     private void forget(Daemon d, String volume) {
         Kept gone = d.answers.remove(volume);
         if (gone != null) {
-            d.bytes -= gone.answer().length;
-            held.addAndGet(-gone.answer().length);
+            d.bytes -= gone.cost();
+            held.addAndGet(-gone.cost());
             count.decrementAndGet();
         }
     }
@@ -210,7 +225,7 @@ public final class VolumeAnswers {
         return count.get();
     }
 
-    /** Bytes of the answers kept now, all daemons together. */
+    /** Bytes the answers kept now cost (theirs and their reads'), all daemons together. */
     public int bytes() {
         return held.get();
     }

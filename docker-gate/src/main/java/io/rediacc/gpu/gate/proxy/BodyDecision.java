@@ -185,9 +185,9 @@ final class BodyDecision {
             return;
         }
         String name = names.get(next);
-        byte[] kept = volumeAnswers.answer(daemonEndpoint, name);
+        StoredVolume kept = volumeAnswers.stored(daemonEndpoint, name);
         if (kept != null) {
-            read.add(new StoredVolume(name, 200, kept));
+            read.add(kept);
             inspectVolumes(decided, names, next + 1, read, body);
             return;
         }

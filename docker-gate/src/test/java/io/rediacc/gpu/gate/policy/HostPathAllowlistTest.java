@@ -305,6 +305,26 @@ class HostPathAllowlistTest {
                 .isEqualTo("volume-unreadable");
     }
 
+    @Test
+    void aKeptVolumeIsJudgedFromItsReadWithTheRulesOfTheMomentAsItsBytesWouldBe() {
+        String bindToRoot = "{\"Name\":\"data\",\"Driver\":\"local\",\"Options\":{\"type\":\"none\",\"o\":\"bind\",\"device\":\"/\"}}";
+        String plain = "{\"Name\":\"data\",\"Driver\":\"local\",\"Options\":null}";
+        String plugin = "{\"Name\":\"data\",\"Driver\":\"vieux/sshfs\",\"Options\":{}}";
+        for (String answer : List.of(bindToRoot, plain, plugin)) {
+            StoredVolume bytes = new StoredVolume("data", 200, utf8(answer));
+            StoredVolume read = new StoredVolume("data", 200, utf8(answer), VolumeBacking.read("data", utf8(answer)));
+            assertThat(POLICY.onVolumes(List.of(read), REPO)).as(answer).isEqualTo(POLICY.onVolumes(List.of(bytes), REPO));
+        }
+        // The read is what is judged, not the bytes: a kept create never parses its volume's answer again (issue 34).
+        StoredVolume readSaysPlugin = new StoredVolume("data", 200, utf8(plain), VolumeBacking.read("data", utf8(plugin)));
+        assertThat(refusal(POLICY.onVolumes(List.of(readSaysPlugin), REPO)).rule()).isEqualTo("volume-driver");
+        // An answer that cannot be read has no read to keep, and is refused from its bytes every time.
+        String twinDrivers = "{\"Name\":\"data\",\"Driver\":\"local\",\"Driver\":\"vieux/sshfs\"}";
+        assertThat(VolumeBacking.readOrNull("data", utf8(twinDrivers))).isNull();
+        assertThat(refusal(POLICY.onVolumes(List.of(new StoredVolume("data", 200, utf8(twinDrivers))), REPO)).rule())
+                .isEqualTo("volume-unreadable");
+    }
+
     @ParameterizedTest(name = "{0} {1}")
     @org.junit.jupiter.params.provider.CsvSource({"POST, /v1.52/plugins/pull?remote=vieux/sshfs", "POST, /plugins/x/upgrade",
             "POST, /v1.52/plugins/x:latest/set", "POST, /plugins/x/enable", "POST, /plugins/x/disable", "POST, /plugins/create?name=x",

@@ -29,6 +29,25 @@ class VolumeAnswersTest {
     }
 
     @Test
+    void aKeptAnswerIsReadOnceAndItsReadCountsAgainstTheBounds() {
+        answers.streamLive(a);
+        answers.keep(a, "v", PLAIN, answers.beforeLookup(a));
+
+        StoredVolume kept = answers.stored(a, "v");
+        assertThat(kept.status()).isEqualTo(200);
+        assertThat(kept.body()).isEqualTo(PLAIN);
+        assertThat(kept.backing()).as("read when kept").isEqualTo(new VolumeBacking("local", null));
+        assertThat(answers.stored(a, "v").backing()).as("the same read for every create").isSameAs(kept.backing());
+        assertThat(answers.bytes()).isEqualTo(PLAIN.length + kept.backing().footprint()).isGreaterThan(PLAIN.length);
+
+        byte[] twins = "{\"Driver\":\"local\",\"Driver\":\"x\"}".getBytes(StandardCharsets.UTF_8);
+        answers.keep(a, "twins", twins, answers.beforeLookup(a));
+        assertThat(answers.stored(a, "twins").backing()).as("unreadable: judged, and refused, from its bytes each time").isNull();
+        answers.forgetAll(a);
+        assertThat(answers.bytes()).isZero();
+    }
+
+    @Test
     void withTwoStreamsOfOneDaemonTheOneLeftStillVouchesButWhatWasKeptIsForgotten() {
         answers.streamLive(a);
         answers.streamLive(a);
