@@ -6,7 +6,12 @@
 # No network: the gate's CPU per create in gate-dataplane.sh minus this is what Netty and the daemon round
 # trips add. Then the kernel's floor of a pinned bind: the same system calls from C (lib/pin-syscalls.c), CPU
 # per pin and per removal.
+# The policy's own table ends with the judging alone two ways, rounds alternating: the kept volume answer's read
+# against its bytes parsed on each create (issue 34).
 #   bench/gate-create-path.sh [rounds=3000] [floor pins=2000]      JFR=1: a recording and its jfr-top summary in the work dir
+#   BEFORE=<commit>: the same harness of that commit too (a worktree, test-compiled), REPEAT (3) processes of each side
+#   alternating, and the median of each side's judge and request-path µs per body with after/before; the harness
+#   itself must be the same at both commits for the ratio to mean anything (it is since 2026-12-07's kept-read one)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "$(id -u)" = 0 ] || { echo "gate-create-path: run as root (mount(2))" >&2; exit 2; }
@@ -22,8 +27,37 @@ for b in 0 1 8; do
 done
 jfr=()
 [ "${JFR:-0}" = 1 ] && jfr=(-XX:StartFlightRecording=settings=profile,filename="$work/create-path.jfr")
-java "${jfr[@]}" -cp "docker-gate/target/test-classes:docker-gate/target/classes:$(cat docker-gate/target/test-classpath.txt)" \
-  io.rediacc.gpu.gate.policy.CreatePathBench "$work/host" "${1:-3000}" "${bodies[@]}"
+harness() { # checkout-dir [extra JVM flags...]: the harness of that checkout, once
+  local co="$1"; shift
+  java "$@" -cp "$co/docker-gate/target/test-classes:$co/docker-gate/target/classes:$(cat "$co/docker-gate/target/test-classpath.txt")" \
+    io.rediacc.gpu.gate.policy.CreatePathBench "$work/host" "${ROUNDS_ARG}" "${bodies[@]}"
+}
+ROUNDS_ARG="${1:-3000}"
+if [ -n "${BEFORE:-}" ]; then
+  git worktree add -q --detach "$work/before" "$BEFORE"
+  trap 'git worktree remove --force "$work/before" 2>/dev/null; rm -rf "$work"' EXIT
+  (cd "$work/before" && mvn -B -q -o -pl docker-gate -am test-compile org.apache.maven.plugins:maven-dependency-plugin:3.9.0:build-classpath \
+    -DskipTests -Dmdep.outputFile=target/test-classpath.txt -Dmdep.includeScope=test >/dev/null)
+  for i in $(seq 1 "${REPEAT:-3}"); do
+    for side in $([ $((i % 2)) = 1 ] && echo "before after" || echo "after before"); do
+      co=.; [ "$side" = before ] && co="$work/before"
+      echo "== $side ($([ "$side" = before ] && echo "$BEFORE" || git rev-parse --short HEAD)), run $i"
+      harness "$co" | tee "$work/$side-$i.txt"
+    done
+  done
+  echo
+  echo "| body | judge µs before | judge µs after | after/before | request path µs before | after | after/before |"
+  echo "|---|---|---|---|---|---|---|"
+  for body in "${bodies[@]}"; do
+    b="$(basename "$body")"
+    med() { grep -h "^| $b | [0-9]* |" "$work"/$1-*.txt | awk -F'|' -v c="$2" '{print $c+0}' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+    jb="$(med before 4)"; ja="$(med after 4)"; pb="$(med before 7)"; pa="$(med after 7)"
+    awk -v b="$b" -v jb="$jb" -v ja="$ja" -v pb="$pb" -v pa="$pa" \
+      'BEGIN {printf "| %s | %.1f | %.1f | %.3f | %.1f | %.1f | %.3f |\n", b, jb, ja, ja/jb, pb, pa, pa/pb}'
+  done
+else
+  harness . "${jfr[@]}"
+fi
 gcc -O2 -o "$work/pin-syscalls" bench/lib/pin-syscalls.c
 "$work/pin-syscalls" "$work/host" srv/datasets "$work/pins" "${2:-2000}"
 if [ "${JFR:-0}" = 1 ]; then

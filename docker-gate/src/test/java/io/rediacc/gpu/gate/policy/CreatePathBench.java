@@ -14,11 +14,14 @@ import java.util.Set;
  * Not a test (surefire runs *Test and *Properties only): the policy's CPU per create, in process, as
  * the data plane calls it for {@code bench/gate-dataplane.sh}'s 4 KiB create body (issue 34), run as root
  * ({@code bench/gate-create-path.sh}). For each body given (the same body with 0, 1 and 8 host binds,
- * rounds interleaved): {@code onHead}, {@code onBody}, {@code onVolumes} (its named volume does not exist),
+ * rounds interleaved): {@code onHead}, {@code onBody}, {@code onVolumes} (its named volume {@code hf-cache}
+ * exists, answered as the bench's daemon answers it and kept in {@link VolumeAnswers} as the data plane keeps it),
  * {@code pin} and the commit of the daemon's 201 — the event loop's thread CPU per create, split into
  * judge, pin and commit — and the whole process's CPU per create (the pin io thread's journal writes,
  * the unmounts of the pins a sweep removes every 100 creates as after their containers' removal, JIT, GC).
- * No network: what Netty adds is the difference to the gate's CPU per create in the bench.
+ * No network: what Netty adds is the difference to the gate's CPU per create in the bench. Last, the judging
+ * alone (head, body, volumes; no pins) two ways in alternating rounds: with the kept answer's read, and with
+ * the answer parsed on every create as the gate did before its read was kept (issue 34).
  *
  * <pre>java -cp ... io.rediacc.gpu.gate.policy.CreatePathBench ROOT ROUNDS BODY-FILE...</pre>
  */
@@ -55,6 +58,18 @@ public final class CreatePathBench {
                 return repoGuid.equals(guid) && cdiName.equals("nvidia.com/gpu=0");
             }
         };
+        // the bench daemon's answer for the body's named volume (bench/lib/common.sh), kept as the data plane keeps it
+        byte[] volumeAnswer = ("{\"CreatedAt\":\"2026-12-01T00:00:00Z\",\"Driver\":\"local\",\"Labels\":null,"
+                + "\"Mountpoint\":\"/var/lib/docker/volumes/hf-cache/_data\",\"Name\":\"hf-cache\",\"Options\":null,"
+                + "\"Scope\":\"local\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        VolumeAnswers kept = new VolumeAnswers();
+        io.rediacc.gpu.contracts.manifest.SocketEndpoint daemon = io.rediacc.gpu.contracts.manifest.SocketEndpoint.unix(dir.resolve("d.sock"));
+        kept.streamLive(daemon);
+        kept.keep(daemon, "hf-cache", volumeAnswer, kept.beforeLookup(daemon));
+        java.util.function.Function<List<String>, List<StoredVolume>> lookUp = names -> names.stream()
+                .map(v -> { StoredVolume k = kept.stored(daemon, v); return k != null ? k : new StoredVolume(v, 404, null); }).toList();
+        java.util.function.Function<List<String>, List<StoredVolume>> parseEachTime = names -> names.stream()
+                .map(v -> { StoredVolume k = kept.stored(daemon, v); return k != null ? new StoredVolume(v, 200, k.body()) : new StoredVolume(v, 404, null); }).toList();
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         com.sun.management.OperatingSystemMXBean os =
                 (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
@@ -74,8 +89,7 @@ public final class CreatePathBench {
                 }
                 Verdict verdict = policy.onBody(heads[b], body, repo, grants);
                 if (verdict instanceof Verdict.InspectVolumes inspect) {
-                    List<StoredVolume> none = inspect.names().stream().map(v -> new StoredVolume(v, 404, null)).toList();
-                    verdict = policy.onVolumes(none, repo);
+                    verdict = policy.onVolumes(lookUp.apply(inspect.names()), repo);
                 }
                 if (!(verdict instanceof Verdict.Allow)) {
                     throw new IllegalStateException("verdict: " + verdict);
@@ -113,6 +127,38 @@ public final class CreatePathBench {
             System.out.printf("| %s | %d | %.1f | %.1f | %.1f | %.1f | %.1f |%n", Path.of(args[b + 2]).getFileName(),
                     binds(bodies[b]), mean(judge[b], warm), mean(pin[b], warm), mean(commit[b], warm),
                     mean(judge[b], warm) + mean(pin[b], warm) + mean(commit[b], warm), processCpu[b] / 1e3 / (rounds - warm));
+        }
+        // judging alone, the kept answer's read against its bytes parsed each create (issue 34), rounds alternating
+        int judgeRounds = rounds * 4;
+        long[][] judged = new long[2][n];
+        for (int r = 0; r < judgeRounds; r++) {
+            for (int way = 0; way < 2; way++) {
+                int w = (r % 2 == 0) ? way : 1 - way;
+                var volumes = w == 0 ? lookUp : parseEachTime;
+                for (int b = 0; b < n; b++) {
+                    long t0 = threads.getCurrentThreadCpuTime();
+                    GatePolicy.Body body = new GatePolicy.Body(bodies[b]);
+                    policy.onHead(heads[b], repo, grants);
+                    Verdict verdict = policy.onBody(heads[b], body, repo, grants);
+                    if (verdict instanceof Verdict.InspectVolumes inspect) {
+                        verdict = policy.onVolumes(volumes.apply(inspect.names()), repo);
+                    }
+                    if (!(verdict instanceof Verdict.Allow)) {
+                        throw new IllegalStateException("verdict: " + verdict);
+                    }
+                    if (r >= judgeRounds / 5) {
+                        judged[w][b] += threads.getCurrentThreadCpuTime() - t0;
+                    }
+                }
+            }
+        }
+        System.out.println();
+        System.out.println("| body | judge µs, the kept answer's read | judge µs, its bytes parsed each create | read/parsed |");
+        System.out.println("|---|---|---|---|");
+        int counted = judgeRounds - judgeRounds / 5;
+        for (int b = 0; b < n; b++) {
+            System.out.printf("| %s | %.2f | %.2f | %.3f |%n", Path.of(args[b + 2]).getFileName(), judged[0][b] / 1e3 / counted,
+                    judged[1][b] / 1e3 / counted, (double) judged[0][b] / judged[1][b]);
         }
         List<Path> left = BindPinner.mountsUnder(pinRoot);
         BindPinner.unmountAll(pinRoot);
