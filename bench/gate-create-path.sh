@@ -46,14 +46,18 @@ if [ -n "${BEFORE:-}" ]; then
     done
   done
   echo
-  echo "| body | judge µs before | judge µs after | after/before | request path µs before | after | after/before |"
+  # judge: the judging-alone table's kept-read column (steady state, median batch); request path: the first table's
+  echo "| body | judge µs before | judge µs after | after/before (runs) | request path µs before | after | after/before |"
   echo "|---|---|---|---|---|---|---|"
   for body in "${bodies[@]}"; do
     b="$(basename "$body")"
-    med() { grep -h "^| $b | [0-9]* |" "$work"/$1-*.txt | awk -F'|' -v c="$2" '{print $c+0}' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-    jb="$(med before 4)"; ja="$(med after 4)"; pb="$(med before 7)"; pa="$(med after 7)"
-    awk -v b="$b" -v jb="$jb" -v ja="$ja" -v pb="$pb" -v pa="$pa" \
-      'BEGIN {printf "| %s | %.1f | %.1f | %.3f | %.1f | %.1f | %.3f |\n", b, jb, ja, ja/jb, pb, pa, pa/pb}'
+    med() { awk -F'|' -v c="$2" '{print $c+0}' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+    judge() { grep -hE "^\| $b \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \|$" "$work"/$1-$2.txt; }
+    jb="$(judge before '*' | med x 3)"; ja="$(judge after '*' | med x 3)"
+    pb="$(grep -h "^| $b | [0-9]* |" "$work"/before-*.txt | med x 7)"; pa="$(grep -h "^| $b | [0-9]* |" "$work"/after-*.txt | med x 7)"
+    runs="$(for i in $(seq 1 "${REPEAT:-3}"); do awk -v a="$(judge after "$i" | med x 3)" -v b="$(judge before "$i" | med x 3)" 'BEGIN {printf "%.2f ", a/b}'; done)"
+    awk -v b="$b" -v jb="$jb" -v ja="$ja" -v pb="$pb" -v pa="$pa" -v runs="${runs% }" \
+      'BEGIN {printf "| %s | %.2f | %.2f | %.3f (%s) | %.1f | %.1f | %.3f |\n", b, jb, ja, ja/jb, runs, pb, pa, pa/pb}'
   done
 else
   harness . "${jfr[@]}"
