@@ -13,9 +13,11 @@ final class FoldedKeys {
     private int[] hashes = new int[64];
     private int size;
 
-    /** The member already held for {@code member}'s folded key, or null after adding {@code member}. */
-    JsonValue.Member putIfAbsent(JsonValue.Member member) {
-        int hash = GoJsonFolding.foldedHash(member.key());
+    /**
+     * The member already held for {@code member}'s folded key, or null after adding {@code member};
+     * {@code hash} is its key's {@link GoJsonFolding#foldedHash}.
+     */
+    JsonValue.Member putIfAbsent(JsonValue.Member member, int hash) {
         int mask = members.length - 1;
         for (int i = spread(hash) & mask; ; i = (i + 1) & mask) {
             JsonValue.Member held = members[i];
@@ -33,9 +35,8 @@ final class FoldedKeys {
         }
     }
 
-    /** The first member whose key folds like {@code name}, or null. */
-    JsonValue.Member get(String name) {
-        int hash = GoJsonFolding.foldedHash(name);
+    /** The first member whose key folds like {@code name} (of {@link GoJsonFolding#foldedHash} {@code hash}), or null. */
+    JsonValue.Member get(String name, int hash) {
         int mask = members.length - 1;
         for (int i = spread(hash) & mask; ; i = (i + 1) & mask) {
             JsonValue.Member held = members[i];

@@ -26,6 +26,8 @@ sealed interface JsonValue permits JsonValue.JsonObject, JsonValue.JsonArray, Js
         private static final int SCAN_LIMIT = 8;
 
         private final List<Member> members = new ArrayList<>();
+        /** {@link GoJsonFolding#foldedHash} of each member's key while the object is small; compared before keys are. */
+        private int[] smallHashes;
         /** The first member for each folded key; built once the object outgrows {@link #SCAN_LIMIT}. */
         private FoldedKeys byFoldedKey;
         /** Every member for a folded key that more than one member has; created only then. */
@@ -60,20 +62,31 @@ sealed interface JsonValue permits JsonValue.JsonObject, JsonValue.JsonArray, Js
 
         /** Adds a member; returns the earlier members whose key folds to the same name. */
         List<Member> add(Member member) {
+            return add(member, GoJsonFolding.foldedHash(member.key()));
+        }
+
+        /** {@link #add(Member)} with the key's {@link GoJsonFolding#foldedHash} already computed (the reader's). */
+        List<Member> add(Member member, int foldedHash) {
             if (unindexed) {
                 index();
             }
             Member first;
-            if (byFoldedKey == null && members.size() < SCAN_LIMIT) {
-                first = scan(member.key());
+            int n = members.size();
+            if (byFoldedKey == null && n < SCAN_LIMIT) {
+                first = scan(member.key(), foldedHash);
+                if (smallHashes == null) {
+                    smallHashes = new int[SCAN_LIMIT];
+                }
+                smallHashes[n] = foldedHash;
             } else {
                 if (byFoldedKey == null) {
                     byFoldedKey = new FoldedKeys();
-                    for (Member earlier : members) {
-                        byFoldedKey.putIfAbsent(earlier);
+                    for (int i = 0; i < n; i++) {
+                        byFoldedKey.putIfAbsent(members.get(i), smallHashes[i]);
                     }
+                    smallHashes = null;
                 }
-                first = byFoldedKey.putIfAbsent(member);
+                first = byFoldedKey.putIfAbsent(member, foldedHash);
             }
             members.add(member);
             if (first == null) {
@@ -88,11 +101,11 @@ sealed interface JsonValue permits JsonValue.JsonObject, JsonValue.JsonArray, Js
             return earlier;
         }
 
-        /** The first member whose key folds like {@code key}, while the object is small. */
-        private Member scan(String key) {
-            for (Member m : members) {
-                if (GoJsonFolding.equalFold(m.key(), key)) {
-                    return m;
+        /** The first member whose key folds like {@code key} (of folded hash {@code hash}), while the object is small. */
+        private Member scan(String key, int hash) {
+            for (int i = 0; i < members.size(); i++) {
+                if (smallHashes[i] == hash && GoJsonFolding.equalFold(members.get(i).key(), key)) {
+                    return members.get(i);
                 }
             }
             return null;
@@ -133,7 +146,8 @@ sealed interface JsonValue permits JsonValue.JsonObject, JsonValue.JsonArray, Js
             if (unindexed) {
                 index();
             }
-            Member first = byFoldedKey == null ? scan(fieldName) : byFoldedKey.get(fieldName);
+            int hash = GoJsonFolding.foldedHash(fieldName);
+            Member first = byFoldedKey == null ? scan(fieldName, hash) : byFoldedKey.get(fieldName, hash);
             if (first == null) {
                 return null;
             }

@@ -80,13 +80,50 @@ class JsonRewriteShortcutsTest {
                     key.append(alphabet.charAt(random.nextInt(alphabet.length())));
                 }
                 Member m = new Member(key.toString(), new JsonNumber(Integer.toString(n)));
-                assertThat(keys.putIfAbsent(m)).as(m.key()).isEqualTo(reference.putIfAbsent(GoJsonFolding.fold(m.key()), m));
+                assertThat(keys.putIfAbsent(m, GoJsonFolding.foldedHash(m.key()))).as(m.key()).isEqualTo(reference.putIfAbsent(GoJsonFolding.fold(m.key()), m));
             }
             for (int probe = 0; probe < 50; probe++) {
                 String name = alphabet.substring(random.nextInt(alphabet.length())) + (probe % 2 == 0 ? "" : "x");
-                assertThat(keys.get(name)).as(name).isEqualTo(reference.get(GoJsonFolding.fold(name)));
+                assertThat(keys.get(name, GoJsonFolding.foldedHash(name))).as(name).isEqualTo(reference.get(GoJsonFolding.fold(name)));
             }
         }
+    }
+
+    @Test
+    void theReaderRefusesExactlyTheObjectsWhoseKeysFoldAlikeHowEverTheKeysAreWritten() {
+        // The reader hashes a plain ASCII key as it reads it and any other key after: both must agree with
+        // GoJsonFolding, or a folded twin would slip through (issue 34).
+        java.util.Random random = new java.util.Random(3434);
+        String alphabet = "aAbBkKsSzZ_-.0\u017f\u212a\u00e9\u00c9\u0130i\u0131";
+        int refused = 0;
+        for (int round = 0; round < 2_000; round++) {
+            int size = 1 + random.nextInt(round % 2 == 0 ? 6 : 24);
+            java.util.Set<String> folded = new java.util.HashSet<>();
+            boolean twins = false;
+            StringBuilder body = new StringBuilder("{");
+            for (int n = 0; n < size; n++) {
+                StringBuilder key = new StringBuilder();
+                StringBuilder written = new StringBuilder();
+                for (int k = random.nextInt(3); k >= 0; k--) {
+                    char c = alphabet.charAt(random.nextInt(alphabet.length()));
+                    key.append(c);
+                    written.append(random.nextInt(4) == 0 ? String.format("\\u%04x", (int) c) : String.valueOf(c));
+                }
+                twins |= !folded.add(GoJsonFolding.fold(key.toString()));
+                body.append(n == 0 ? "" : ",").append('"').append(written).append("\":")
+                        .append(n % 3 == 0 ? "{\"Inner" + n + "\":" + n + "}" : Integer.toString(n)); // a value's own keys in between
+            }
+            String text = body.append('}').toString();
+            byte[] bytes = text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            if (twins) {
+                refused++;
+                assertThatThrownBy(() -> GoJsonReader.read(bytes, GoJsonReader.Duplicates.REFUSE_FOLDED)).as(text)
+                        .isInstanceOf(PolicyRefusal.class).hasMessageContaining("name the same field");
+            } else {
+                assertThat(GoJsonReader.read(bytes, GoJsonReader.Duplicates.REFUSE_FOLDED)).as(text).isInstanceOf(JsonObject.class);
+            }
+        }
+        assertThat(refused).as("both outcomes were tried").isBetween(100, 1_900);
     }
 
     /** The writer as it was: a StringBuilder, String.format for escapes. */
