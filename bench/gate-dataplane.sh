@@ -19,7 +19,7 @@
 # Each round also reads the CPU time (utime+stime) of the process that answered it — the gate, HAProxy, nginx —
 # and prints CPU µs per request: what each spends, which a busy machine's scheduling waits do not inflate as much
 # as req/s and p99; and, from /proc, its read/write system calls (HAProxy's recv/send are not counted there), its
-# threads' context switches and its kernel CPU per request (RUN_DIR/syscalls.txt and a table at the end). The bench daemon's /events says every second that a container went (lib/destroy-events.py),
+# threads' context switches, its kernel CPU and its minor page faults per request (RUN_DIR/syscalls.txt and a table at the end). The bench daemon's /events says every second that a container went (lib/destroy-events.py),
 # so the gate's pin watcher removes the pins of the creates it answered: the gate's CPU includes unpinning.
 source "$(dirname "$0")/lib/common.sh"
 DURATION="${DURATION:-8s}"; CONNS="${CONNS:-32}"; BINDS="${BINDS:-2}"
@@ -155,6 +155,7 @@ cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 # read and write system calls (/proc/PID/io: read, readv, write, writev...; not epoll_wait, sendmsg) and context
 # switches of all its threads: with the CPU, where a path's cost per request goes besides its own code
 sys_ticks() { awk '{print $15}' "/proc/$1/stat"; }
+min_faults() { awk '{print $10}' "/proc/$1/stat"; }
 rw_calls() { awk '/^sysc[rw]:/ {s += $2} END {print s + 0}' "/proc/$1/io" 2>/dev/null || echo 0; }
 ctx_switches() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/^(non)?voluntary_ctxt_switches/ {s += $2} END {print s + 0}'; }
 # warm-up (JIT, connection pools): not counted
@@ -181,14 +182,14 @@ for r in $(seq 1 "$ROUNDS"); do
       else url="http://127.0.0.1:${TARGET[$t]}/v1.47/containers/create"; lua="$RUN_DIR/$endpoint.lua"; fi
       sampler=""; cpu0=""; cpu_us=-; per_req=""
       if [ "$t" = gate ]; then sample_rss "$r-$endpoint" & sampler=$!; fi
-      [ -n "${GATE_PIDS[$t]:-}" ] && { cpu0="$(cpu_ticks "${GATE_PIDS[$t]}")"; sys0="$(sys_ticks "${GATE_PIDS[$t]}")"; rw0="$(rw_calls "${GATE_PIDS[$t]}")"; cs0="$(ctx_switches "${GATE_PIDS[$t]}")"; }
+      [ -n "${GATE_PIDS[$t]:-}" ] && { cpu0="$(cpu_ticks "${GATE_PIDS[$t]}")"; sys0="$(sys_ticks "${GATE_PIDS[$t]}")"; mf0="$(min_faults "${GATE_PIDS[$t]}")"; rw0="$(rw_calls "${GATE_PIDS[$t]}")"; cs0="$(ctx_switches "${GATE_PIDS[$t]}")"; }
       read -r rps p50 p99 bad < <(wrk_run "$r-$endpoint-$t" "$url" "$DURATION" "$CONNS" "$lua")
       if [ -n "$cpu0" ]; then # the CPU µs per request answered in the round of the process that answered it
         cpu_us="$(awk -v a="$cpu0" -v b="$(cpu_ticks "${GATE_PIDS[$t]}")" -v hz="$(getconf CLK_TCK)" \
           '/ requests in / {n=$1} END {printf "%.1f", (n > 0 ? (b - a) / hz * 1e6 / n : -1)}' "$RUN_DIR/wrk-$r-$endpoint-$t.txt")"
         per_req="$(awk -v rw="$(( $(rw_calls "${GATE_PIDS[$t]}") - rw0 ))" -v cs="$(( $(ctx_switches "${GATE_PIDS[$t]}") - cs0 ))" \
-          -v sys="$(( $(sys_ticks "${GATE_PIDS[$t]}") - sys0 ))" -v hz="$(getconf CLK_TCK)" \
-          '/ requests in / {n=$1} END {if (n > 0) printf "%.2f %.2f %.1f", rw / n, cs / n, sys / hz * 1e6 / n}' "$RUN_DIR/wrk-$r-$endpoint-$t.txt")"
+          -v sys="$(( $(sys_ticks "${GATE_PIDS[$t]}") - sys0 ))" -v hz="$(getconf CLK_TCK)" -v mf="$(( $(min_faults "${GATE_PIDS[$t]}") - mf0 ))" \
+          '/ requests in / {n=$1} END {if (n > 0) printf "%.2f %.2f %.1f %.3f", rw / n, cs / n, sys / hz * 1e6 / n, mf / n}' "$RUN_DIR/wrk-$r-$endpoint-$t.txt")"
       fi
       [ -n "$sampler" ] && { kill "$sampler" 2>/dev/null || true; wait "$sampler" 2>/dev/null || true; }
       [ "$bad" = 0 ] || log "WARNING: $t $endpoint had $bad non-2xx answers (see $RUN_DIR/wrk-$r-$endpoint-$t.txt)"
@@ -196,7 +197,7 @@ for r in $(seq 1 "$ROUNDS"); do
       [ -n "$per_req" ] && echo "$r $endpoint $t $per_req" >>"$RUN_DIR/syscalls.txt"
       reads=""
       case "$t" in gate) reads="$(volume_reads "$MAIN_GATE_METRICS")" ;; gate-before) reads="$(volume_reads "$BEFORE_METRICS")" ;; esac
-      log "round $r $endpoint $t: $rps req/s p50 ${p50}ms p99 ${p99}ms CPU ${cpu_us} µs/req${per_req:+, read/write calls, context switches and kernel CPU µs per req $per_req}${reads:+; volume reads so far $reads} (load $(load_now))"
+      log "round $r $endpoint $t: $rps req/s p50 ${p50}ms p99 ${p99}ms CPU ${cpu_us} µs/req${per_req:+, read/write calls, context switches, kernel CPU µs and page faults per req $per_req}${reads:+; volume reads so far $reads} (load $(load_now))"
     done
   done
 done
@@ -294,17 +295,17 @@ gname() { case "$1" in gate-before) echo "gate-before ($GATE_BEFORE)" ;; floor) 
 echo "rounds: $RUN_DIR/rounds.txt" >&2
 if [ -s "$RUN_DIR/syscalls.txt" ]; then
   echo
-  echo "| endpoint | path | read/write system calls per request | context switches per request | kernel CPU µs per request (of the CPU above) |"
-  echo "|---|---|---|---|---|"
+  echo "| endpoint | path | read/write system calls per request | context switches per request | kernel CPU µs per request (of the CPU above) | minor page faults per request |"
+  echo "|---|---|---|---|---|---|"
   python3 - "$RUN_DIR/syscalls.txt" <<'PY'
 import statistics, sys
 rows = {}
 for line in open(sys.argv[1]):
-    _, endpoint, path, rw, cs, sys_us = line.split()
-    rows.setdefault((endpoint, path), []).append((float(rw), float(cs), float(sys_us)))
+    _, endpoint, path, rw, cs, sys_us, faults = line.split()
+    rows.setdefault((endpoint, path), []).append((float(rw), float(cs), float(sys_us), float(faults)))
 for (endpoint, path), v in rows.items():
     print(f"| {endpoint} | {path} | {statistics.median(x[0] for x in v):.2f} | {statistics.median(x[1] for x in v):.2f}"
-          f" | {statistics.median(x[2] for x in v):.1f} |")
+          f" | {statistics.median(x[2] for x in v):.1f} | {statistics.median(x[3] for x in v):.3f} |")
 PY
 fi
 # issue 21's figures, machine-readable (bench/run-all.sh collects them)
