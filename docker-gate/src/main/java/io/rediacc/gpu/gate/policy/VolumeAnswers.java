@@ -43,9 +43,9 @@ import java.util.function.LongSupplier;
  * and a removal through another connection is seen when its {@code destroy} event arrives.
  *
  * <p>Bounded by bytes, since a tenant chooses how many volumes it makes and how many labels each carries: at
- * most {@link #MAX_BYTES_PER_DAEMON} per daemon and {@link #MAX_BYTES} in all, an answer counted with its read (a
- * plain volume's answer is ~250 B and its read ~150 B, so ~2,500 volumes; the gate's heap is 26 MiB), answers of at most {@link #MAX_ANSWER_BYTES}; past that the gate
- * reads from the daemon as before. One repo filling its share costs the others nothing.
+ * most {@link #MAX_BYTES_PER_DAEMON} per daemon and {@link #MAX_BYTES} in all, an answer counted with its read
+ * (a plain volume's answer is ~250 B and its read ~150 B, so ~2,500 volumes; the gate's heap is 26 MiB), answers
+ * of at most {@link #MAX_ANSWER_BYTES}; past that the gate reads from the daemon as before. One repo filling its share costs the others nothing.
  */
 public final class VolumeAnswers {
 
@@ -89,7 +89,7 @@ public final class VolumeAnswers {
     private record Kept(byte[] answer, VolumeBacking backing, int cost, long keptAt) {
     }
 
-    /** The kept answer's bytes for {@code volume} on {@code daemon}, or null when the daemon must be asked. */
+    /** The kept answer's bytes for {@code volume} on {@code daemon}, or null when the daemon must be asked ({@link #stored}). */
     public byte[] answer(SocketEndpoint daemon, String volume) {
         StoredVolume kept = stored(daemon, volume);
         return kept == null ? null : kept.body();
@@ -230,12 +230,12 @@ public final class VolumeAnswers {
         return held.get();
     }
 
-    /** Volume reads {@link #answer} served from a kept answer, since start. */
+    /** Volume reads {@link #stored} served from a kept answer, since start. */
     public long answeredKept() {
         return answeredKept.sum();
     }
 
-    /** Volume reads {@link #answer} left to the daemon, since start. */
+    /** Volume reads {@link #stored} left to the daemon, since start. */
     public long answeredByDaemon() {
         return answeredByDaemon.sum();
     }
