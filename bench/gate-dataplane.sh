@@ -5,7 +5,9 @@
 #   D: docker-gate, repo holding grants (TCP listener), 4 KiB create body naming a granted CDI device
 # Rounds alternate B/C/D/A; medians of requests/s, p50, p99; ratios gate/HAProxy.
 # Then the gate's RSS at that load and with 1,000 repos and BIG_GRANTS (1,000) grants applied from the topic.
-# Env: ROUNDS (3), DURATION (8s), CONNS (32), GATE_JAVA_OPTS (none: the JVM's defaults, as shipped),
+# Env: ROUNDS (3), DURATION (8s), CONNS (32), UNIT_FLAGS (1: the gates and the floor run with the Environment= lines of
+#      deploy/systemd/docker-gate.service at BENCH_REF, the JVM flags the gate ships, since 2026-12-07; 0: the JVM's
+#      defaults, as every gate row before), GATE_JAVA_OPTS (extra JVM flags after those, overriding them),
 #      SMALL_JAVA_OPTS (extra JVM flags of the second RSS figure, which runs with the Environment= lines of
 #      deploy/systemd/docker-gate.service at BENCH_REF: the flags the unit ships), SKIP_BIG (1: no RSS-at-size part), JFR,
 #      GATE_BEFORE (a commit: a second gate packaged from it, "gate-before", measured in the same rounds beside
@@ -29,6 +31,9 @@ SMALL_JAVA_OPTS="${SMALL_JAVA_OPTS:-}"
 # the unit's environment (JDK_JAVA_OPTIONS, MALLOC_ARENA_MAX, ...), one "NAME=value" per element
 mapfile -t UNIT_ENV < <(git -C "$REPO_ROOT" show "$BENCH_REF:deploy/systemd/docker-gate.service" \
   | sed -n 's/^Environment="\{0,1\}\([A-Za-z_]*=[^"]*\)"\{0,1\}$/\1/p')
+unit_env_on() { [ "${UNIT_FLAGS:-1}" = 1 ] || return 0; local kv; for kv in "${UNIT_ENV[@]}"; do export "${kv?}"; done; }
+unit_env_off() { local kv; for kv in "${UNIT_ENV[@]}"; do unset "${kv%%=*}"; done; }
+FLAGS_LINE="$([ "${UNIT_FLAGS:-1}" = 1 ] && echo "the unit's (${UNIT_ENV[*]})" || echo "the JVM's defaults")${GATE_JAVA_OPTS:+ + $GATE_JAVA_OPTS}"
 RESULTS="$RUN_DIR/results.txt"; : >"$RESULTS"
 ensure_tools; ensure_drivers
 if [ -n "${GATE_BEFORE:-}" ]; then
@@ -89,8 +94,11 @@ repos:
 YAML
 # repo-0 holds nvidia.com/gpu=0..7 (the snapshot grant-service would publish, signed with the grants key)
 driver FleetSim grants "$KAFKA" "$MACHINE" 0 1 8 >&2
+unit_env_on  # the java launcher reads JDK_JAVA_OPTIONS itself, as under systemd
 # shellcheck disable=SC2086
 start_gate gate "$RUN_DIR/gate/repos.yaml" "$RUN_DIR/gate-state" $GATE_JAVA_OPTS
+unit_env_off
+log "gates' JVM flags: $FLAGS_LINE"
 wait_http "http://127.0.0.1:$GATE_MGMT/q/health/ready" 120
 MAIN_GATE_PID=$GATE_PID; MAIN_GATE_METRICS=$GATE_METRICS
 declare -A GATE_PIDS=([gate]=$GATE_PID)
@@ -99,8 +107,10 @@ if [ -n "${GATE_BEFORE:-}" ]; then
   BEFORE_PORT="$(free_port)"; mkdir -p "$RUN_DIR/gate-before"
   sed "s|listen: tcp://127.0.0.1:$GATE_PORT|listen: tcp://127.0.0.1:$BEFORE_PORT|" "$RUN_DIR/gate/repos.yaml" >"$RUN_DIR/gate-before/repos.yaml"
   AFTER_JAR="$DOCKER_GATE_JAR"; DOCKER_GATE_JAR="$BEFORE_JAR"
+  unit_env_on
   # shellcheck disable=SC2086
   start_gate gate-before "$RUN_DIR/gate-before/repos.yaml" "$RUN_DIR/gate-before-state" ${GATE_BEFORE_JAVA_OPTS:-$GATE_JAVA_OPTS}
+  unit_env_off
   DOCKER_GATE_JAR="$AFTER_JAR"
   wait_http "http://127.0.0.1:$GATE_MGMT/q/health/ready" 120
   BEFORE_METRICS=$GATE_METRICS; GATE_PIDS[gate-before]=$GATE_PID
@@ -109,9 +119,11 @@ fi
 
 if [ "${FLOOR:-0}" = 1 ]; then
   FLOOR_PORT="$(free_port)"
+  unit_env_on
   # shellcheck disable=SC2086
   start_bg proxy-floor java $GATE_JAVA_OPTS $(jfr_opt proxy-floor) -Dquarkus.http.port="$(free_port)" -Dkafka.bootstrap.servers="$KAFKA" \
     -Dfloor.proxy.port="$FLOOR_PORT" -Dfloor.proxy.upstream-port="$NGX_PORT" -jar "$PROXY_FLOOR_JAR"
+  unit_env_off
   FLOOR_PID=$LAST_PID; JFR_PIDS+=("$FLOOR_PID")
   for i in $(seq 1 300); do grep -q "floor: proxy on" "$RUN_DIR/proxy-floor.log" && break; kill -0 "$FLOOR_PID" || break; sleep 0.2; done
   grep -q "floor: proxy on" "$RUN_DIR/proxy-floor.log" || { tail -30 "$RUN_DIR/proxy-floor.log" >&2; exit 1; }
@@ -270,7 +282,7 @@ GATES=(gate); [ -n "${GATE_BEFORE:-}" ] && GATES=(gate-before gate)
 [ "${FLOOR:-0}" != 1 ] || GATES=(floor "${GATES[@]}")
 gname() { case "$1" in gate-before) echo "gate-before ($GATE_BEFORE)" ;; floor) echo "floor (the stack's pass-through)" ;; *) echo "gate ($BENCH_REF)" ;; esac; }
 {
-  echo "## gate data plane  ($(date -u +'%Y-%m-%d %H:%M UTC'); $(machine_line); load at end $(load_now); rounds $ROUNDS x $DURATION, $CONNS connections, wrk -t2)"
+  echo "## gate data plane  ($(date -u +'%Y-%m-%d %H:%M UTC'); $(machine_line); load at end $(load_now); rounds $ROUNDS x $DURATION, $CONNS connections, wrk -t2; JVM flags: $FLAGS_LINE)"
   printf '| endpoint | path | req/s (median) | p50 ms | p99 ms | CPU µs/req (gate, HAProxy, or nginx for direct) |\n|---|---|---|---|---|---|\n'
   for e in ping "${CREATES[@]}"; do for t in direct haproxy-ka haproxy-close "${GATES[@]}"; do
     printf '| %s | %s | %s | %s | %s | %s |\n' "$e" "$t" "$(med $e $t 4)" "$(med $e $t 5)" "$(med $e $t 6)" "$(med $e $t 8)"
@@ -289,7 +301,7 @@ gname() { case "$1" in gate-before) echo "gate-before ($GATE_BEFORE)" ;; floor) 
     echo
   fi
   echo "targets: gate req/s >= 1.0x HAProxy, gate p99 <= 1.5x HAProxy"
-  echo "gate RSS at load (max sampled, JVM flags: '${GATE_JAVA_OPTS:-defaults}'): $RSS_LOAD MiB"
+  echo "gate RSS at load (max sampled, JVM flags: $FLAGS_LINE): $RSS_LOAD MiB"
   echo "gate RSS with 1,000 repos + $BIG_GRANTS grants (snapshot $SNAP_MIB MiB on disk), JVM defaults: idle $BIG_IDLE MiB, under load $BIG_LOAD MiB"
   echo "  same, with the unit's environment (${UNIT_ENV[*]}) ${SMALL_JAVA_OPTS}: idle $SMALL_IDLE MiB, under load $SMALL_LOAD MiB   (target <= 128 MiB)"
 } | tee "$RUN_DIR/summary.md"
