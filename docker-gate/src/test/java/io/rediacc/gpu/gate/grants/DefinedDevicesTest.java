@@ -55,5 +55,12 @@ class DefinedDevicesTest {
 
         Files.writeString(defined.file(), "{half");
         assertThat(defined.orphaned("nvidia.com/gpu=0")).as("an unreadable inventory says nothing").isFalse();
+
+        write(defined.file(), Instant.parse("2026-01-01T00:02:00Z"), "rediacc.io/dri=renderD128");
+        assertThat(defined.orphaned("nvidia.com/gpu=0")).isTrue();
+        Files.delete(defined.file());
+        assertThat(defined.orphaned("nvidia.com/gpu=0")).as("the inventory removed: what was read before says nothing now").isFalse();
+        write(defined.file(), Instant.EPOCH, "rediacc.io/dri=renderD128");
+        assertThat(defined.orphaned("nvidia.com/gpu=0")).as("an inventory dated the epoch counts as none (fail open: the runtime refuses)").isFalse();
     }
 }
