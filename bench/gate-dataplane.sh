@@ -12,7 +12,8 @@
 #      deploy/systemd/docker-gate.service at BENCH_REF: the flags the unit ships), SKIP_BIG (1: no RSS-at-size part), JFR,
 #      GATE_BEFORE (a commit: a second gate packaged from it, "gate-before", measured in the same rounds beside
 #      the gate of BENCH_REF, for a before/after on a loaded machine; its ratios come in the same tables;
-#      GATE_BEFORE_JAVA_OPTS: its own JVM flags, so GATE_BEFORE=HEAD compares two sets of flags on one commit).
+#      GATE_BEFORE_JAVA_OPTS: its own extra JVM flags, "" for none, GATE_JAVA_OPTS's when unset, so GATE_BEFORE=HEAD
+#      compares two sets of flags on one commit).
 #      BINDS (2): host-path binds of the create body; several ("0 1 8") measure a create endpoint each
 #      (create-0, create-1, create-8), in the same rounds.
 #      FLOOR (1: the data plane's floor on the gate's stack, "floor", in the same rounds: bench/floor/ProxyFloorApp.java
@@ -109,7 +110,7 @@ if [ -n "${GATE_BEFORE:-}" ]; then
   AFTER_JAR="$DOCKER_GATE_JAR"; DOCKER_GATE_JAR="$BEFORE_JAR"
   unit_env_on
   # shellcheck disable=SC2086
-  start_gate gate-before "$RUN_DIR/gate-before/repos.yaml" "$RUN_DIR/gate-before-state" ${GATE_BEFORE_JAVA_OPTS:-$GATE_JAVA_OPTS}
+  start_gate gate-before "$RUN_DIR/gate-before/repos.yaml" "$RUN_DIR/gate-before-state" ${GATE_BEFORE_JAVA_OPTS-$GATE_JAVA_OPTS}
   unit_env_off
   DOCKER_GATE_JAR="$AFTER_JAR"
   wait_http "http://127.0.0.1:$GATE_MGMT/q/health/ready" 120

@@ -243,7 +243,8 @@ public final class GatePolicy {
                             "retry once the Docker daemon of repo " + repo.name() + " answers GET /volumes/" + volume.name()));
                 }
                 try {
-                    VolumeBacking backing = volume.backing() != null ? volume.backing() : VolumeBacking.read(volume.name(), volume.body());
+                    VolumeBacking backing = volume.backing() != null ? volume.backing()
+                            : VolumeBacking.read(volume.name(), volume.body());
                     mounts.volumeDriver(backing.driver(), "its Driver", reach);
                     mounts.volumeDriverOptions(backing.driver(), backing.options(), "its Options", reach);
                 } catch (PolicyRefusal refused) {

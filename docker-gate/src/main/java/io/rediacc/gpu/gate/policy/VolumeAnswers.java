@@ -45,7 +45,8 @@ import java.util.function.LongSupplier;
  * <p>Bounded by bytes, since a tenant chooses how many volumes it makes and how many labels each carries: at
  * most {@link #MAX_BYTES_PER_DAEMON} per daemon and {@link #MAX_BYTES} in all, an answer counted with its read
  * (a plain volume's answer is ~250 B and its read ~150 B, so ~2,500 volumes; the gate's heap is 26 MiB), answers
- * of at most {@link #MAX_ANSWER_BYTES}; past that the gate reads from the daemon as before. One repo filling its share costs the others nothing.
+ * of at most {@link #MAX_ANSWER_BYTES}; past that the gate reads from the daemon as before. One repo filling its
+ * share costs the others nothing.
  */
 public final class VolumeAnswers {
 

@@ -59,8 +59,10 @@ class DefinedDevicesTest {
         write(defined.file(), Instant.parse("2026-01-01T00:02:00Z"), "rediacc.io/dri=renderD128");
         assertThat(defined.orphaned("nvidia.com/gpu=0")).isTrue();
         Files.delete(defined.file());
-        assertThat(defined.orphaned("nvidia.com/gpu=0")).as("the inventory removed: what was read before says nothing now").isFalse();
+        assertThat(defined.orphaned("nvidia.com/gpu=0")).as("the inventory removed: what was read before says nothing now")
+                .isFalse();
         write(defined.file(), Instant.EPOCH, "rediacc.io/dri=renderD128");
-        assertThat(defined.orphaned("nvidia.com/gpu=0")).as("an inventory dated the epoch counts as none (fail open: the runtime refuses)").isFalse();
+        assertThat(defined.orphaned("nvidia.com/gpu=0")).as("an inventory dated the epoch counts as none (the runtime refuses)")
+                .isFalse();
     }
 }

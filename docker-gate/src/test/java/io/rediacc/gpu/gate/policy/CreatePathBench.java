@@ -8,6 +8,7 @@ import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -63,13 +64,15 @@ public final class CreatePathBench {
                 + "\"Mountpoint\":\"/var/lib/docker/volumes/hf-cache/_data\",\"Name\":\"hf-cache\",\"Options\":null,"
                 + "\"Scope\":\"local\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
         VolumeAnswers kept = new VolumeAnswers();
-        io.rediacc.gpu.contracts.manifest.SocketEndpoint daemon = io.rediacc.gpu.contracts.manifest.SocketEndpoint.unix(dir.resolve("d.sock"));
+        var daemon = io.rediacc.gpu.contracts.manifest.SocketEndpoint.unix(dir.resolve("d.sock"));
         kept.streamLive(daemon);
         kept.keep(daemon, "hf-cache", volumeAnswer, kept.beforeLookup(daemon));
+        // as the data plane looks volumes up: a kept answer with its read, or (not kept) a volume that does not exist
         java.util.function.Function<List<String>, List<StoredVolume>> lookUp = names -> names.stream()
-                .map(v -> { StoredVolume k = kept.stored(daemon, v); return k != null ? k : new StoredVolume(v, 404, null); }).toList();
-        java.util.function.Function<List<String>, List<StoredVolume>> parseEachTime = names -> names.stream()
-                .map(v -> { StoredVolume k = kept.stored(daemon, v); return k != null ? new StoredVolume(v, 200, k.body()) : new StoredVolume(v, 404, null); }).toList();
+                .map(v -> Objects.requireNonNullElse(kept.stored(daemon, v), new StoredVolume(v, 404, null))).toList();
+        // as the gate did before c3d00a2: the kept answer's bytes, parsed again on every create
+        java.util.function.Function<List<String>, List<StoredVolume>> parseEachTime = names -> lookUp.apply(names).stream()
+                .map(k -> new StoredVolume(k.name(), k.status(), k.body())).toList();
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         com.sun.management.OperatingSystemMXBean os =
                 (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();

@@ -307,7 +307,8 @@ class HostPathAllowlistTest {
 
     @Test
     void aKeptVolumeIsJudgedFromItsReadWithTheRulesOfTheMomentAsItsBytesWouldBe() {
-        String bindToRoot = "{\"Name\":\"data\",\"Driver\":\"local\",\"Options\":{\"type\":\"none\",\"o\":\"bind\",\"device\":\"/\"}}";
+        String bindToRoot = "{\"Name\":\"data\",\"Driver\":\"local\","
+                + "\"Options\":{\"type\":\"none\",\"o\":\"bind\",\"device\":\"/\"}}";
         String plain = "{\"Name\":\"data\",\"Driver\":\"local\",\"Options\":null}";
         String plugin = "{\"Name\":\"data\",\"Driver\":\"vieux/sshfs\",\"Options\":{}}";
         for (String answer : List.of(bindToRoot, plain, plugin)) {

@@ -80,11 +80,13 @@ class JsonRewriteShortcutsTest {
                     key.append(alphabet.charAt(random.nextInt(alphabet.length())));
                 }
                 Member m = new Member(key.toString(), new JsonNumber(Integer.toString(n)));
-                assertThat(keys.putIfAbsent(m, GoJsonFolding.foldedHash(m.key()))).as(m.key()).isEqualTo(reference.putIfAbsent(GoJsonFolding.fold(m.key()), m));
+                assertThat(keys.putIfAbsent(m, GoJsonFolding.foldedHash(m.key()))).as(m.key())
+                        .isEqualTo(reference.putIfAbsent(GoJsonFolding.fold(m.key()), m));
             }
             for (int probe = 0; probe < 50; probe++) {
                 String name = alphabet.substring(random.nextInt(alphabet.length())) + (probe % 2 == 0 ? "" : "x");
-                assertThat(keys.get(name, GoJsonFolding.foldedHash(name))).as(name).isEqualTo(reference.get(GoJsonFolding.fold(name)));
+                assertThat(keys.get(name, GoJsonFolding.foldedHash(name))).as(name)
+                        .isEqualTo(reference.get(GoJsonFolding.fold(name)));
             }
         }
     }
@@ -111,7 +113,8 @@ class JsonRewriteShortcutsTest {
                 }
                 twins |= !folded.add(GoJsonFolding.fold(key.toString()));
                 body.append(n == 0 ? "" : ",").append('"').append(written).append("\":")
-                        .append(n % 3 == 0 ? "{\"Inner" + n + "\":" + n + "}" : Integer.toString(n)); // a value's own keys in between
+                        // every third value an object: its own keys are read between the outer key and its member
+                        .append(n % 3 == 0 ? "{\"Inner" + n + "\":" + n + "}" : Integer.toString(n));
             }
             String text = body.append('}').toString();
             byte[] bytes = text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
@@ -120,7 +123,8 @@ class JsonRewriteShortcutsTest {
                 assertThatThrownBy(() -> GoJsonReader.read(bytes, GoJsonReader.Duplicates.REFUSE_FOLDED)).as(text)
                         .isInstanceOf(PolicyRefusal.class).hasMessageContaining("name the same field");
             } else {
-                assertThat(GoJsonReader.read(bytes, GoJsonReader.Duplicates.REFUSE_FOLDED)).as(text).isInstanceOf(JsonObject.class);
+                assertThat(GoJsonReader.read(bytes, GoJsonReader.Duplicates.REFUSE_FOLDED)).as(text)
+                        .isInstanceOf(JsonObject.class);
             }
         }
         assertThat(refused).as("both outcomes were tried").isBetween(100, 1_900);
